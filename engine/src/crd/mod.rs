@@ -1,0 +1,209 @@
+//! Loading a CustomResourceDefinition and compiling it once into what validation reuses.
+
+pub mod model;
+pub mod validation;
+
+use crate::field::ErrorList;
+use crate::version::KubeVersion;
+use model::{CustomResourceDefinition, JsonSchemaProps};
+use serde_json::Value;
+use std::fmt;
+
+/// Why a CRD could not be loaded at all (as opposed to `crdErrors`, which a loaded CRD
+/// gets from the apiserver's create checks).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadError {
+    pub message: String,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.line, self.column) {
+            (Some(l), Some(c)) => write!(f, "{} (line {}, column {})", self.message, l, c),
+            _ => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+impl LoadError {
+    pub fn new(message: impl Into<String>) -> Self {
+        LoadError { message: message.into(), line: None, column: None }
+    }
+}
+
+impl From<crate::yaml::ReadError> for LoadError {
+    fn from(e: crate::yaml::ReadError) -> Self {
+        LoadError { message: format!("cannot read CRD: {}", e.message), line: e.line, column: e.column }
+    }
+}
+
+/// Reads the CRD documents of a YAML/JSON text (a multi-document file may hold other
+/// kinds; they are skipped) and returns the first CRD.
+pub fn parse_crd_text(text: &str) -> Result<Value, LoadError> {
+    let docs = crate::yaml::read_documents(text)?;
+    let mut seen_kinds = Vec::new();
+    for d in docs {
+        match &d {
+            Value::Null => continue,
+            Value::Object(m) => {
+                let kind = m.get("kind").and_then(Value::as_str).unwrap_or("");
+                if kind == "CustomResourceDefinition" {
+                    return Ok(d);
+                }
+                if kind.is_empty() && m.contains_key("spec") && seen_kinds.is_empty() {
+                    // A lone document without kind: judged below, with a clear message.
+                    return Ok(d);
+                }
+                seen_kinds.push(if kind.is_empty() { "<no kind>".to_string() } else { kind.to_string() });
+            }
+            other => seen_kinds.push(format!("<{}>", json_type_name(other))),
+        }
+    }
+    if seen_kinds.is_empty() {
+        Err(LoadError::new("no CustomResourceDefinition found: the document is empty"))
+    } else {
+        Err(LoadError::new(format!(
+            "no CustomResourceDefinition found: the document holds {}",
+            seen_kinds.join(", ")
+        )))
+    }
+}
+
+pub fn json_type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Decodes a CRD JSON value into the typed model, checking what the apiserver needs to
+/// even accept the request (apiVersion, kind, field types).
+pub fn decode_crd(v: &Value) -> Result<CustomResourceDefinition, LoadError> {
+    let m = match v {
+        Value::Object(m) => m,
+        other => {
+            return Err(LoadError::new(format!(
+                "a CustomResourceDefinition must be an object, not {}",
+                json_type_name(other)
+            )))
+        }
+    };
+    let api_version = m.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    let kind = m.get("kind").and_then(Value::as_str).unwrap_or("");
+    if kind != "CustomResourceDefinition" {
+        return Err(LoadError::new(format!(
+            "not a CustomResourceDefinition: kind is {:?}",
+            kind
+        )));
+    }
+    if api_version != "apiextensions.k8s.io/v1" {
+        let hint = if api_version == "apiextensions.k8s.io/v1beta1" {
+            " (v1beta1 was removed in Kubernetes 1.22; convert the CRD to apiextensions.k8s.io/v1)"
+        } else {
+            ""
+        };
+        return Err(LoadError::new(format!(
+            "unsupported apiVersion {:?}: crdlab reads apiextensions.k8s.io/v1 CustomResourceDefinitions{}",
+            api_version, hint
+        )));
+    }
+    serde_json::from_value::<CustomResourceDefinition>(v.clone()).map_err(|e| {
+        LoadError::new(format!("cannot decode CustomResourceDefinition: {}", e))
+    })
+}
+
+/// One CRD version compiled for validation.
+#[derive(Debug)]
+pub struct CompiledVersion {
+    pub name: String,
+    /// Index in `spec.versions`.
+    pub index: usize,
+    /// The version's `openAPIV3Schema` with compiled patterns; `None` when absent.
+    pub schema: Option<JsonSchemaProps>,
+    /// Status subresource enabled.
+    pub status_subresource: bool,
+    /// Any `x-kubernetes-validations` anywhere in the schema: CEL validation runs (and the
+    /// "some validation rules were not checked" entry can appear) only then.
+    pub has_cel_rules: bool,
+}
+
+/// A CRD compiled once; immutable, shared by every validation of objects against it.
+#[derive(Debug)]
+pub struct CompiledCrd {
+    pub crd: CustomResourceDefinition,
+    pub versions: Vec<CompiledVersion>,
+    /// The apiserver's create checks (`crdErrors`), for the targeted release.
+    pub crd_errors: ErrorList,
+    /// Warnings the apiserver returns on create (`crdWarnings`).
+    pub crd_warnings: Vec<String>,
+    pub kube_version: KubeVersion,
+}
+
+impl CompiledCrd {
+    /// Compiles a CRD given as YAML or JSON text.
+    pub fn from_text(text: &str, kube: KubeVersion) -> Result<CompiledCrd, LoadError> {
+        let v = parse_crd_text(text)?;
+        Self::from_value(&v, kube)
+    }
+
+    /// Compiles a CRD given as a JSON value.
+    pub fn from_value(v: &Value, kube: KubeVersion) -> Result<CompiledCrd, LoadError> {
+        let crd = decode_crd(v)?;
+        let (crd_errors, crd_warnings) = validation::validate_crd(&crd, kube);
+        let versions = crd
+            .spec
+            .versions
+            .iter()
+            .enumerate()
+            .map(|(index, ver)| {
+                let schema = ver.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_deref()).map(|s| {
+                    let mut s = s.clone();
+                    s.compile();
+                    s
+                });
+                let has_cel_rules = schema.as_ref().map(has_rules).unwrap_or(false);
+                CompiledVersion {
+                    name: ver.name.clone(),
+                    index,
+                    schema,
+                    status_subresource: ver.subresources.as_ref().map(|s| s.status.is_some()).unwrap_or(false),
+                    has_cel_rules,
+                }
+            })
+            .collect();
+        Ok(CompiledCrd { crd, versions, crd_errors, crd_warnings, kube_version: kube })
+    }
+
+    /// The named version, or the storage version.
+    pub fn version(&self, name: Option<&str>) -> Option<&CompiledVersion> {
+        let (i, _) = self.crd.version(name)?;
+        self.versions.get(i)
+    }
+}
+
+fn has_rules(s: &JsonSchemaProps) -> bool {
+    if !s.x_validations.is_empty() {
+        return true;
+    }
+    let mut found = false;
+    // Rules only count where the structural schema has them: properties, items,
+    // additionalProperties (not inside allOf/anyOf/oneOf/not).
+    for p in s.properties.values() {
+        found |= has_rules(p);
+    }
+    if let Some(i) = s.items_schema() {
+        found |= has_rules(i);
+    }
+    if let Some(a) = s.additional_properties_schema() {
+        found |= has_rules(a);
+    }
+    found
+}

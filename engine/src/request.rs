@@ -1,0 +1,235 @@
+//! The `crdlab batch` protocol (shared/docs/vector-format.md): one [`Request`] in, one
+//! [`Answer`] out. [`Engine`] caches compiled CRDs across requests, so a batch (or an editor)
+//! compiles each CRD once.
+
+use crate::crd::CompiledCrd;
+use crate::field::ErrorReport;
+use crate::strategy::{self, ValidateOptions};
+use crate::version::KubeVersion;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// One request line. Unknown fields are ignored (forward compatibility).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Request {
+    #[serde(default)]
+    pub id: Value,
+    /// The CRD: YAML/JSON text or a JSON object.
+    #[serde(default)]
+    pub crd: Option<Value>,
+    /// A path to the CRD file.
+    #[serde(default)]
+    pub crd_file: Option<String>,
+    #[serde(default)]
+    pub version: Option<String>,
+    #[serde(default)]
+    pub kubernetes_version: Option<String>,
+    /// The object sent; absent: compile only. Text (YAML/JSON) or a JSON value.
+    #[serde(default)]
+    pub object: Option<Value>,
+    #[serde(default)]
+    pub old_object: Option<Value>,
+    #[serde(default)]
+    pub subresource: Option<String>,
+    #[serde(default)]
+    pub ratcheting: Option<bool>,
+    #[serde(default)]
+    pub emulate_request: Option<bool>,
+    #[serde(default, rename = "skipCRDValidation")]
+    pub skip_crd_validation: Option<bool>,
+    #[serde(default)]
+    pub mode: Option<String>,
+    #[serde(default)]
+    pub expr: Option<String>,
+    #[serde(default)]
+    pub vars: Option<Value>,
+    #[serde(default)]
+    pub var_types: Option<Value>,
+}
+
+/// A rule's static cost facts (filled by the CEL and cost issues).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct RuleReport {
+    pub schema_path: String,
+    pub rule: String,
+    pub uses_old_self: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_cost: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_cardinality: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimated_cost: Option<u64>,
+}
+
+/// One answer line.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Answer {
+    pub id: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crd_errors: Option<Vec<ErrorReport>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crd_warnings: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rules: Option<Vec<RuleReport>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule_cost_total: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub defaulted: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unknown_fields: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub errors: Option<Vec<ErrorReport>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warnings: Option<Vec<ErrorReport>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remaining_budget: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl Answer {
+    pub fn failed(id: Value, message: impl Into<String>) -> Answer {
+        Answer { id, error: Some(message.into()), ..Default::default() }
+    }
+}
+
+/// Compiles CRDs on demand and keeps them for later requests.
+#[derive(Default)]
+pub struct Engine {
+    cache: HashMap<(String, KubeVersion), Arc<CompiledCrd>>,
+    /// Reads `crdFile` paths; `None` (as in wasm) rejects them.
+    pub file_reader: Option<fn(&str) -> std::io::Result<String>>,
+}
+
+/// Text or JSON value given for a CRD or object.
+fn as_document(v: &Value, what: &str) -> Result<Value, String> {
+    match v {
+        Value::String(text) => crate::yaml::read_document(text).map_err(|e| format!("cannot read {}: {}", what, e)),
+        other => Ok(other.clone()),
+    }
+}
+
+impl Engine {
+    pub fn new() -> Engine {
+        Engine::default()
+    }
+
+    /// An engine that reads `crdFile` paths from the file system.
+    pub fn with_file_system() -> Engine {
+        Engine { cache: HashMap::new(), file_reader: Some(|p| std::fs::read_to_string(p)) }
+    }
+
+    /// The compiled CRD of a request, from the cache when the same CRD was seen before.
+    pub fn compiled(&mut self, req: &Request, kube: KubeVersion) -> Result<Arc<CompiledCrd>, String> {
+        let (key, text, value) = if let Some(path) = &req.crd_file {
+            let read = self.file_reader.ok_or_else(|| "crdFile is not available here; pass crd".to_string())?;
+            let text = read(path).map_err(|e| format!("cannot read crdFile {}: {}", path, e))?;
+            (format!("file:{}", path), Some(text), None)
+        } else {
+            match &req.crd {
+                Some(Value::String(t)) => (format!("text:{}", t), Some(t.clone()), None),
+                Some(v @ Value::Object(_)) => (format!("json:{}", v), None, Some(v)),
+                Some(other) => {
+                    return Err(format!(
+                        "crd must be YAML/JSON text or an object, not {}",
+                        crate::crd::json_type_name(other)
+                    ))
+                }
+                None => return Err("the request names no CRD (crd or crdFile)".into()),
+            }
+        };
+        if let Some(c) = self.cache.get(&(key.clone(), kube)) {
+            return Ok(c.clone());
+        }
+        let compiled = match (text, value) {
+            (Some(t), _) => CompiledCrd::from_text(&t, kube),
+            (None, Some(v)) => CompiledCrd::from_value(v, kube),
+            _ => unreachable!("either text or value is set"),
+        }
+        .map_err(|e| e.to_string())?;
+        let compiled = Arc::new(compiled);
+        if self.cache.len() > 64 {
+            self.cache.clear();
+        }
+        self.cache.insert((key, kube), compiled.clone());
+        Ok(compiled)
+    }
+
+    /// Answers one request; never panics on bad input (errors become `error`).
+    pub fn handle(&mut self, req: &Request) -> Answer {
+        let id = req.id.clone();
+        match self.try_handle(req) {
+            Ok(a) => a,
+            Err(e) => Answer::failed(id, e),
+        }
+    }
+
+    /// Answers one JSON request line.
+    pub fn handle_line(&mut self, line: &str) -> Answer {
+        let v: Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(e) => return Answer::failed(Value::Null, format!("request is not JSON: {}", e)),
+        };
+        let id = v.get("id").cloned().unwrap_or(Value::Null);
+        match serde_json::from_value::<Request>(v) {
+            Ok(r) => self.handle(&r),
+            Err(e) => Answer::failed(id, format!("bad request: {}", e)),
+        }
+    }
+
+    fn try_handle(&mut self, req: &Request) -> Result<Answer, String> {
+        if req.mode.as_deref() == Some("eval") {
+            return Err("expression mode (\"mode\": \"eval\") arrives with CEL support".into());
+        }
+        let kube = match &req.kubernetes_version {
+            Some(s) => KubeVersion::parse(s)?,
+            None => KubeVersion::default(),
+        };
+        let crd = self.compiled(req, kube)?;
+        let version = crd.version(req.version.as_deref()).ok_or_else(|| match &req.version {
+            Some(v) => format!(
+                "the CRD has no version {:?} (it has {})",
+                v,
+                crd.crd.spec.versions.iter().map(|v| v.name.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+            None => "the CRD has no versions".to_string(),
+        })?;
+        let mut answer = Answer { id: req.id.clone(), ..Default::default() };
+        if !req.skip_crd_validation.unwrap_or(false) {
+            answer.crd_errors = Some(crd.crd_errors.iter().map(|e| e.to_report()).collect());
+            answer.crd_warnings = Some(crd.crd_warnings.clone());
+        }
+        let rules = crate::cel::rule_reports(version);
+        answer.rule_cost_total = Some(rules.iter().filter_map(|r| r.estimated_cost).fold(0u64, |a, b| a.saturating_add(b)));
+        answer.rules = Some(rules);
+        let Some(obj) = &req.object else {
+            return Ok(answer);
+        };
+        let obj = as_document(obj, "object")?;
+        let old = match &req.old_object {
+            Some(o) => Some(as_document(o, "oldObject")?),
+            None => None,
+        };
+        let opts = ValidateOptions {
+            status_subresource: match req.subresource.as_deref() {
+                None | Some("") => false,
+                Some("status") => true,
+                Some(other) => return Err(format!("unsupported subresource {:?} (only \"status\")", other)),
+            },
+            ratcheting: req.ratcheting.unwrap_or(true),
+            emulate_request: req.emulate_request.unwrap_or(true),
+        };
+        let out = strategy::validate_object(&crd, version, &obj, old.as_ref(), &opts)?;
+        answer.defaulted = Some(out.defaulted);
+        answer.unknown_fields = Some(out.unknown_fields);
+        answer.errors = Some(out.errors.iter().map(|e| e.to_report()).collect());
+        answer.warnings = Some(out.warnings.iter().map(|e| e.to_report()).collect());
+        answer.remaining_budget = out.remaining_budget;
+        Ok(answer)
+    }
+}

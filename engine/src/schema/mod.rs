@@ -1,0 +1,9 @@
+//! Structural-schema algorithms of apiextensions `pkg/apiserver/schema`, over the compiled
+//! [`JsonSchemaProps`](crate::crd::model::JsonSchemaProps) tree (only its structural part:
+//! properties, items, additionalProperties and the x-kubernetes extensions).
+
+pub mod defaulting;
+pub mod listtype;
+pub mod objectmeta;
+pub mod pruning;
+pub mod structural;
