@@ -1,0 +1,108 @@
+//! Bad input never panics: each case gets a clear error (with a position where there is
+//! source text).
+
+use crdlab::request::{Engine, Request};
+use crdlab::{CompiledCrd, KubeVersion};
+use serde_json::{json, Value};
+
+const CRD: &str = r#"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-preserve-unknown-fields: true
+"#;
+
+fn compile_err(text: &str) -> String {
+    CompiledCrd::from_text(text, KubeVersion::default()).unwrap_err().to_string()
+}
+
+fn answer(crd: &str, object: Value) -> crdlab::Answer {
+    let req = Request { id: json!("t"), crd: Some(json!(crd)), object: Some(object), ..Default::default() };
+    Engine::new().handle(&req)
+}
+
+#[test]
+fn not_yaml() {
+    let e = compile_err("a: [1, 2\nb: {");
+    assert!(e.contains("cannot read CRD") && e.contains("line"), "{}", e);
+}
+
+#[test]
+fn not_a_crd() {
+    let e = compile_err("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n");
+    assert!(e.contains("no CustomResourceDefinition found") && e.contains("ConfigMap"), "{}", e);
+    let e = compile_err("- 1\n- 2\n");
+    assert!(e.contains("no CustomResourceDefinition found"), "{}", e);
+    let e = compile_err("");
+    assert!(e.contains("empty"), "{}", e);
+}
+
+#[test]
+fn wrong_api_version() {
+    let e = compile_err(&CRD.replace("apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1"));
+    assert!(e.contains("unsupported apiVersion") && e.contains("v1beta1"), "{}", e);
+}
+
+#[test]
+fn schema_that_is_not_an_object() {
+    let bad = CRD.replace("        type: object\n        properties:", "        - 1\n        properties:");
+    let e = compile_err(&bad);
+    assert!(!e.is_empty());
+    let e = compile_err(&CRD.replace("openAPIV3Schema:\n", "openAPIV3Schema: 5\n        x:\n"));
+    assert!(e.contains("cannot"), "{}", e);
+}
+
+#[test]
+fn huge_documents() {
+    // A 4 MiB object: read and validated, no panic.
+    let big = "x".repeat(4 * 1024 * 1024);
+    let a = answer(CRD, json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"s": big}}));
+    assert!(a.error.is_none(), "{:?}", a.error);
+    // A 70 MiB text is refused with a clear error.
+    let text = format!("a: \"{}\"", "x".repeat(70 * 1024 * 1024));
+    let e = crdlab::yaml::read_document(&text).unwrap_err();
+    assert!(e.message.contains("bytes"), "{}", e);
+}
+
+#[test]
+fn deep_nesting() {
+    let deep_json = "[".repeat(10_000) + &"]".repeat(10_000);
+    let e = crdlab::yaml::read_document(&deep_json).unwrap_err();
+    assert!(e.message.contains("nesting deeper than"), "{}", e);
+    let deep_yaml: String = (0..10_000).map(|i| format!("{}a:\n", " ".repeat(i))).collect();
+    let e = crdlab::yaml::read_document(&deep_yaml).unwrap_err();
+    assert!(e.message.contains("nesting deeper than") && e.line.is_some(), "{}", e);
+    // A deep object given as JSON text through the request path.
+    let obj = format!("{{\"spec\": {}{}}}", "{\"a\":".repeat(10_000), "1".to_string() + &"}".repeat(10_000));
+    let a = answer(CRD, Value::String(obj));
+    assert!(a.error.as_deref().unwrap_or("").contains("nesting deeper than"), "{:?}", a.error);
+}
+
+#[test]
+fn bad_requests_get_an_error_answer() {
+    let mut e = Engine::new();
+    assert!(e.handle_line("not json").error.unwrap().contains("not JSON"));
+    assert!(e.handle_line("{\"id\": 1}").error.unwrap().contains("names no CRD"));
+    let a = e.handle_line(&json!({"id": 2, "crd": CRD, "version": "v9"}).to_string());
+    assert!(a.error.unwrap().contains("no version \"v9\""));
+    let a = e.handle_line(&json!({"id": 3, "crd": CRD, "object": [1, 2]}).to_string());
+    assert!(a.error.unwrap().contains("must be a JSON object"));
+    let a = e.handle_line(&json!({"id": 4, "crd": CRD, "kubernetesVersion": "2.0"}).to_string());
+    assert!(a.error.unwrap().contains("kubernetesVersion"));
+    let a = e.handle_line(&json!({"id": 5, "crd": 7}).to_string());
+    assert!(a.error.unwrap().contains("crd must be"));
+}

@@ -91,7 +91,12 @@ pub fn validate_object(
         let _ = decode(crd, ver, &mut o);
         o
     });
+    let mut old = old;
     if opts.emulate_request {
+        // The stored object lives in the request's namespace too.
+        if let Some(o) = old.as_mut() {
+            default_namespace(crd, o);
+        }
         emulate(crd, ver, &mut new, old.as_ref(), opts);
     }
 
@@ -152,16 +157,8 @@ fn validate_schema(
 
 /// What the apiserver does to a request before validating it.
 fn emulate(crd: &CompiledCrd, ver: &CompiledVersion, new: &mut Value, old: Option<&Value>, opts: &ValidateOptions) {
+    default_namespace(crd, new);
     let Some(m) = new.as_object_mut() else { return };
-    if crd.crd.namespaced() {
-        let meta = m.entry("metadata").or_insert_with(|| Value::Object(Default::default()));
-        if let Some(meta) = meta.as_object_mut() {
-            let empty = meta.get("namespace").and_then(Value::as_str).map(str::is_empty).unwrap_or(true);
-            if empty {
-                meta.insert("namespace".into(), Value::String("default".into()));
-            }
-        }
-    }
     match old {
         None => {
             // PrepareForCreate: status is dropped when the status subresource is enabled.
@@ -210,6 +207,21 @@ fn emulate(crd: &CompiledCrd, ver: &CompiledVersion, new: &mut Value, old: Optio
                     }
                 }
             }
+        }
+    }
+}
+
+/// Namespaced kinds get the request's namespace, `default` here.
+fn default_namespace(crd: &CompiledCrd, obj: &mut Value) {
+    if !crd.crd.namespaced() {
+        return;
+    }
+    let Some(m) = obj.as_object_mut() else { return };
+    let meta = m.entry("metadata").or_insert_with(|| Value::Object(Default::default()));
+    if let Some(meta) = meta.as_object_mut() {
+        let empty = meta.get("namespace").and_then(Value::as_str).map(str::is_empty).unwrap_or(true);
+        if empty {
+            meta.insert("namespace".into(), Value::String("default".into()));
         }
     }
 }
