@@ -122,6 +122,12 @@ pub fn validate_object(
                 validate_schema(s, &Path::root(), &new, old.as_ref(), opts.ratcheting, &mut errs);
             }
         }
+        if let Some(scale) = crd.crd.spec.versions.get(ver.index).and_then(|v| v.subresources.as_ref()).and_then(|s| s.scale.as_ref()) {
+            if !opts.status_subresource {
+                validate_scale_replicas(&new, &scale.spec_replicas_path, &mut errs);
+            }
+            validate_scale_replicas(&new, &scale.status_replicas_path, &mut errs);
+        }
     }
     // The strategy's own steps see the whole object.
     objectmeta::validate_embedded(&Path::root(), &new, schema, true, &mut errs);
@@ -139,6 +145,72 @@ pub fn validate_object(
     }
     out.errors = errs;
     Ok(out)
+}
+
+/// `ValidateScaleSpec`/`ValidateScaleStatus`: the replicas at a scale path must be a
+/// non-negative int32 when present.
+fn validate_scale_replicas(obj: &Value, path: &str, errs: &mut ErrorList) {
+    if path.is_empty() {
+        return;
+    }
+    let fields: Vec<&str> = path.trim_start_matches('.').split('.').collect();
+    let json_path = format!(".{}", fields.join("."));
+    let fp = Path::new(path);
+    let mut cur = obj;
+    for (i, f) in fields.iter().enumerate() {
+        match cur {
+            Value::Object(m) => match m.get(*f) {
+                Some(v) => cur = v,
+                None => return,
+            },
+            other => {
+                let at = format!(".{}", fields[..i].join("."));
+                errs.push(FieldError::invalid(
+                    fp,
+                    BadValue::Int(0),
+                    format!("{} accessor error: {} is of the type {}, expected map[string]interface{{}}", at, go_v(other), go_type(other)),
+                ));
+                return;
+            }
+        }
+    }
+    match cur.as_i64() {
+        Some(n) if n < 0 => errs.push(FieldError::invalid(fp, BadValue::Int(n), "should be a non-negative integer")),
+        Some(n) if n > i32::MAX as i64 => errs.push(FieldError::invalid(
+            fp,
+            BadValue::Int(n),
+            format!("should be less than or equal to {}", i32::MAX),
+        )),
+        Some(_) => {}
+        None => errs.push(FieldError::invalid(
+            fp,
+            BadValue::Int(0),
+            format!("{} accessor error: {} is of the type {}, expected int64", json_path, go_v(cur), go_type(cur)),
+        )),
+    }
+}
+
+/// Go's `%T` of an unstructured value.
+fn go_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "<nil>",
+        Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_i64() => "int64",
+        Value::Number(_) => "float64",
+        Value::String(_) => "string",
+        Value::Array(_) => "[]interface {}",
+        Value::Object(_) => "map[string]interface {}",
+    }
+}
+
+/// Go's `%v` of an unstructured scalar (compound values print as JSON here).
+fn go_v(v: &Value) -> String {
+    match v {
+        Value::Null => "<nil>".into(),
+        Value::String(s) => s.clone(),
+        Value::Number(n) if !n.is_i64() => crate::gofmt::format_float_v(n.as_f64().unwrap_or(0.0)),
+        other => other.to_string(),
+    }
 }
 
 fn validate_schema(

@@ -1,0 +1,92 @@
+//! The `crdlab` binary: `validate` prints kubectl-style errors and exits 1 when invalid;
+//! `batch` answers every line in order, a bad line with an `error` answer.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+const CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              replicas: {type: integer}
+              mode: {type: string, default: fast}
+"#;
+
+fn tmp(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("crdlab-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+fn crdlab() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_crdlab"))
+}
+
+#[test]
+fn validate_reports_like_kubectl_and_exits_1() {
+    let crd = tmp("crd.yaml", CRD);
+    let bad = tmp("bad.yaml", "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {replicas: three}\n");
+    let out = crdlab().args(["validate", "--crd", &crd, "--object", &bad]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout);
+    assert!(
+        stdout.contains("spec.replicas: Invalid value: \"string\": spec.replicas in body must be of type integer: \"string\""),
+        "{}",
+        stdout
+    );
+    assert!(stdout.contains("Widget.example.com \"w1\" is invalid"), "{}", stdout);
+
+    let good = tmp("good.yaml", "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {replicas: 3, extra: 1}\n");
+    let out = crdlab().args(["validate", "--crd", &crd, "--object", &good, "-o", "json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["unknownFields"], serde_json::json!(["spec.extra"]));
+    assert_eq!(v["defaulted"]["spec"]["mode"], "fast");
+}
+
+#[test]
+fn validate_missing_file_is_a_clear_error() {
+    let out = crdlab().args(["validate", "--crd", "/nonexistent/crd.yaml", "--object", "/nonexistent/o.yaml"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read /nonexistent/crd.yaml"));
+}
+
+#[test]
+fn batch_answers_every_line_in_order() {
+    let crd = tmp("batch-crd.yaml", CRD);
+    let lines = [
+        serde_json::json!({"id": "a", "crdFile": crd, "object": {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"replicas": 1}}}).to_string(),
+        "this is not json".to_string(),
+        serde_json::json!({"id": "c", "crdFile": "/nonexistent.yaml"}).to_string(),
+        serde_json::json!({"id": "d", "crdFile": crd}).to_string(),
+    ];
+    let mut child = crdlab().arg("batch").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all((lines.join("\n") + "\n").as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let answers: Vec<serde_json::Value> =
+        String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(answers.len(), 4);
+    assert_eq!(answers[0]["id"], "a");
+    assert_eq!(answers[0]["errors"], serde_json::json!([]));
+    assert!(answers[1]["error"].as_str().unwrap().contains("not JSON"));
+    assert_eq!(answers[2]["id"], "c");
+    assert!(answers[2]["error"].as_str().unwrap().contains("cannot read crdFile"));
+    assert_eq!(answers[3]["crdErrors"], serde_json::json!([]));
+}
