@@ -90,6 +90,10 @@ pub struct Answer {
     pub remaining_budget: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Expression mode: compileError, outputType, estimatedCost, value, typedValue,
+    /// evalError, actualCost.
+    #[serde(flatten)]
+    pub eval: serde_json::Map<String, Value>,
 }
 
 impl Answer {
@@ -183,13 +187,18 @@ impl Engine {
     }
 
     fn try_handle(&mut self, req: &Request) -> Result<Answer, String> {
-        if req.mode.as_deref() == Some("eval") {
-            return Err("expression mode (\"mode\": \"eval\") arrives with CEL support".into());
-        }
         let kube = match &req.kubernetes_version {
             Some(s) => KubeVersion::parse(s)?,
             None => KubeVersion::default(),
         };
+        if req.mode.as_deref() == Some("eval") {
+            let expr = req.expr.as_deref().ok_or("expression mode needs expr")?;
+            let mut fields = crate::cel::eval::evaluate(expr, req.vars.as_ref(), req.var_types.as_ref(), kube);
+            if let Some(Value::String(e)) = fields.remove("error") {
+                return Err(e);
+            }
+            return Ok(Answer { id: req.id.clone(), eval: fields, ..Default::default() });
+        }
         let crd = self.compiled(req, kube)?;
         let version = crd.version(req.version.as_deref()).ok_or_else(|| match &req.version {
             Some(v) => format!(

@@ -1,61 +1,105 @@
-//! The seam where `x-kubernetes-validations` rules compile (CRD checks, costs) and run
-//! (object validation). The CEL issue fills it; until then no rule runs and every rule is
-//! reported with no cost information.
+//! CEL as the apiserver runs it for `x-kubernetes-validations`, split the way cel-go
+//! splits itself: the `cel` crate's parser (with our macros), [`checker`] (types and
+//! overload resolution), [`interpreter`] (evaluation and runtime cost), [`library`] (one file
+//! per function library) over [`types`]/[`value`]/[`env`]. [`rules`] compiles a CRD's rules
+//! and runs them on objects; [`eval`] is the expression mode of `crdlab batch`.
 
-use crate::crd::model::JsonSchemaProps;
-use crate::field::{ErrorList, Path};
-use serde_json::Value;
+pub mod checker;
+pub mod env;
+pub mod eval;
+pub mod interpreter;
+pub mod library;
+pub mod rules;
+pub mod types;
+pub mod value;
 
-/// Runtime cost budget per object (AS `pkg/apis/cel/config.go`).
-pub const RUNTIME_CEL_COST_BUDGET: i64 = 10_000_000;
+use checker::{format_issues, CheckIssue, Source};
+use env::{Env, EnvOptions};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
-/// The outcome of running the rules of one object.
-pub struct CelOutcome {
-    pub errors: ErrorList,
-    pub warnings: ErrorList,
-    pub remaining_budget: i64,
+pub use rules::{rule_reports, validate, CelOutcome, RUNTIME_CEL_COST_BUDGET};
+
+/// Per-call cost limit (AS `pkg/apis/cel/config.go` PerCallLimit).
+pub const PER_CALL_LIMIT: u64 = 1_000_000;
+
+/// The parser for an environment: optional syntax per options, the standard macros plus
+/// the library macros of the version.
+fn parser_env(opts: &EnvOptions) -> Arc<cel::Env> {
+    static CACHE: OnceLock<Mutex<HashMap<EnvOptions, Arc<cel::Env>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut guard = match cache.lock() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
+    };
+    guard
+        .entry(opts.clone())
+        .or_insert_with(|| {
+            let mut env = cel::Env::stdlib().with_optional_support(opts.optional_syntax);
+            for m in library::macros(opts) {
+                let _ = env.add_macro(m);
+            }
+            Arc::new(env)
+        })
+        .clone()
 }
 
-/// Runs every rule of `schema` over `obj` (with `old` on updates). Not implemented yet:
-/// returns no errors and the whole budget.
-pub fn validate(
-    _schema: &JsonSchemaProps,
-    _path: &Path,
-    _obj: &Value,
-    _old: Option<&Value>,
-    _ratcheting: bool,
-) -> CelOutcome {
-    CelOutcome { errors: Vec::new(), warnings: Vec::new(), remaining_budget: RUNTIME_CEL_COST_BUDGET }
+/// The base environment (no variables) at a compatibility version, shared.
+pub fn base_env(opts: &EnvOptions) -> Arc<Env> {
+    static CACHE: OnceLock<Mutex<HashMap<EnvOptions, Arc<Env>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut guard = match cache.lock() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
+    };
+    guard.entry(opts.clone()).or_insert_with(|| Arc::new(Env::base(opts.clone()))).clone()
 }
 
-/// Every `x-kubernetes-validations` rule of a version, with its schema path. Costs are
-/// left empty until the cost estimator exists.
-pub fn rule_reports(version: &crate::crd::CompiledVersion) -> Vec<crate::request::RuleReport> {
-    let mut out = Vec::new();
-    if let Some(s) = &version.schema {
-        collect_rules(s, "openAPIV3Schema", &mut out);
+/// Parses an expression; errors come formatted as cel-go prints them.
+pub fn parse(opts: &EnvOptions, text: &str) -> Result<(cel::common::ast::IdedExpr, Source), String> {
+    let env = parser_env(opts);
+    match env.parser().parse_with_source_info(text) {
+        Ok((expr, info)) => {
+            let mut ids = Vec::new();
+            checker::node_ids(&expr, &mut ids);
+            let source = Source::new(text, &info, ids.into_iter());
+            Ok((expr, source))
+        }
+        Err(errs) => {
+            let source = Source::new(text, &cel::common::ast::SourceInfo::default(), std::iter::empty());
+            let mut out = Vec::new();
+            for e in &errs.errors {
+                let (line, col) = (e.pos.0.max(1) as usize, (e.pos.1.max(1) - 1) as usize);
+                out.push(source.format_error(line, col, &e.msg));
+            }
+            Err(out.join("\n"))
+        }
     }
-    out
 }
 
-fn collect_rules(s: &JsonSchemaProps, path: &str, out: &mut Vec<crate::request::RuleReport>) {
-    for (i, r) in s.x_validations.iter().enumerate() {
-        out.push(crate::request::RuleReport {
-            schema_path: format!("{}.x-kubernetes-validations[{}]", path, i),
-            rule: r.rule.clone(),
-            uses_old_self: r.rule.contains("oldSelf"),
-            max_cost: None,
-            max_cardinality: None,
-            estimated_cost: None,
-        });
+/// Parses and type-checks `text` in `env` (which carries the variables).
+pub fn compile(env: Arc<Env>, text: &str) -> Result<interpreter::Program, String> {
+    let (expr, source) = parse(&env.options, text)?;
+    let checked = checker::check(&env, expr, source)?;
+    if let Some(issues) = library::validate_literals(&env.options, &checked) {
+        return Err(format_issues(&checked.source, &issues));
     }
-    for (k, p) in &s.properties {
-        collect_rules(p, &format!("{}.properties[{}]", path, k), out);
-    }
-    if let Some(i) = s.items_schema() {
-        collect_rules(i, &format!("{}.items", path), out);
-    }
-    if let Some(a) = s.additional_properties_schema() {
-        collect_rules(a, &format!("{}.additionalProperties", path), out);
-    }
+    Ok(interpreter::Program::new(checked, env))
 }
+
+/// A copy of `base` with extra variables.
+pub fn env_with_variables(base: &Env, vars: &[(String, types::Type)]) -> Env {
+    let mut env = Env {
+        options: base.options.clone(),
+        functions: base.functions.clone(),
+        variables: base.variables.clone(),
+        impls: base.impls.clone(),
+    };
+    for (n, t) in vars {
+        env.add_variable(n, t.clone());
+    }
+    env
+}
+
+/// Issues found after checking (literal validators); `None` when clean.
+pub type Issues = Option<Vec<CheckIssue>>;

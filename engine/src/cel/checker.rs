@@ -1,0 +1,744 @@
+//! The static type checker: cel-go's `checker` re-expressed over the `cel` crate's parsed
+//! AST. It assigns a type to every node, resolves each call to its candidate overloads, and
+//! reports cel-go's errors (`undeclared reference to ...`, `found no matching overload for
+//! ...`, `undefined field ...`), positioned and formatted as cel-go prints them.
+
+use super::env::Env;
+use super::types::Type;
+use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
+use std::collections::HashMap;
+
+/// A checked expression: the AST plus what the checker learned about it.
+pub struct Checked {
+    pub expr: IdedExpr,
+    pub source: Source,
+    /// The final type of every node (unresolved type parameters become `dyn`).
+    pub types: HashMap<u64, Type>,
+    /// The candidate overload ids of every call node.
+    pub overloads: HashMap<u64, Vec<&'static str>>,
+    /// Call nodes that name a namespaced function (`optional.of(x)`): the resolved name.
+    pub qualified: HashMap<u64, String>,
+}
+
+impl Checked {
+    pub fn output_type(&self) -> Type {
+        self.types.get(&self.expr.id).cloned().unwrap_or(Type::Dyn)
+    }
+    pub fn type_of(&self, id: u64) -> Type {
+        self.types.get(&id).cloned().unwrap_or(Type::Dyn)
+    }
+}
+
+/// The expression text and node offsets, for error positions.
+pub struct Source {
+    pub text: String,
+    /// Code-point offsets of line starts.
+    line_starts: Vec<usize>,
+    offsets: HashMap<u64, u32>,
+}
+
+impl Source {
+    pub fn new(text: &str, info: &cel::common::ast::SourceInfo, ids: impl Iterator<Item = u64>) -> Source {
+        let mut line_starts = vec![0];
+        for (i, c) in text.chars().enumerate() {
+            if c == '\n' {
+                line_starts.push(i + 1);
+            }
+        }
+        let offsets = ids.filter_map(|id| info.offset_for(id).map(|(s, _)| (id, s))).collect();
+        Source { text: text.to_string(), line_starts, offsets }
+    }
+
+    /// 1-based line and 0-based column (code points) of a code-point offset.
+    pub fn location(&self, offset: usize) -> (usize, usize) {
+        let line = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        };
+        (line + 1, offset - self.line_starts[line])
+    }
+
+    pub fn offset_of(&self, id: u64) -> Option<usize> {
+        self.offsets.get(&id).map(|o| *o as usize)
+    }
+
+    /// cel-go's `ERROR: <input>:L:C: msg` with the source line and a caret line.
+    pub fn format_error(&self, line: usize, col: usize, msg: &str) -> String {
+        let mut s = format!("ERROR: <input>:{}:{}: {}", line, col + 1, msg);
+        if let Some(snippet) = self.text.split('\n').nth(line.saturating_sub(1)) {
+            let snippet = snippet.replace('\t', " ");
+            s.push_str("\n | ");
+            s.push_str(&snippet);
+            s.push_str("\n | ");
+            let chars: Vec<char> = snippet.chars().collect();
+            let mut wide = false;
+            for i in 0..col {
+                // cel-go marks wide (non-ASCII) columns with full-width dots.
+                if chars.get(i).map(|c| c.len_utf8() > 1).unwrap_or(false) {
+                    s.push('\u{ff0e}');
+                    wide = true;
+                } else {
+                    s.push('.');
+                }
+            }
+            s.push(if wide { '\u{ff3e}' } else { '^' });
+        }
+        s
+    }
+}
+
+/// A positioned checker error.
+#[derive(Clone, Debug)]
+pub struct CheckIssue {
+    pub offset: usize,
+    pub message: String,
+}
+
+/// Formats issues as cel-go does: sorted by position, one `ERROR:` block each.
+pub fn format_issues(source: &Source, issues: &[CheckIssue]) -> String {
+    let mut located: Vec<(usize, usize, &str)> = issues
+        .iter()
+        .map(|i| {
+            let (l, c) = source.location(i.offset);
+            (l, c, i.message.as_str())
+        })
+        .collect();
+    located.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    located.iter().map(|(l, c, m)| source.format_error(*l, *c, m)).collect::<Vec<_>>().join("\n")
+}
+
+struct Checker<'e> {
+    env: &'e Env,
+    /// Lexical scopes of comprehension variables.
+    scopes: Vec<(String, Type)>,
+    mapping: HashMap<String, Type>,
+    next_var: usize,
+    types: HashMap<u64, Type>,
+    overloads: HashMap<u64, Vec<&'static str>>,
+    qualified: HashMap<u64, String>,
+    issues: Vec<CheckIssue>,
+    offsets: &'e Source,
+}
+
+/// Type-checks a parsed expression; `Err` carries cel-go's formatted error text.
+pub fn check(env: &Env, expr: IdedExpr, source: Source) -> Result<Checked, String> {
+    let mut c = Checker {
+        env,
+        scopes: Vec::new(),
+        mapping: HashMap::new(),
+        next_var: 0,
+        types: HashMap::new(),
+        overloads: HashMap::new(),
+        qualified: HashMap::new(),
+        issues: Vec::new(),
+        offsets: &source,
+    };
+    c.check(&expr);
+    if !c.issues.is_empty() {
+        return Err(format_issues(&source, &c.issues));
+    }
+    // Final types: substitute, unresolved parameters become dyn.
+    let mapping = std::mem::take(&mut c.mapping);
+    let types = c.types.iter().map(|(id, t)| (*id, substitute(&mapping, t, true))).collect();
+    let overloads = std::mem::take(&mut c.overloads);
+    let qualified = std::mem::take(&mut c.qualified);
+    drop(c);
+    Ok(Checked { expr, source, types, overloads, qualified })
+}
+
+/// Replaces bound type variables; with `to_dyn`, unbound ones become `dyn`.
+pub fn substitute(m: &HashMap<String, Type>, t: &Type, to_dyn: bool) -> Type {
+    match t {
+        Type::Param(p) => match m.get(&**p) {
+            Some(s) => substitute(m, s, to_dyn),
+            None if to_dyn => Type::Dyn,
+            None => t.clone(),
+        },
+        Type::List(e) => Type::list(substitute(m, e, to_dyn)),
+        Type::Map(k, v) => Type::map(substitute(m, k, to_dyn), substitute(m, v, to_dyn)),
+        Type::Opaque(n, ps) if !ps.is_empty() => {
+            Type::Opaque(n.clone(), ps.iter().map(|p| substitute(m, p, to_dyn)).collect())
+        }
+        Type::TypeOf(e) => Type::type_of(substitute(m, e, to_dyn)),
+        other => other.clone(),
+    }
+}
+
+fn occurs_in(m: &HashMap<String, Type>, var: &str, t: &Type) -> bool {
+    match t {
+        Type::Param(p) => {
+            if &**p == var {
+                return true;
+            }
+            match m.get(&**p) {
+                Some(s) => occurs_in(m, var, s),
+                None => false,
+            }
+        }
+        Type::List(e) => occurs_in(m, var, e),
+        Type::Map(k, v) => occurs_in(m, var, k) || occurs_in(m, var, v),
+        Type::Opaque(_, ps) => ps.iter().any(|p| occurs_in(m, var, p)),
+        Type::TypeOf(e) => occurs_in(m, var, e),
+        _ => false,
+    }
+}
+
+/// cel-go's `isEqualOrLessSpecific`: dyn and type parameters are least specific.
+fn equal_or_less_specific(a: &Type, b: &Type) -> bool {
+    match (a, b) {
+        (Type::Dyn | Type::Param(_), _) => true,
+        (_, Type::Dyn | Type::Param(_)) => false,
+        (Type::List(x), Type::List(y)) => equal_or_less_specific(x, y),
+        (Type::Map(k1, v1), Type::Map(k2, v2)) => equal_or_less_specific(k1, k2) && equal_or_less_specific(v1, v2),
+        (Type::TypeOf(_), Type::TypeOf(_)) => true,
+        (Type::Opaque(n1, p1), Type::Opaque(n2, p2)) => {
+            n1 == n2 && p1.len() == p2.len() && p1.iter().zip(p2).all(|(x, y)| equal_or_less_specific(x, y))
+        }
+        _ => a == b,
+    }
+}
+
+fn most_general(a: &Type, b: &Type) -> Type {
+    if equal_or_less_specific(a, b) {
+        a.clone()
+    } else {
+        b.clone()
+    }
+}
+
+/// cel-go `internalIsAssignable(m, t1, t2)`: can a value of `t1` be used where `t2` is
+/// expected, extending the substitution `m`.
+fn assignable(m: &mut HashMap<String, Type>, t1: &Type, t2: &Type) -> bool {
+    if let Type::Param(p2) = t2 {
+        let (valid, has_sub) = valid_substitution(m, t1, p2);
+        if valid {
+            return true;
+        }
+        if has_sub {
+            return false;
+        }
+    }
+    if let Type::Param(p1) = t1 {
+        return valid_substitution(m, t2, p1).0;
+    }
+    if t1.is_dyn_or_error() || t2.is_dyn_or_error() {
+        return true;
+    }
+    if *t1 == Type::Null {
+        return nullable(t2);
+    }
+    if *t2 == Type::Null {
+        return nullable(t1);
+    }
+    match (t1, t2) {
+        (Type::TypeOf(_), Type::TypeOf(_)) => true,
+        (Type::List(a), Type::List(b)) => assignable(m, a, b),
+        (Type::Map(k1, v1), Type::Map(k2, v2)) => assignable(m, k1, k2) && assignable(m, v1, v2),
+        (Type::Opaque(n1, p1), Type::Opaque(n2, p2)) => {
+            n1 == n2 && p1.len() == p2.len() && p1.iter().zip(p2).all(|(a, b)| assignable(m, a, b))
+        }
+        (Type::Object(a), Type::Object(b)) => a.name == b.name,
+        _ => t1 == t2,
+    }
+}
+
+/// Types a `null` literal may stand for (messages, wrappers, any; none of ours but dyn).
+fn nullable(t: &Type) -> bool {
+    matches!(t, Type::Null | Type::Object(_))
+}
+
+fn valid_substitution(m: &mut HashMap<String, Type>, t1: &Type, p2: &str) -> (bool, bool) {
+    if let Type::Param(p1) = t1 {
+        if &**p1 == p2 {
+            return (true, true);
+        }
+    }
+    if let Some(sub) = m.get(p2).cloned() {
+        if *t1 == sub {
+            return (true, true);
+        }
+        if assignable(m, t1, &sub) {
+            let new = most_general(t1, &sub);
+            if !occurs_in(m, p2, &new) {
+                m.insert(p2.to_string(), new);
+            }
+            return (true, true);
+        }
+        return (false, true);
+    }
+    if !occurs_in(m, p2, t1) {
+        m.insert(p2.to_string(), t1.clone());
+        return (true, false);
+    }
+    (false, false)
+}
+
+/// `a.b.c` as a qualified name, if the expression is only identifiers and selections.
+pub fn qualified_name(e: &IdedExpr) -> Option<String> {
+    match &e.expr {
+        Expr::Ident(n) => Some(n.clone()),
+        Expr::Select(s) if !s.test => qualified_name(&s.operand).map(|q| format!("{}.{}", q, s.field)),
+        _ => None,
+    }
+}
+
+/// The type-name identifiers every CEL environment declares.
+fn type_ident(name: &str) -> Option<Type> {
+    Some(Type::type_of(match name {
+        "int" => Type::Int,
+        "uint" => Type::Uint,
+        "double" => Type::Double,
+        "bool" => Type::Bool,
+        "string" => Type::String,
+        "bytes" => Type::Bytes,
+        "null_type" => Type::Null,
+        "dyn" => Type::Dyn,
+        "list" => Type::list(Type::Dyn),
+        "map" => Type::map(Type::Dyn, Type::Dyn),
+        "type" => Type::type_of(Type::Dyn),
+        "google.protobuf.Duration" => Type::Duration,
+        "google.protobuf.Timestamp" => Type::Timestamp,
+        _ => return None,
+    }))
+}
+
+impl<'e> Checker<'e> {
+    fn offset(&self, id: u64) -> usize {
+        self.offsets.offset_of(id).unwrap_or(0)
+    }
+
+    fn report(&mut self, id: u64, msg: String) {
+        let offset = self.offset(id);
+        self.issues.push(CheckIssue { offset, message: msg });
+    }
+
+    fn set(&mut self, id: u64, t: Type) {
+        self.types.insert(id, t);
+    }
+
+    fn get(&self, id: u64) -> Type {
+        self.types.get(&id).cloned().unwrap_or(Type::Error)
+    }
+
+    fn fresh(&mut self) -> Type {
+        let t = Type::Param(format!("_var{}", self.next_var).into());
+        self.next_var += 1;
+        t
+    }
+
+    fn lookup_ident(&self, name: &str) -> Option<Type> {
+        if let Some((_, t)) = self.scopes.iter().rev().find(|(n, _)| n == name) {
+            return Some(t.clone());
+        }
+        if let Some(t) = self.env.variables.get(name) {
+            return Some(t.clone());
+        }
+        type_ident(name)
+    }
+
+    fn is_assignable(&mut self, t1: &Type, t2: &Type) -> bool {
+        let mut m = self.mapping.clone();
+        if assignable(&mut m, t1, t2) {
+            self.mapping = m;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn check(&mut self, e: &IdedExpr) {
+        match &e.expr {
+            Expr::Literal(l) => {
+                let t = match l {
+                    LiteralValue::Boolean(_) => Type::Bool,
+                    LiteralValue::Bytes(_) => Type::Bytes,
+                    LiteralValue::Double(_) => Type::Double,
+                    LiteralValue::Int(_) => Type::Int,
+                    LiteralValue::Null => Type::Null,
+                    LiteralValue::String(_) => Type::String,
+                    LiteralValue::UInt(_) => Type::Uint,
+                };
+                self.set(e.id, t);
+            }
+            Expr::Ident(name) => match self.lookup_ident(name) {
+                Some(t) => self.set(e.id, t),
+                None => {
+                    self.set(e.id, Type::Error);
+                    self.report(e.id, format!("undeclared reference to '{}' (in container '')", name));
+                }
+            },
+            Expr::Select(sel) => {
+                if !sel.test {
+                    if let Some(q) = qualified_name(e) {
+                        if self.scopes.iter().all(|(n, _)| !q.starts_with(&format!("{}.", n))) {
+                            if let Some(t) = self.env.variables.get(&q).cloned() {
+                                self.set(e.id, t);
+                                return;
+                            }
+                        }
+                    }
+                }
+                let t = self.check_select_field(e.id, &sel.operand, &sel.field, false);
+                let t = if sel.test { Type::Bool } else { t };
+                let t = substitute(&self.mapping, &t, false);
+                self.set(e.id, t);
+            }
+            Expr::Call(call) => self.check_call(e, call),
+            Expr::List(list) => {
+                let mut elems: Option<Type> = None;
+                for (i, el) in list.elements.iter().enumerate() {
+                    self.check(el);
+                    let mut t = self.get(el.id);
+                    if list.optional_indices.contains(&i) {
+                        match t.optional_elem() {
+                            Some(inner) => t = inner.clone(),
+                            None => {
+                                if !t.is_dyn_or_error() {
+                                    self.report(
+                                        el.id,
+                                        format!("expected type '{}' but found '{}'", Type::optional(t.clone()), t),
+                                    );
+                                }
+                            }
+                        }
+                    }
+                    elems = Some(self.join_types(el.id, elems, t));
+                }
+                let elem = match elems {
+                    Some(t) => t,
+                    None => self.fresh(),
+                };
+                self.set(e.id, Type::list(elem));
+            }
+            Expr::Map(map) => {
+                let mut keys: Option<Type> = None;
+                let mut vals: Option<Type> = None;
+                for entry in &map.entries {
+                    if let EntryExpr::MapEntry(me) = &entry.expr {
+                        self.check(&me.key);
+                        let kt = self.get(me.key.id);
+                        keys = Some(self.join_types(me.key.id, keys, kt));
+                        self.check(&me.value);
+                        let mut vt = self.get(me.value.id);
+                        if me.optional {
+                            match vt.optional_elem() {
+                                Some(inner) => vt = inner.clone(),
+                                None => {
+                                    if !vt.is_dyn_or_error() {
+                                        self.report(
+                                            me.value.id,
+                                            format!("expected type '{}' but found '{}'", Type::optional(vt.clone()), vt),
+                                        );
+                                    }
+                                }
+                            }
+                        }
+                        vals = Some(self.join_types(me.value.id, vals, vt));
+                    }
+                }
+                let k = match keys {
+                    Some(t) => t,
+                    None => self.fresh(),
+                };
+                let v = match vals {
+                    Some(t) => t,
+                    None => self.fresh(),
+                };
+                self.set(e.id, Type::map(k, v));
+            }
+            Expr::Struct(st) => {
+                for entry in &st.entries {
+                    match &entry.expr {
+                        EntryExpr::StructField(f) => self.check(&f.value),
+                        EntryExpr::MapEntry(me) => {
+                            self.check(&me.key);
+                            self.check(&me.value);
+                        }
+                    }
+                }
+                self.set(e.id, Type::Error);
+                self.report(e.id, format!("undeclared reference to '{}' (in container '')", st.type_name));
+            }
+            Expr::Comprehension(comp) => {
+                self.check(&comp.iter_range);
+                self.check(&comp.accu_init);
+                let range = substitute(&self.mapping, &self.get(comp.iter_range.id), false);
+                let two = comp.iter_var2.is_some();
+                let (v1, v2) = match &range {
+                    Type::List(el) => {
+                        if two {
+                            (Type::Int, (**el).clone())
+                        } else {
+                            ((**el).clone(), Type::Error)
+                        }
+                    }
+                    Type::Map(k, v) => ((**k).clone(), (**v).clone()),
+                    Type::Dyn | Type::Error | Type::Param(_) => {
+                        self.is_assignable(&Type::Dyn, &range);
+                        (Type::Dyn, Type::Dyn)
+                    }
+                    other => {
+                        self.report(
+                            comp.iter_range.id,
+                            format!(
+                                "expression of type '{}' cannot be range of a comprehension (must be list, map, or dynamic)",
+                                other
+                            ),
+                        );
+                        (Type::Error, Type::Error)
+                    }
+                };
+                let accu = self.get(comp.accu_init.id);
+                let depth = self.scopes.len();
+                self.scopes.push((comp.accu_var.clone(), accu.clone()));
+                self.scopes.push((comp.iter_var.clone(), v1));
+                if let Some(v2n) = &comp.iter_var2 {
+                    self.scopes.push((v2n.clone(), v2));
+                }
+                self.check(&comp.loop_cond);
+                self.assert_type(&comp.loop_cond, &Type::Bool);
+                self.check(&comp.loop_step);
+                self.assert_type(&comp.loop_step, &accu);
+                self.scopes.truncate(depth + 1);
+                self.check(&comp.result);
+                self.scopes.truncate(depth);
+                let t = substitute(&self.mapping, &self.get(comp.result.id), false);
+                self.set(e.id, t);
+            }
+            Expr::Unspecified => self.set(e.id, Type::Error),
+        }
+    }
+
+    fn assert_type(&mut self, e: &IdedExpr, t: &Type) {
+        let got = self.get(e.id);
+        if !self.is_assignable(t, &got) {
+            self.report(e.id, format!("expected type '{}' but found '{}'", t, got));
+        }
+    }
+
+    fn join_types(&mut self, id: u64, prev: Option<Type>, cur: Type) -> Type {
+        match prev {
+            None => cur,
+            Some(p) => {
+                if self.is_assignable(&p, &cur) {
+                    most_general(&p, &cur)
+                } else {
+                    // Kubernetes enables homogeneous aggregate literals.
+                    let (ps, cs) = (substitute(&self.mapping, &p, true), substitute(&self.mapping, &cur, true));
+                    self.report(id, format!("expected type '{}' but found '{}'", ps, cs));
+                    Type::Error
+                }
+            }
+        }
+    }
+
+    fn check_select_field(&mut self, id: u64, operand: &IdedExpr, field: &str, optional: bool) -> Type {
+        self.check(operand);
+        let op = substitute(&self.mapping, &self.get(operand.id), false);
+        let (target, is_opt) = match op.optional_elem() {
+            Some(inner) => (inner.clone(), true),
+            None => (op.clone(), false),
+        };
+        let result = match &target {
+            Type::Map(_, v) => (**v).clone(),
+            Type::Object(o) => match o.field(field) {
+                Some(t) => t.clone(),
+                None => {
+                    self.report(id, format!("undefined field '{}'", field));
+                    Type::Error
+                }
+            },
+            Type::Param(_) => {
+                self.is_assignable(&Type::Dyn, &target);
+                Type::Dyn
+            }
+            other => {
+                if !other.is_dyn_or_error() {
+                    self.report(id, format!("type '{}' does not support field selection", other));
+                }
+                Type::Dyn
+            }
+        };
+        if is_opt || optional {
+            Type::optional(result)
+        } else {
+            result
+        }
+    }
+
+    fn check_call(&mut self, e: &IdedExpr, call: &cel::common::ast::CallExpr) {
+        let name = call.func_name.as_str();
+        if name == "_?._" {
+            // Optional field selection: the field is a string literal argument.
+            let field = match call.args.get(1).map(|a| &a.expr) {
+                Some(Expr::Literal(LiteralValue::String(s))) => Some(s.inner().to_string()),
+                _ => None,
+            };
+            match (call.args.first(), field) {
+                (Some(operand), Some(f)) => {
+                    let t = self.check_select_field(e.id, operand, &f, true);
+                    let t = substitute(&self.mapping, &t, false);
+                    self.set(e.id, t);
+                }
+                _ => {
+                    self.report(e.id, "unsupported optional field selection".to_string());
+                    self.set(e.id, Type::Error);
+                }
+            }
+            return;
+        }
+        for a in &call.args {
+            self.check(a);
+        }
+        match &call.target {
+            None => {
+                let Some(f) = self.env.function(name) else {
+                    self.set(e.id, Type::Error);
+                    self.report(e.id, format!("undeclared reference to '{}' (in container '')", name));
+                    return;
+                };
+                self.resolve(e.id, f, None, &call.args);
+            }
+            Some(target) => {
+                if let Some(q) = qualified_name(target) {
+                    let full = format!("{}.{}", q, name);
+                    let shadowed = self.lookup_ident(q.split('.').next().unwrap_or("")).is_some()
+                        && self.scopes.iter().any(|(n, _)| Some(n.as_str()) == q.split('.').next());
+                    if !shadowed {
+                        if let Some(f) = self.env.function(&full) {
+                            self.qualified.insert(e.id, full.clone());
+                            self.resolve(e.id, f, None, &call.args);
+                            return;
+                        }
+                    }
+                }
+                self.check(target);
+                match self.env.function(name) {
+                    Some(f) => self.resolve(e.id, f, Some(target), &call.args),
+                    None => {
+                        self.set(e.id, Type::Error);
+                        self.report(e.id, format!("undeclared reference to '{}' (in container '')", name));
+                    }
+                }
+            }
+        }
+    }
+
+    fn resolve(&mut self, id: u64, f: &super::env::Function, target: Option<&IdedExpr>, args: &[IdedExpr]) {
+        let mut arg_types: Vec<Type> = Vec::with_capacity(args.len() + 1);
+        if let Some(t) = target {
+            arg_types.push(self.get(t.id));
+        }
+        for a in args {
+            arg_types.push(self.get(a.id));
+        }
+        let mut result: Option<Type> = None;
+        let mut ids = Vec::new();
+        for o in &f.overloads {
+            if o.member != target.is_some() || o.params.len() != arg_types.len() {
+                continue;
+            }
+            // Instantiate the overload's type parameters with fresh variables.
+            let mut params: HashMap<String, Type> = HashMap::new();
+            let mut inst = |t: &Type, this: &mut Self| -> Type { instantiate(t, &mut params, this) };
+            let ps: Vec<Type> = o.params.iter().map(|p| inst(p, self)).collect();
+            let rt = inst(&o.result, self);
+            let mut m = self.mapping.clone();
+            if arg_types.iter().zip(&ps).all(|(a, p)| assignable(&mut m, a, p)) {
+                self.mapping = m;
+                ids.push(o.id);
+                let frt = substitute(&self.mapping, &rt, false);
+                result = Some(match result {
+                    None => frt,
+                    Some(r) if r != Type::Dyn && r != frt => Type::Dyn,
+                    Some(r) => r,
+                });
+            }
+        }
+        match result {
+            Some(r) => {
+                self.overloads.insert(id, ids);
+                self.set(id, r);
+            }
+            None => {
+                let shown: Vec<String> = arg_types.iter().map(|t| substitute(&self.mapping, t, true).to_string()).collect();
+                let sig = if target.is_some() {
+                    format!("{}.({})", shown[0], shown[1..].join(", "))
+                } else {
+                    format!("({})", shown.join(", "))
+                };
+                self.report(id, format!("found no matching overload for '{}' applied to '{}'", f.name, sig));
+                self.set(id, Type::Error);
+            }
+        }
+    }
+}
+
+fn instantiate(t: &Type, params: &mut HashMap<String, Type>, c: &mut Checker) -> Type {
+    match t {
+        Type::Param(p) => {
+            if let Some(v) = params.get(&**p) {
+                return v.clone();
+            }
+            let v = c.fresh();
+            params.insert(p.to_string(), v.clone());
+            v
+        }
+        Type::List(e) => Type::list(instantiate(e, params, c)),
+        Type::Map(k, v) => {
+            let k = instantiate(k, params, c);
+            Type::map(k, instantiate(v, params, c))
+        }
+        Type::Opaque(n, ps) if !ps.is_empty() => {
+            Type::Opaque(n.clone(), ps.iter().map(|p| instantiate(p, params, c)).collect())
+        }
+        Type::TypeOf(e) => Type::type_of(instantiate(e, params, c)),
+        other => other.clone(),
+    }
+}
+
+/// Every node id of an expression (for source offsets).
+pub fn node_ids(e: &IdedExpr, out: &mut Vec<u64>) {
+    out.push(e.id);
+    match &e.expr {
+        Expr::Call(c) => {
+            if let Some(t) = &c.target {
+                node_ids(t, out);
+            }
+            for a in &c.args {
+                node_ids(a, out);
+            }
+        }
+        Expr::Select(s) => node_ids(&s.operand, out),
+        Expr::List(l) => l.elements.iter().for_each(|x| node_ids(x, out)),
+        Expr::Map(m) => {
+            for en in &m.entries {
+                out.push(en.id);
+                if let EntryExpr::MapEntry(me) = &en.expr {
+                    node_ids(&me.key, out);
+                    node_ids(&me.value, out);
+                }
+            }
+        }
+        Expr::Struct(s) => {
+            for en in &s.entries {
+                out.push(en.id);
+                match &en.expr {
+                    EntryExpr::StructField(f) => node_ids(&f.value, out),
+                    EntryExpr::MapEntry(me) => {
+                        node_ids(&me.key, out);
+                        node_ids(&me.value, out);
+                    }
+                }
+            }
+        }
+        Expr::Comprehension(c) => {
+            node_ids(&c.iter_range, out);
+            node_ids(&c.accu_init, out);
+            node_ids(&c.loop_cond, out);
+            node_ids(&c.loop_step, out);
+            node_ids(&c.result, out);
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,122 @@
+//! The CEL environment: declared functions (with cel-go's overload ids, signatures and
+//! implementations), variables and parser macros, assembled per Kubernetes compatibility
+//! version as apiserver `pkg/cel/environment/base.go` does.
+
+use super::types::Type;
+use super::value::{EvalResult, Val};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// An implementation: receives the arguments (receiver first for member calls).
+pub type Impl = for<'a> fn(&[Val<'a>]) -> EvalResult<'a>;
+
+/// One overload of a function.
+#[derive(Clone)]
+pub struct Overload {
+    /// cel-go's overload id (`add_int64`, `string_contains_string`, ...): the key the cost
+    /// estimator and the runtime cost use.
+    pub id: &'static str,
+    /// Receiver-style (`x.f(y)`): `params[0]` is the receiver.
+    pub member: bool,
+    pub params: Vec<Type>,
+    pub result: Type,
+    /// `None` for operators the interpreter evaluates itself (`_&&_`, `_||_`, `_?_:_`,
+    /// `@not_strictly_false`, optional selection...).
+    pub imp: Option<Impl>,
+}
+
+impl Overload {
+    pub fn global(id: &'static str, params: Vec<Type>, result: Type, imp: Impl) -> Overload {
+        Overload { id, member: false, params, result, imp: Some(imp) }
+    }
+    pub fn member(id: &'static str, params: Vec<Type>, result: Type, imp: Impl) -> Overload {
+        Overload { id, member: true, params, result, imp: Some(imp) }
+    }
+    /// Declared for the checker only; the interpreter handles the call.
+    pub fn special(id: &'static str, member: bool, params: Vec<Type>, result: Type) -> Overload {
+        Overload { id, member, params, result, imp: None }
+    }
+}
+
+/// A function and its overloads.
+#[derive(Clone)]
+pub struct Function {
+    pub name: &'static str,
+    pub overloads: Vec<Overload>,
+}
+
+impl Function {
+    pub fn new(name: &'static str, overloads: Vec<Overload>) -> Function {
+        Function { name, overloads }
+    }
+}
+
+/// Environment options that change parsing and checking.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct EnvOptions {
+    /// The Kubernetes compatibility version (minor) the libraries are chosen for.
+    pub compat_minor: u32,
+    /// Optional syntax (`?.`, `[?]`, `{?k: v}`) — on with the optional library (1.28+).
+    pub optional_syntax: bool,
+    /// Cross-type numeric comparisons (1.28+).
+    pub cross_type_numeric: bool,
+    /// Duration/timestamp/regex literals are checked at compile time (1.29+).
+    pub literal_validators: bool,
+}
+
+impl EnvOptions {
+    /// The options of the environment new expressions compile in at `compat_minor`.
+    pub fn for_version(compat_minor: u32) -> EnvOptions {
+        EnvOptions {
+            compat_minor,
+            optional_syntax: compat_minor >= 28,
+            cross_type_numeric: compat_minor >= 28,
+            literal_validators: compat_minor >= 29,
+        }
+    }
+}
+
+/// A built environment, shared (`Arc`) by every program compiled in it.
+pub struct Env {
+    pub options: EnvOptions,
+    pub functions: HashMap<&'static str, Function>,
+    pub variables: HashMap<String, Type>,
+    /// Overload id → implementation, for the interpreter.
+    pub impls: HashMap<&'static str, Option<Impl>>,
+}
+
+impl Env {
+    /// The base environment at a compatibility version, without variables.
+    pub fn base(options: EnvOptions) -> Env {
+        let mut env = Env { options, functions: HashMap::new(), variables: HashMap::new(), impls: HashMap::new() };
+        for f in super::library::functions(&env.options) {
+            env.add_function(f);
+        }
+        env
+    }
+
+    /// Adds a function; overloads of an existing function are merged.
+    pub fn add_function(&mut self, f: Function) {
+        for o in &f.overloads {
+            self.impls.insert(o.id, o.imp);
+        }
+        match self.functions.get_mut(f.name) {
+            Some(existing) => existing.overloads.extend(f.overloads),
+            None => {
+                self.functions.insert(f.name, f);
+            }
+        }
+    }
+
+    pub fn add_variable(&mut self, name: &str, t: Type) {
+        self.variables.insert(name.to_string(), t);
+    }
+
+    pub fn function(&self, name: &str) -> Option<&Function> {
+        self.functions.get(name)
+    }
+
+    pub fn into_shared(self) -> Arc<Env> {
+        Arc::new(self)
+    }
+}

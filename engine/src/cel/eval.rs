@@ -1,0 +1,263 @@
+//! Expression mode (`"mode": "eval"` in `crdlab batch`): a bare expression with typed
+//! variables, compiled in the environment new rules get at a Kubernetes version.
+
+use super::env::EnvOptions;
+use super::types::Type;
+use super::value::{Duration, Timestamp, Val};
+use crate::version::KubeVersion;
+use serde_json::{json, Map, Value};
+
+/// Parses a variable type: `int`, `list(int)`, `map(string, list(bool))`, ...
+pub fn parse_type(s: &str) -> Result<Type, String> {
+    let s = s.trim();
+    let simple = match s {
+        "int" => Some(Type::Int),
+        "uint" => Some(Type::Uint),
+        "double" => Some(Type::Double),
+        "string" => Some(Type::String),
+        "bool" => Some(Type::Bool),
+        "bytes" => Some(Type::Bytes),
+        "timestamp" | "google.protobuf.Timestamp" => Some(Type::Timestamp),
+        "duration" | "google.protobuf.Duration" => Some(Type::Duration),
+        "dyn" => Some(Type::Dyn),
+        "null_type" => Some(Type::Null),
+        _ => None,
+    };
+    if let Some(t) = simple {
+        return Ok(t);
+    }
+    let inner = |prefix: &str| s.strip_prefix(prefix).and_then(|r| r.strip_suffix(')'));
+    if let Some(i) = inner("list(") {
+        return Ok(Type::list(parse_type(i)?));
+    }
+    if let Some(i) = inner("map(") {
+        let mut depth = 0;
+        for (idx, c) in i.char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                ',' if depth == 0 => return Ok(Type::map(parse_type(&i[..idx])?, parse_type(&i[idx + 1..])?)),
+                _ => {}
+            }
+        }
+    }
+    Err(format!("unknown variable type {:?}", s))
+}
+
+/// A JSON value as a variable of type `t`.
+pub fn typed_var(v: &Value, t: &Type) -> Result<Val<'static>, String> {
+    Ok(match (t, v) {
+        (Type::Int, Value::Number(n)) => Val::Int(n.as_i64().ok_or("not an int")?),
+        (Type::Uint, Value::Number(n)) => Val::Uint(n.as_u64().ok_or("not a uint")?),
+        (Type::Double, Value::Number(n)) => Val::Double(n.as_f64().ok_or("not a double")?),
+        (Type::String, Value::String(s)) => Val::string(s.clone()),
+        (Type::Bool, Value::Bool(b)) => Val::Bool(*b),
+        (Type::Bytes, Value::String(s)) => Val::Bytes(std::rc::Rc::from(
+            super::library::base64_decode(s).unwrap_or_else(|| s.as_bytes().to_vec()),
+        )),
+        (Type::Timestamp, Value::String(s)) => {
+            Val::Timestamp(super::library::parse_timestamp(s).ok_or_else(|| format!("bad timestamp {:?}", s))?)
+        }
+        (Type::Duration, Value::String(s)) => {
+            Val::Duration(super::library::parse_duration(s).ok_or_else(|| format!("bad duration {:?}", s))?)
+        }
+        (Type::List(e), Value::Array(a)) => Val::list(a.iter().map(|x| typed_var(x, e)).collect::<Result<_, _>>()?),
+        (Type::Map(k, val), Value::Object(m)) => Val::map(
+            m.iter()
+                .map(|(mk, mv)| {
+                    let key = match &**k {
+                        Type::Int => Val::Int(mk.parse().map_err(|_| "bad int key")?),
+                        Type::Uint => Val::Uint(mk.parse().map_err(|_| "bad uint key")?),
+                        Type::Bool => Val::Bool(mk == "true"),
+                        _ => Val::string(mk.clone()),
+                    };
+                    Ok((key, typed_var(mv, val)?))
+                })
+                .collect::<Result<_, String>>()?,
+        ),
+        (Type::Null, Value::Null) => Val::Null,
+        (_, v) => Val::from_plain_json(v),
+    })
+}
+
+/// Go's `time.Duration.String()`.
+pub fn format_duration(d: Duration) -> String {
+    let mut u = d.0.unsigned_abs() as u128;
+    let neg = d.0 < 0;
+    if u == 0 {
+        return "0s".into();
+    }
+    let mut out = String::new();
+    if u < 1_000_000_000 {
+        // Sub-second: ns, µs or ms with a fraction.
+        let (unit, scale) = if u < 1_000 {
+            ("ns", 1u128)
+        } else if u < 1_000_000 {
+            ("µs", 1_000)
+        } else {
+            ("ms", 1_000_000)
+        };
+        out.push_str(&frac(u, scale));
+        out.push_str(unit);
+    } else {
+        let h = u / 3_600_000_000_000;
+        u -= h * 3_600_000_000_000;
+        let m = u / 60_000_000_000;
+        u -= m * 60_000_000_000;
+        if h > 0 {
+            out.push_str(&format!("{}h", h));
+        }
+        if h > 0 || m > 0 {
+            out.push_str(&format!("{}m", m));
+        }
+        out.push_str(&frac(u, 1_000_000_000));
+        out.push('s');
+    }
+    if neg {
+        format!("-{}", out)
+    } else {
+        out
+    }
+}
+
+fn frac(v: u128, scale: u128) -> String {
+    let whole = v / scale;
+    let rest = v % scale;
+    if rest == 0 {
+        return whole.to_string();
+    }
+    let width = scale.to_string().len() - 1;
+    let digits = format!("{:0width$}", rest, width = width);
+    format!("{}.{}", whole, digits.trim_end_matches('0'))
+}
+
+/// RFC 3339 with nanoseconds trimmed, UTC (Go's `time.RFC3339Nano`).
+pub fn format_timestamp(t: Timestamp) -> String {
+    let days = t.secs.div_euclid(86400);
+    let rem = t.secs.rem_euclid(86400);
+    let (y, m, d) = super::library::civil_from_days(days);
+    let mut s = format!("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", y, m, d, rem / 3600, rem % 3600 / 60, rem % 60);
+    if t.nanos > 0 {
+        let f = format!("{:09}", t.nanos);
+        s.push('.');
+        s.push_str(f.trim_end_matches('0'));
+    }
+    s.push('Z');
+    s
+}
+
+/// `{"type", "value"}` as the vectors print values.
+pub fn typed_value(v: &Val) -> Value {
+    let (t, value) = match v {
+        Val::Null => ("null_type".to_string(), Value::Null),
+        Val::Bool(b) => ("bool".into(), json!(b)),
+        Val::Int(i) => ("int".into(), json!(i)),
+        Val::Uint(u) => ("uint".into(), json!(u)),
+        Val::Double(d) => ("double".into(), serde_json::Number::from_f64(*d).map(Value::Number).unwrap_or_else(|| json!(d.to_string()))),
+        Val::String(s) => ("string".into(), json!(s.as_str())),
+        Val::Bytes(b) => ("bytes".into(), json!(super::library::base64_encode(b))),
+        Val::Duration(d) => ("google.protobuf.Duration".into(), json!(format_duration(*d))),
+        Val::Timestamp(ts) => ("google.protobuf.Timestamp".into(), json!(format_timestamp(*ts))),
+        Val::List(l) => ("list".into(), Value::Array(l.iter().map(|x| typed_value(&x)).collect())),
+        Val::Map(m) => (
+            "map".into(),
+            Value::Array(m.entries().iter().map(|(k, v)| json!([typed_value(k), typed_value(v)])).collect()),
+        ),
+        Val::Optional(o) => ("optional_type".into(), o.as_ref().map(|x| typed_value(x)).unwrap_or(Value::Null)),
+        Val::Type(t) => ("type".into(), json!(t.to_string())),
+        Val::Opaque(o) => (o.type_name().to_string(), json!(o.to_canonical())),
+    };
+    json!({"type": t, "value": value})
+}
+
+/// The untyped `value`.
+pub fn plain_value(v: &Val) -> Value {
+    match typed_value(v) {
+        Value::Object(mut m) => strip(m.remove("value").unwrap_or(Value::Null), v),
+        other => other,
+    }
+}
+
+fn strip(tv: Value, v: &Val) -> Value {
+    match v {
+        Val::List(l) => Value::Array(l.iter().map(|x| plain_value(&x)).collect()),
+        Val::Map(m) => Value::Array(m.entries().iter().map(|(k, x)| json!([plain_value(k), plain_value(x)])).collect()),
+        Val::Optional(Some(x)) => plain_value(x),
+        _ => tv,
+    }
+}
+
+/// Answers an expression-mode request: the fields of the answer besides `id`.
+pub fn evaluate(expr: &str, vars: Option<&Value>, var_types: Option<&Value>, kube: KubeVersion) -> Map<String, Value> {
+    let mut out = Map::new();
+    let opts = EnvOptions::for_version(kube.minor.saturating_sub(1));
+    let base = super::base_env(&opts);
+    let empty = Map::new();
+    let vars = vars.and_then(Value::as_object).unwrap_or(&empty);
+    let types = var_types.and_then(Value::as_object).unwrap_or(&empty);
+    let mut decls = Vec::new();
+    let mut values = Vec::new();
+    for (name, v) in vars {
+        let t = match types.get(name).and_then(Value::as_str) {
+            Some(ts) => match parse_type(ts) {
+                Ok(t) => t,
+                Err(e) => {
+                    out.insert("error".into(), json!(e));
+                    return out;
+                }
+            },
+            None => Type::Dyn,
+        };
+        let val = match typed_var(v, &t) {
+            Ok(x) => x,
+            Err(e) => {
+                out.insert("error".into(), json!(format!("variable {}: {}", name, e)));
+                return out;
+            }
+        };
+        decls.push((name.clone(), t));
+        values.push((name.clone(), val));
+    }
+    let env = std::sync::Arc::new(super::env_with_variables(&base, &decls));
+    let program = match super::compile(env, expr) {
+        Ok(p) => p,
+        Err(e) => {
+            out.insert("compileError".into(), json!(e));
+            return out;
+        }
+    };
+    out.insert("outputType".into(), json!(program.checked.output_type().to_string()));
+    let vars: Vec<(&str, Val)> = values.iter().map(|(n, v)| (n.as_str(), v.clone())).collect();
+    let (result, cost) = program.eval(&vars, Some(super::PER_CALL_LIMIT));
+    match result {
+        Ok(v) => {
+            out.insert("value".into(), plain_value(&v));
+            out.insert("typedValue".into(), typed_value(&v));
+        }
+        Err(e) => {
+            out.insert("evalError".into(), json!(e.message));
+        }
+    }
+    out.insert("actualCost".into(), json!(cost));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_print_like_go() {
+        assert_eq!(format_duration(Duration(604_800_000_000_000)), "168h0m0s");
+        assert_eq!(format_duration(Duration(5_000_000_000)), "5s");
+        assert_eq!(format_duration(Duration(1_500_000_000)), "1.5s");
+        assert_eq!(format_duration(Duration(100_000_000)), "100ms");
+        assert_eq!(format_duration(Duration(60_000_000_000)), "1m0s");
+        assert_eq!(format_duration(Duration(0)), "0s");
+    }
+
+    #[test]
+    fn types_parse() {
+        assert_eq!(parse_type("map(string, list(int))").unwrap().to_string(), "map(string, list(int))");
+    }
+}

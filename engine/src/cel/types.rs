@@ -1,0 +1,147 @@
+//! CEL types as cel-go's checker sees them (`common/types`), with cel-go's printed names.
+
+use std::fmt;
+use std::sync::Arc;
+
+/// A CEL type. `Object` types come from schemas (apiserver `DeclType` objects).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Type {
+    Dyn,
+    Null,
+    Bool,
+    Int,
+    Uint,
+    Double,
+    String,
+    Bytes,
+    Duration,
+    Timestamp,
+    List(Arc<Type>),
+    Map(Arc<Type>, Arc<Type>),
+    /// A schema object type: its name and fields (escaped CEL names).
+    Object(Arc<ObjectType>),
+    /// An opaque type with parameters: `optional_type(T)`, `kubernetes.Quantity`, `net.IP`, ...
+    Opaque(Arc<str>, Vec<Type>),
+    /// `type(T)`: the type of a type value.
+    TypeOf(Arc<Type>),
+    /// A type parameter of an overload (`A`, `K`, `V`) or a fresh checker variable (`_var0`).
+    Param(Arc<str>),
+    /// The type of an expression that failed to check.
+    Error,
+}
+
+/// A named object type with declared fields.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct ObjectType {
+    pub name: String,
+    /// (escaped CEL field name, field type), sorted by name.
+    pub fields: Vec<(String, Type)>,
+}
+
+impl ObjectType {
+    pub fn field(&self, name: &str) -> Option<&Type> {
+        self.fields.binary_search_by(|(n, _)| n.as_str().cmp(name)).ok().map(|i| &self.fields[i].1)
+    }
+}
+
+pub const OPTIONAL: &str = "optional_type";
+pub const QUANTITY: &str = "kubernetes.Quantity";
+pub const IP: &str = "net.IP";
+pub const CIDR: &str = "net.CIDR";
+pub const URL: &str = "kubernetes.URL";
+pub const SEMVER: &str = "kubernetes.Semver";
+pub const FORMAT: &str = "kubernetes.NamedFormat";
+
+impl Type {
+    pub fn list(t: Type) -> Type {
+        Type::List(Arc::new(t))
+    }
+    pub fn map(k: Type, v: Type) -> Type {
+        Type::Map(Arc::new(k), Arc::new(v))
+    }
+    pub fn optional(t: Type) -> Type {
+        Type::Opaque(OPTIONAL.into(), vec![t])
+    }
+    pub fn opaque(name: &str) -> Type {
+        Type::Opaque(name.into(), Vec::new())
+    }
+    pub fn param(name: &str) -> Type {
+        Type::Param(name.into())
+    }
+    pub fn type_of(t: Type) -> Type {
+        Type::TypeOf(Arc::new(t))
+    }
+
+    pub fn is_dyn_or_error(&self) -> bool {
+        matches!(self, Type::Dyn | Type::Error)
+    }
+
+    /// The element type of an optional, if this is one.
+    pub fn optional_elem(&self) -> Option<&Type> {
+        match self {
+            Type::Opaque(n, p) if &**n == OPTIONAL && p.len() == 1 => Some(&p[0]),
+            _ => None,
+        }
+    }
+
+    /// cel-go's kind name used in overload signatures and runtime errors (`list`, `map`, ...).
+    pub fn kind_name(&self) -> String {
+        match self {
+            Type::List(_) => "list".into(),
+            Type::Map(..) => "map".into(),
+            Type::Object(o) => o.name.clone(),
+            Type::Opaque(n, _) => n.to_string(),
+            Type::TypeOf(_) => "type".into(),
+            other => other.to_string(),
+        }
+    }
+
+    /// Replaces type parameters by their bindings.
+    pub fn substitute(&self, f: &dyn Fn(&str) -> Option<Type>) -> Type {
+        match self {
+            Type::Param(p) => f(p).unwrap_or_else(|| self.clone()),
+            Type::List(e) => Type::list(e.substitute(f)),
+            Type::Map(k, v) => Type::map(k.substitute(f), v.substitute(f)),
+            Type::Opaque(n, ps) if !ps.is_empty() => Type::Opaque(n.clone(), ps.iter().map(|p| p.substitute(f)).collect()),
+            Type::TypeOf(t) => Type::type_of(t.substitute(f)),
+            other => other.clone(),
+        }
+    }
+}
+
+impl fmt::Display for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Type::Dyn => f.write_str("dyn"),
+            Type::Null => f.write_str("null_type"),
+            Type::Bool => f.write_str("bool"),
+            Type::Int => f.write_str("int"),
+            Type::Uint => f.write_str("uint"),
+            Type::Double => f.write_str("double"),
+            Type::String => f.write_str("string"),
+            Type::Bytes => f.write_str("bytes"),
+            Type::Duration => f.write_str("google.protobuf.Duration"),
+            Type::Timestamp => f.write_str("google.protobuf.Timestamp"),
+            Type::List(e) => write!(f, "list({})", e),
+            Type::Map(k, v) => write!(f, "map({}, {})", k, v),
+            Type::Object(o) => f.write_str(&o.name),
+            Type::Opaque(n, ps) => {
+                f.write_str(n)?;
+                if !ps.is_empty() {
+                    f.write_str("(")?;
+                    for (i, p) in ps.iter().enumerate() {
+                        if i > 0 {
+                            f.write_str(", ")?;
+                        }
+                        write!(f, "{}", p)?;
+                    }
+                    f.write_str(")")?;
+                }
+                Ok(())
+            }
+            Type::TypeOf(t) => write!(f, "type({})", t),
+            Type::Param(p) => f.write_str(p),
+            Type::Error => f.write_str("*error*"),
+        }
+    }
+}
