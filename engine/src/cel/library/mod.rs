@@ -2,16 +2,47 @@
 //! cel-go's `ext` and apiserver's `pkg/cel/library` split them), and the time/encoding
 //! helpers several of them share.
 
+pub mod cidr;
+pub mod comprehensions;
 pub mod cost;
+pub mod format;
+pub mod ip;
+pub mod lists;
+pub mod listsext;
+pub mod optional;
+pub mod quantity;
+pub mod regex;
+pub mod semver;
+pub mod sets;
+pub mod stdlib;
+pub mod strings;
+pub mod urls;
+pub mod validators;
 
 use super::env::{EnvOptions, Function};
 use super::value::{Duration, Timestamp};
 
 /// Every function available at the environment's compatibility version.
+/// Each library gates itself on `opts.compat_minor` (apiserver `environment/base.go`).
 pub fn functions(opts: &EnvOptions) -> Vec<Function> {
-    let mut out = Vec::new();
-    let _ = opts;
-    out.extend(Vec::<Function>::new());
+    let mut out = stdlib::functions(opts);
+    for lib in [
+        strings::functions,
+        regex::functions,
+        lists::functions,
+        listsext::functions,
+        sets::functions,
+        quantity::functions,
+        ip::functions,
+        cidr::functions,
+        urls::functions,
+        semver::functions,
+        format::functions,
+        optional::functions,
+        comprehensions::functions,
+    ] {
+        out.extend(lib(opts));
+    }
     out
 }
 
@@ -259,13 +290,22 @@ mod tests {
 /// Parser macros added by the libraries at this version (`cel.bind`, optional `optMap`,
 /// two-variable comprehensions, ...).
 pub fn macros(opts: &EnvOptions) -> Vec<cel::parser::Macro> {
-    let _ = opts;
-    Vec::new()
+    let mut out = optional::macros(opts);
+    out.extend(comprehensions::macros(opts));
+    out.extend(listsext::macros(opts));
+    out
 }
 
 /// cel-go's literal validators (1.29+): constant duration/timestamp/regex arguments that
 /// cannot be parsed are compile errors.
 pub fn validate_literals(opts: &EnvOptions, checked: &super::checker::Checked) -> super::Issues {
-    let _ = (opts, checked);
-    None
+    if !opts.literal_validators {
+        return None;
+    }
+    let issues = validators::validate(opts, checked);
+    if issues.is_empty() {
+        None
+    } else {
+        Some(issues)
+    }
 }
