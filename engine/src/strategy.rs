@@ -136,8 +136,8 @@ pub fn validate_object(
     if ver.has_cel_rules {
         if errs.iter().any(FieldError::is_blocking) {
             errs.push(FieldError::invalid(Path::root(), BadValue::Null, RULES_NOT_CHECKED));
-        } else if let Some(s) = schema {
-            let c = cel::validate(s, &Path::root(), &new, old.as_ref(), opts.ratcheting);
+        } else if let Some(rules) = &ver.rules {
+            let c = cel::validate(rules, &new, old.as_ref(), opts.ratcheting);
             errs.extend(c.errors);
             out.warnings = c.warnings;
             out.remaining_budget = Some(c.remaining_budget);

@@ -1,6 +1,8 @@
 //! Loading a CustomResourceDefinition and compiling it once into what validation reuses.
 
+pub mod gojson;
 pub mod model;
+pub mod names;
 pub mod validation;
 
 use crate::field::ErrorList;
@@ -133,6 +135,8 @@ pub struct CompiledVersion {
     /// Any `x-kubernetes-validations` anywhere in the schema: CEL validation runs (and the
     /// "some validation rules were not checked" entry can appear) only then.
     pub has_cel_rules: bool,
+    /// The rules compiled for the targeted release (`None` when there are none).
+    pub rules: Option<crate::cel::rules::RuleSet>,
 }
 
 /// A CRD compiled once; immutable, shared by every validation of objects against it.
@@ -170,7 +174,15 @@ impl CompiledCrd {
                     s
                 });
                 let has_cel_rules = schema.as_ref().map(has_rules).unwrap_or(false);
+                let rules = match (&schema, has_cel_rules) {
+                    (Some(s), true) => Some(crate::cel::rules::compile_rules(
+                        s,
+                        &crate::cel::env::EnvOptions::for_version(kube.minor.saturating_sub(1)),
+                    )),
+                    _ => None,
+                };
                 CompiledVersion {
+                    rules,
                     name: ver.name.clone(),
                     index,
                     schema,
