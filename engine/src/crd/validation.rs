@@ -1,11 +1,2341 @@
 //! The checks apiextensions `pkg/apis/apiextensions/validation` runs when a CRD is created
-//! (`ValidateCustomResourceDefinition`), reported as `crdErrors`.
+//! (`ValidateCustomResourceDefinition`), reported as `crdErrors`, and the warnings of the
+//! CRD strategy (unrecognized formats), reported as `crdWarnings`.
+//!
+//! The apiserver validates the *internal* form of the CRD: the v1 → internal conversion
+//! first moves per-version schemas, subresources, printer columns and selectable fields
+//! that are identical in every version to the spec (so a single-version CRD reports
+//! schema errors under `spec.validation.openAPIV3Schema`), and v1 defaulting fills
+//! `names.singular`, `names.listKind` and `conversion`. [`InternalSpec`] is that view.
+//!
+//! CEL compilation and rule costs are not checked here: they go through the seams
+//! [`cel_rule_compile_errors`], [`cel_schema_cost_errors`] and [`cel_default_errors`],
+//! which return nothing until the CEL issue fills them.
 
-use super::model::CustomResourceDefinition;
-use crate::field::ErrorList;
+use super::gojson::{self, InternalVersion};
+use super::model::{
+    CustomResourceDefinition, CustomResourceValidation, JsonSchemaProps, SchemaOrArray,
+    SchemaOrBool, SchemaOrStringArray, Subresources,
+};
+use super::names;
+use crate::field::{BadValue, ErrorList, FieldError, Path};
+use crate::schema::structural;
 use crate::version::KubeVersion;
+use serde_json::Value;
 
 /// Returns the create errors and warnings of `crd` for the targeted release.
-pub fn validate_crd(_crd: &CustomResourceDefinition, _kube: KubeVersion) -> (ErrorList, Vec<String>) {
-    (Vec::new(), Vec::new())
+pub fn validate_crd(crd: &CustomResourceDefinition, kube: KubeVersion) -> (ErrorList, Vec<String>) {
+    let spec = InternalSpec::from_v1(crd);
+    let mut errs = ErrorList::new();
+    validate_object_meta(crd, &spec, &mut errs);
+    validate_spec(&spec, kube, &mut errs);
+    validate_stored_versions(&spec, &mut errs);
+    validate_api_approval(crd, &spec, &mut errs);
+    if spec.preserve_unknown_fields {
+        errs.push(FieldError::invalid(
+            Path::new("spec").child("preserveUnknownFields"),
+            BadValue::Bool(true),
+            "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead",
+        ));
+    }
+    let warnings = format_warnings(&spec, kube);
+    (errs, warnings)
 }
+
+// ------------------------------------------------------------------ the internal view
+
+/// A printer column as the internal type holds it.
+#[derive(Clone, Debug, PartialEq)]
+struct Column {
+    name: String,
+    type_: String,
+    format: String,
+    description: String,
+    priority: i64,
+    json_path: String,
+}
+
+fn value_str(v: &Value, k: &str) -> String {
+    v.get(k).and_then(Value::as_str).unwrap_or("").to_string()
+}
+
+fn column(v: &Value) -> Column {
+    Column {
+        name: value_str(v, "name"),
+        type_: value_str(v, "type"),
+        format: value_str(v, "format"),
+        description: value_str(v, "description"),
+        priority: v.get("priority").and_then(Value::as_i64).unwrap_or(0),
+        json_path: value_str(v, "jsonPath"),
+    }
+}
+
+fn columns(v: &[Value]) -> Vec<Column> {
+    v.iter().map(column).collect()
+}
+
+fn selectable_paths(v: &[Value]) -> Vec<String> {
+    v.iter().map(|f| value_str(f, "jsonPath")).collect()
+}
+
+/// `apiequality.Semantic.DeepEqual` of two per-version schemas. The model keeps neither
+/// nil-versus-empty slices nor number representations apart from Go's, so the derived
+/// debug rendering (field by field, maps sorted) is the comparison.
+fn validation_eq(
+    a: Option<&CustomResourceValidation>,
+    b: Option<&CustomResourceValidation>,
+) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => match (&a.open_api_v3_schema, &b.open_api_v3_schema) {
+            (None, None) => true,
+            (Some(x), Some(y)) => format!("{:?}", x) == format!("{:?}", y),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+fn subresources_eq(a: Option<&Subresources>, b: Option<&Subresources>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => {
+            a.status.is_some() == b.status.is_some()
+                && match (&a.scale, &b.scale) {
+                    (None, None) => true,
+                    (Some(x), Some(y)) => {
+                        x.spec_replicas_path == y.spec_replicas_path
+                            && x.status_replicas_path == y.status_replicas_path
+                            && x.label_selector_path == y.label_selector_path
+                    }
+                    _ => false,
+                }
+        }
+        _ => false,
+    }
+}
+
+/// The internal `CustomResourceDefinitionSpec` the apiserver validates.
+pub struct InternalSpec<'a> {
+    group: &'a str,
+    /// `spec.version`: the first version's name.
+    version: &'a str,
+    plural: &'a str,
+    singular: String,
+    kind: &'a str,
+    list_kind: String,
+    short_names: &'a [String],
+    categories: &'a [String],
+    scope: &'a str,
+    validation: Option<&'a CustomResourceValidation>,
+    subresources: Option<&'a Subresources>,
+    columns: Option<&'a [Value]>,
+    selectable_fields: Option<&'a [Value]>,
+    versions: Vec<InternalVersion<'a>>,
+    conversion_strategy: String,
+    /// `conversion.webhook` (v1): its `clientConfig` is the internal `webhookClientConfig`.
+    webhook: Option<&'a Value>,
+    preserve_unknown_fields: bool,
+}
+
+impl<'a> InternalSpec<'a> {
+    /// v1 defaulting and the v1 → internal conversion.
+    pub fn from_v1(crd: &'a CustomResourceDefinition) -> Self {
+        let s = &crd.spec;
+        let vs = &s.versions;
+        let singular = if s.names.singular.is_empty() {
+            s.names.kind.to_lowercase()
+        } else {
+            s.names.singular.clone()
+        };
+        let list_kind = if s.names.list_kind.is_empty() && !s.names.kind.is_empty() {
+            format!("{}List", s.names.kind)
+        } else {
+            s.names.list_kind.clone()
+        };
+        let (conversion_strategy, webhook) = match &s.conversion {
+            None => ("None".to_string(), None),
+            Some(c) => (
+                c.strategy.clone(),
+                c.webhook.as_ref().filter(|w| !w.is_null()),
+            ),
+        };
+        let mut versions: Vec<InternalVersion<'a>> = vs
+            .iter()
+            .map(|v| InternalVersion {
+                name: &v.name,
+                served: v.served,
+                storage: v.storage,
+                deprecated: v.deprecated,
+                deprecation_warning: v.deprecation_warning.as_deref(),
+                schema: v.schema.as_ref(),
+                subresources: v.subresources.as_ref(),
+                columns: Some(v.additional_printer_columns.as_slice()).filter(|c| !c.is_empty()),
+                selectable_fields: Some(v.selectable_fields.as_slice()).filter(|c| !c.is_empty()),
+            })
+            .collect();
+        let mut spec = InternalSpec {
+            group: &s.group,
+            version: vs.first().map(|v| v.name.as_str()).unwrap_or(""),
+            plural: &s.names.plural,
+            singular,
+            kind: &s.names.kind,
+            list_kind,
+            short_names: &s.names.short_names,
+            categories: &s.names.categories,
+            scope: &s.scope,
+            validation: None,
+            subresources: None,
+            columns: None,
+            selectable_fields: None,
+            versions: Vec::new(),
+            conversion_strategy,
+            webhook,
+            preserve_unknown_fields: s.preserve_unknown_fields,
+        };
+        if let Some(first) = versions.first().copied() {
+            if versions
+                .iter()
+                .all(|v| validation_eq(v.schema, first.schema))
+            {
+                spec.validation = first.schema;
+                versions.iter_mut().for_each(|v| v.schema = None);
+            }
+            if versions
+                .iter()
+                .all(|v| subresources_eq(v.subresources, first.subresources))
+            {
+                spec.subresources = first.subresources;
+                versions.iter_mut().for_each(|v| v.subresources = None);
+            }
+            let first_cols = columns(first.columns.unwrap_or(&[]));
+            if versions
+                .iter()
+                .all(|v| columns(v.columns.unwrap_or(&[])) == first_cols)
+            {
+                spec.columns = first.columns;
+                versions.iter_mut().for_each(|v| v.columns = None);
+            }
+            let first_sel = selectable_paths(first.selectable_fields.unwrap_or(&[]));
+            if versions
+                .iter()
+                .all(|v| selectable_paths(v.selectable_fields.unwrap_or(&[])) == first_sel)
+            {
+                spec.selectable_fields = first.selectable_fields;
+                versions.iter_mut().for_each(|v| v.selectable_fields = None);
+            }
+        }
+        spec.versions = versions;
+        spec
+    }
+
+    fn has_per_version_subresources(&self) -> bool {
+        self.versions.iter().any(|v| v.subresources.is_some())
+    }
+
+    /// `getSubresourcesForVersion`.
+    fn subresources_for_version(&self, name: &str) -> Option<&'a Subresources> {
+        if !self.has_per_version_subresources() {
+            return self.subresources;
+        }
+        self.versions
+            .iter()
+            .find(|v| v.name == name)
+            .and_then(|v| v.subresources)
+    }
+
+    /// `hasAnyStatusEnabled`.
+    fn any_status_enabled(&self) -> bool {
+        status_enabled(self.subresources)
+            || self.versions.iter().any(|v| status_enabled(v.subresources))
+    }
+
+    /// The schemas of the spec, top-level then per version (`HasSchemaWith`'s order).
+    fn schemas(&self) -> impl Iterator<Item = &'a JsonSchemaProps> + '_ {
+        self.validation
+            .into_iter()
+            .chain(self.versions.iter().filter_map(|v| v.schema))
+            .filter_map(|cv| cv.open_api_v3_schema.as_deref())
+    }
+}
+
+fn status_enabled(s: Option<&Subresources>) -> bool {
+    s.map(|s| s.status.is_some()).unwrap_or(false)
+}
+
+// ----------------------------------------------------------------------- metadata
+
+fn validate_object_meta(
+    crd: &CustomResourceDefinition,
+    spec: &InternalSpec<'_>,
+    errs: &mut ErrorList,
+) {
+    let meta = &crd.metadata;
+    let md = Path::new("metadata");
+    let required = format!("{}.{}", spec.plural, spec.group);
+    let name_fn = |name: &str, prefix: bool| {
+        let mut r = names::name_is_dns_subdomain(name, prefix);
+        if name != required {
+            r.push("must be spec.names.plural+\".\"+spec.group".to_string());
+        }
+        r
+    };
+    if !meta.generate_name.is_empty() {
+        for m in name_fn(&meta.generate_name, true) {
+            errs.push(FieldError::invalid(
+                md.child("generateName"),
+                BadValue::Str(meta.generate_name.clone()),
+                m,
+            ));
+        }
+    }
+    if meta.name.is_empty() {
+        // With a generateName the apiserver generates a random name first (which then
+        // fails the plural.group rule); that random part cannot be reproduced.
+        if meta.generate_name.is_empty() {
+            errs.push(FieldError::required(
+                md.child("name"),
+                "name or generateName is required",
+            ));
+        }
+    } else {
+        for m in name_fn(&meta.name, false) {
+            errs.push(FieldError::invalid(
+                md.child("name"),
+                BadValue::Str(meta.name.clone()),
+                m,
+            ));
+        }
+    }
+    for (k, v) in &meta.labels {
+        for m in names::is_qualified_name(k) {
+            errs.push(FieldError::invalid(
+                md.child("labels"),
+                BadValue::Str(k.clone()),
+                m,
+            ));
+        }
+        for m in names::is_valid_label_value(v) {
+            errs.push(FieldError::invalid(
+                md.child("labels"),
+                BadValue::Str(v.clone()),
+                m,
+            ));
+        }
+    }
+    let mut size = 0usize;
+    for (k, v) in &meta.annotations {
+        for m in names::is_qualified_name(&k.to_lowercase()) {
+            errs.push(FieldError::invalid(
+                md.child("annotations"),
+                BadValue::Str(k.clone()),
+                m,
+            ));
+        }
+        size += k.len() + v.len();
+    }
+    if size > 256 * 1024 {
+        errs.push(FieldError::too_long(
+            md.child("annotations"),
+            BadValue::Str(String::new()),
+            256 * 1024,
+        ));
+    }
+}
+
+/// `ValidateCustomResourceDefinitionStoredVersions` after `PrepareForCreate`, which sets
+/// `status.storedVersions` to the first storage version.
+fn validate_stored_versions(spec: &InternalSpec<'_>, errs: &mut ErrorList) {
+    let path = Path::new("status").child("storedVersions");
+    let stored: Vec<String> = spec
+        .versions
+        .iter()
+        .find(|v| v.storage)
+        .map(|v| vec![v.name.to_string()])
+        .unwrap_or_default();
+    if stored.is_empty() {
+        errs.push(FieldError::invalid(
+            path,
+            BadValue::Raw("null".into()),
+            "must have at least one stored version",
+        ));
+        return;
+    }
+    let json = Value::Array(stored.iter().map(|s| Value::String(s.clone())).collect());
+    for v in &spec.versions {
+        if v.storage && !stored.iter().any(|s| s == v.name) {
+            errs.push(FieldError::invalid(
+                path.clone(),
+                BadValue::Json(json.clone()),
+                format!("must have the storage version {}", v.name),
+            ));
+        }
+    }
+}
+
+const KUBE_API_APPROVED: &str = "api-approved.kubernetes.io";
+
+/// `validateAPIApproval` for groups under k8s.io and kubernetes.io.
+fn validate_api_approval(
+    crd: &CustomResourceDefinition,
+    spec: &InternalSpec<'_>,
+    errs: &mut ErrorList,
+) {
+    let g = spec.group;
+    let protected = g == "k8s.io"
+        || g.ends_with(".k8s.io")
+        || g == "kubernetes.io"
+        || g.ends_with(".kubernetes.io");
+    if !protected {
+        return;
+    }
+    let path = Path::new("metadata")
+        .child("annotations")
+        .key(KUBE_API_APPROVED);
+    let annotation = crd
+        .metadata
+        .annotations
+        .get(KUBE_API_APPROVED)
+        .map(String::as_str)
+        .unwrap_or("");
+    if annotation.is_empty() {
+        errs.push(FieldError::required(
+            path,
+            format!(
+                "protected groups must have approval annotation {}, see https://github.com/kubernetes/enhancements/pull/1111",
+                crate::gofmt::quote(KUBE_API_APPROVED)
+            ),
+        ));
+        return;
+    }
+    if annotation.starts_with("unapproved") {
+        return;
+    }
+    // url.ParseRequestURI: an absolute URL with a scheme and a host.
+    let approved = names::parse_go_url(annotation)
+        .map(|u| !u.scheme.is_empty() && !u.host.is_empty() && annotation.contains("://"))
+        .unwrap_or(false);
+    if !approved {
+        errs.push(FieldError::invalid(
+            path,
+            BadValue::Str(annotation.to_string()),
+            format!(
+                "protected groups must have approval annotation {} with either a URL or a reason starting with \"unapproved\", see https://github.com/kubernetes/enhancements/pull/1111",
+                crate::gofmt::quote(KUBE_API_APPROVED)
+            ),
+        ));
+    }
+}
+
+// --------------------------------------------------------------------------- spec
+
+fn validate_spec(spec: &InternalSpec<'_>, kube: KubeVersion, errs: &mut ErrorList) {
+    let sp = Path::new("spec");
+    if spec.group.is_empty() {
+        errs.push(FieldError::required(sp.child("group"), ""));
+    } else {
+        let e = names::is_dns1123_subdomain(spec.group);
+        if !e.is_empty() {
+            errs.push(FieldError::invalid(
+                sp.child("group"),
+                BadValue::Str(spec.group.into()),
+                e.join(","),
+            ));
+        } else if spec.group.split('.').count() < 2 {
+            errs.push(FieldError::invalid(
+                sp.child("group"),
+                BadValue::Str(spec.group.into()),
+                "should be a domain with at least one dot",
+            ));
+        }
+    }
+    validate_enum(
+        &sp.child("scope"),
+        spec.scope,
+        &["Cluster", "Namespaced"],
+        errs,
+    );
+
+    // requireOpenAPISchema: every version needs a schema unless a top-level one exists.
+    if spec
+        .validation
+        .and_then(|v| v.open_api_v3_schema.as_ref())
+        .is_none()
+    {
+        for (i, v) in spec.versions.iter().enumerate() {
+            if v.schema
+                .and_then(|s| s.open_api_v3_schema.as_ref())
+                .is_none()
+            {
+                errs.push(FieldError::required(
+                    sp.child("versions")
+                        .index(i)
+                        .child("schema")
+                        .child("openAPIV3Schema"),
+                    "schemas are required",
+                ));
+            }
+        }
+    }
+    if spec.preserve_unknown_fields && spec.schemas().any(|s| schema_has(s, &|n| has_default(n))) {
+        errs.push(FieldError::invalid(
+            sp.child("preserveUnknownFields"),
+            BadValue::Bool(true),
+            "must be false in order to use defaults in the schema",
+        ));
+    }
+
+    let mut storage = 0;
+    let mut seen: Vec<&str> = Vec::new();
+    let mut unique = true;
+    for (i, v) in spec.versions.iter().enumerate() {
+        if v.storage {
+            storage += 1;
+        }
+        if seen.contains(&v.name) {
+            unique = false;
+        } else {
+            seen.push(v.name);
+        }
+        let vp = sp.child("versions").index(i);
+        let e = names::is_dns1035_label(v.name);
+        if !e.is_empty() {
+            errs.push(FieldError::invalid(
+                vp.child("name"),
+                BadValue::Str(v.name.into()),
+                e.join(","),
+            ));
+        }
+        let status = status_enabled(spec.subresources_for_version(v.name));
+        validate_version(v, &vp, status, kube, errs);
+    }
+    let versions_json = || BadValue::Raw(gojson::versions(&spec.versions));
+    if !unique {
+        errs.push(FieldError::invalid(
+            sp.child("versions"),
+            versions_json(),
+            "must contain unique version names",
+        ));
+    }
+    if storage != 1 {
+        errs.push(FieldError::invalid(
+            sp.child("versions"),
+            versions_json(),
+            "must have exactly one version marked as storage version",
+        ));
+    }
+    if !spec.version.is_empty() {
+        let e = names::is_dns1035_label(spec.version);
+        if !e.is_empty() {
+            errs.push(FieldError::invalid(
+                sp.child("version"),
+                BadValue::Str(spec.version.into()),
+                e.join(","),
+            ));
+        }
+    }
+
+    let np = sp.child("names");
+    if spec.plural.is_empty() {
+        errs.push(FieldError::required(np.child("plural"), ""));
+    }
+    if spec.singular.is_empty() {
+        errs.push(FieldError::required(np.child("singular"), ""));
+    }
+    if spec.kind.is_empty() {
+        errs.push(FieldError::required(np.child("kind"), ""));
+    }
+    if spec.list_kind.is_empty() {
+        errs.push(FieldError::required(np.child("listKind"), ""));
+    }
+    validate_names(spec, &np, errs);
+
+    validate_validation(
+        spec.validation,
+        spec.any_status_enabled(),
+        &sp.child("validation"),
+        kube,
+        errs,
+    );
+    validate_subresources(spec.subresources, &sp.child("subresources"), errs);
+    for (i, c) in spec.columns.unwrap_or(&[]).iter().enumerate() {
+        validate_column(
+            &column(c),
+            &sp.child("additionalPrinterColumns").index(i),
+            errs,
+        );
+    }
+    if let Some(fields) = spec
+        .selectable_fields
+        .filter(|_| kube.at_least(SELECTABLE_FIELDS_SINCE))
+    {
+        let fp = sp.child("selectableFields");
+        match spec.validation {
+            None => errs.push(FieldError::invalid(
+                fp,
+                BadValue::Str(String::new()),
+                "selectableFields may only be set when validations.schema is included",
+            )),
+            Some(cv) => selectable_fields_with_schema(
+                fields,
+                cv.open_api_v3_schema.as_deref(),
+                &sp,
+                &fp,
+                errs,
+            ),
+        }
+    }
+
+    if spec.conversion_strategy != "None" && spec.preserve_unknown_fields {
+        errs.push(FieldError::invalid(
+            sp.child("conversion").child("strategy"),
+            BadValue::Str(spec.conversion_strategy.clone()),
+            "must be None if spec.preserveUnknownFields is true",
+        ));
+    }
+    validate_conversion(spec, &sp.child("conversion"), errs);
+}
+
+/// `validateEnumStrings` with `required`.
+fn validate_enum(path: &Path, value: &str, accepted: &[&str], errs: &mut ErrorList) {
+    if value.is_empty() {
+        errs.push(FieldError::required(path.clone(), ""));
+    } else if !accepted.contains(&value) {
+        let valid: Vec<String> = accepted.iter().map(|s| s.to_string()).collect();
+        errs.push(FieldError::not_supported(
+            path.clone(),
+            BadValue::Str(value.into()),
+            &valid,
+        ));
+    }
+}
+
+/// `ValidateCustomResourceDefinitionNames` (spec.names, with v1 defaults applied).
+fn validate_names(spec: &InternalSpec<'_>, np: &Path, errs: &mut ErrorList) {
+    let plain = |errs: &mut ErrorList, field: &str, v: &str| {
+        let e = names::is_dns1035_label(v);
+        if !v.is_empty() && !e.is_empty() {
+            errs.push(FieldError::invalid(
+                np.child(field),
+                BadValue::Str(v.into()),
+                e.join(","),
+            ));
+        }
+    };
+    plain(errs, "plural", spec.plural);
+    plain(errs, "singular", &spec.singular);
+    let mixed = |errs: &mut ErrorList, field: &str, v: &str| {
+        let e = names::is_dns1035_label(&v.to_lowercase());
+        if !v.is_empty() && !e.is_empty() {
+            errs.push(FieldError::invalid(
+                np.child(field),
+                BadValue::Str(v.into()),
+                format!(
+                    "may have mixed case, but should otherwise match: {}",
+                    e.join(",")
+                ),
+            ));
+        }
+    };
+    mixed(errs, "kind", spec.kind);
+    mixed(errs, "listKind", &spec.list_kind);
+    for (i, s) in spec.short_names.iter().enumerate() {
+        let e = names::is_dns1035_label(s);
+        if !e.is_empty() {
+            errs.push(FieldError::invalid(
+                np.child("shortNames").index(i),
+                BadValue::Str(s.clone()),
+                e.join(","),
+            ));
+        }
+    }
+    if !spec.kind.is_empty() && spec.kind == spec.list_kind {
+        errs.push(FieldError::invalid(
+            np.child("listKind"),
+            BadValue::Str(spec.list_kind.clone()),
+            "kind and listKind may not be the same",
+        ));
+    }
+    for (i, c) in spec.categories.iter().enumerate() {
+        let e = names::is_dns1035_label(c);
+        if !e.is_empty() {
+            errs.push(FieldError::invalid(
+                np.child("categories").index(i),
+                BadValue::Str(c.clone()),
+                e.join(","),
+            ));
+        }
+    }
+}
+
+/// `validateCustomResourceDefinitionVersion`.
+fn validate_version(
+    v: &InternalVersion<'_>,
+    vp: &Path,
+    status: bool,
+    kube: KubeVersion,
+    errs: &mut ErrorList,
+) {
+    for m in deprecation_warning_errors(v.deprecated, v.deprecation_warning) {
+        let value = match v.deprecation_warning {
+            Some(w) => BadValue::Str(w.into()),
+            None => BadValue::Null,
+        };
+        errs.push(FieldError::invalid(
+            vp.child("deprecationWarning"),
+            value,
+            m,
+        ));
+    }
+    validate_validation(v.schema, status, &vp.child("schema"), kube, errs);
+    validate_subresources(v.subresources, &vp.child("subresources"), errs);
+    for (i, c) in v.columns.unwrap_or(&[]).iter().enumerate() {
+        validate_column(
+            &column(c),
+            &vp.child("additionalPrinterColumns").index(i),
+            errs,
+        );
+    }
+    if let Some(fields) = v
+        .selectable_fields
+        .filter(|_| kube.at_least(SELECTABLE_FIELDS_SINCE))
+    {
+        let fp = vp.child("selectableFields");
+        match v.schema.and_then(|s| s.open_api_v3_schema.as_deref()) {
+            None => errs.push(FieldError::invalid(
+                fp,
+                BadValue::Str(String::new()),
+                "selectableFields may only be set when version.schema.openAPIV3Schema is not included",
+            )),
+            Some(s) => selectable_fields_with_schema(fields, Some(s), vp, &fp, errs),
+        }
+    }
+}
+
+fn selectable_fields_with_schema(
+    fields: &[Value],
+    s: Option<&JsonSchemaProps>,
+    parent: &Path,
+    fp: &Path,
+    errs: &mut ErrorList,
+) {
+    if let Some(s) = s {
+        if let Some(e) = structural::new_structural_error(s) {
+            errs.push(FieldError::invalid(
+                parent.child("schema.openAPIV3Schema"),
+                BadValue::Str(String::new()),
+                e,
+            ));
+            return;
+        }
+    }
+    validate_selectable_fields(fields, s, fp, errs);
+}
+
+fn deprecation_warning_errors(deprecated: bool, warning: Option<&str>) -> Vec<String> {
+    let Some(w) = warning else { return Vec::new() };
+    if !deprecated {
+        return vec!["can only be set for deprecated versions".into()];
+    }
+    let mut errs = Vec::new();
+    if w.len() > 256 {
+        errs.push("must be <= 256 characters long".into());
+    }
+    if w.is_empty() {
+        errs.push("must not be an empty string".into());
+    }
+    for (i, c) in w.char_indices() {
+        // Go checks IsPrint before IsControl, so a control character is "non-printable".
+        if !names::go_is_print(c) {
+            errs.push(format!("must only contain printable UTF-8 characters; non-printable character found at index {}", i));
+            break;
+        }
+    }
+    errs
+}
+
+/// `selectableFields` is decoded (feature on by default) from 1.31.
+const SELECTABLE_FIELDS_SINCE: u32 = 31;
+
+/// `ValidateCustomResourceSelectableFields` (`MaxSelectableFields` = 8).
+fn validate_selectable_fields(
+    fields: &[Value],
+    s: Option<&JsonSchemaProps>,
+    fp: &Path,
+    errs: &mut ErrorList,
+) {
+    let mut unique: Vec<String> = Vec::new();
+    for (i, f) in fields.iter().enumerate() {
+        let ip = fp.index(i).child("jsonPath");
+        let jp = value_str(f, "jsonPath");
+        if jp.is_empty() {
+            errs.push(FieldError::required(ip, ""));
+            continue;
+        }
+        let found = match s {
+            None => Err("does not refer to a valid field".to_string()),
+            Some(s) => valid_field_path(&jp, s, false),
+        };
+        let (path, root, schema) = match found {
+            Err(e) => {
+                errs.push(FieldError::invalid(
+                    ip,
+                    BadValue::Str(jp),
+                    format!("is an invalid path: {}", e),
+                ));
+                continue;
+            }
+            Ok(x) => x,
+        };
+        if root == "metadata" {
+            errs.push(FieldError::invalid(
+                ip.clone(),
+                BadValue::Str(jp.clone()),
+                "must not point to fields in metadata",
+            ));
+        }
+        if !schema
+            .map(|s| matches!(s.type_str(), "string" | "boolean" | "integer"))
+            .unwrap_or(false)
+        {
+            errs.push(FieldError::invalid(
+                ip.clone(),
+                BadValue::Str(jp.clone()),
+                "must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.",
+            ));
+        }
+        if unique.contains(&path) {
+            errs.push(FieldError::duplicate(ip, BadValue::Str(jp)));
+        } else {
+            unique.push(path);
+        }
+    }
+    if unique.len() > 8 {
+        errs.push(FieldError::too_many(fp.clone(), unique.len() as i64, 8));
+    }
+}
+
+/// `cel.ValidFieldPath`: a JSON path of field and map accessors (`.a`, `['a.b']`) valid
+/// for the structural schema `s`. Returns the path as `field.Path` prints it, the text of
+/// its root element, and the schema found (none under a boolean additionalProperties).
+pub fn valid_field_path<'s>(
+    json_path: &str,
+    s: &'s JsonSchemaProps,
+    allow_array: bool,
+) -> Result<(String, String, Option<&'s JsonSchemaProps>), String> {
+    let tokens = field_path_tokens(json_path);
+    let mut it = tokens.into_iter();
+    let mut path = Path::root();
+    let mut root: Option<String> = None;
+    let mut schema: Option<&'s JsonSchemaProps> = Some(s);
+    let invalid = || "does not refer to a valid field".to_string();
+    while let Some(tok) = it.next() {
+        let name = match tok.as_str() {
+            "[" => {
+                if !allow_array {
+                    return Err("array notation is not allowed".into());
+                }
+                let Some(t) = it.next() else {
+                    return Err("unexpected end of JSON path".into());
+                };
+                if t.len() < 2 || !t.starts_with('\'') || !t.ends_with('\'') {
+                    return Err(format!("expected single quoted string but got {}", t));
+                }
+                let unescaped = unescape_single_quote(&t[1..t.len() - 1])
+                    .map_err(|e| format!("invalid string literal: {}", e))?;
+                let name = unescaped;
+                (name, true)
+            }
+            "." => {
+                let Some(t) = it.next() else {
+                    return Err("unexpected end of JSON path".into());
+                };
+                (t, false)
+            }
+            other => return Err(format!("expected [ or . but got: {}", other)),
+        };
+        let (name, bracket) = name;
+        let Some(cur) = schema else {
+            return Err(invalid());
+        };
+        if !cur.properties.is_empty() {
+            path = path.child(&name);
+            if root.is_none() {
+                root = Some(name.clone());
+            }
+            match cur.properties.get(&name) {
+                Some(p) => schema = Some(p),
+                None => return Err(invalid()),
+            }
+        } else if cur.additional_properties.is_some() {
+            path = path.key(&name);
+            if root.is_none() {
+                root = Some(format!("[{}]", name));
+            }
+            schema = cur.additional_properties_schema();
+        } else {
+            return Err(invalid());
+        }
+        if bracket {
+            match it.next() {
+                None => return Err("unexpected end of JSON path".into()),
+                Some(t) if t != "]" => return Err(format!("expected ] but got {}", t)),
+                Some(_) => {}
+            }
+        }
+    }
+    Ok((path.as_str().to_string(), root.unwrap_or_default(), schema))
+}
+
+/// The tokens of Go's split function in `ValidFieldPath`: '.', '[' and ']' alone, a
+/// single-quoted string up to its closing unescaped quote, anything else up to the next
+/// delimiter.
+fn field_path_tokens(s: &str) -> Vec<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < b.len() {
+        let data = &b[start..];
+        let mut adv = data.len();
+        if data[0] == b'\'' {
+            for i in 1..data.len() {
+                if data[i] == b'\'' && data[i - 1] != b'\\' {
+                    adv = i + 1;
+                    break;
+                }
+            }
+        } else {
+            for (i, &c) in data.iter().enumerate() {
+                if c == b'.' || c == b'[' || c == b']' {
+                    adv = if i == 0 { 1 } else { i };
+                    break;
+                }
+            }
+        }
+        out.push(String::from_utf8_lossy(&data[..adv]).into_owned());
+        start += adv;
+    }
+    out
+}
+
+fn unescape_single_quote(s: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    let mut err = None;
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('a') => out.push('\u{7}'),
+            Some('b') => out.push('\u{8}'),
+            Some('f') => out.push('\u{c}'),
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some('t') => out.push('\t'),
+            Some('v') => out.push('\u{b}'),
+            Some('\'') => out.push('\''),
+            Some('\\') => out.push('\\'),
+            Some(o) => {
+                err.get_or_insert_with(|| format!("invalid escape char \\{}", o));
+            }
+            None => out.push('\\'),
+        }
+    }
+    match err {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
+}
+
+/// `ValidateCustomResourceColumnDefinition`.
+fn validate_column(c: &Column, cp: &Path, errs: &mut ErrorList) {
+    const TYPES: &str = "boolean,date,integer,number,string";
+    const FORMATS: &str = "byte,date,date-time,double,float,int32,int64,password";
+    if c.name.is_empty() {
+        errs.push(FieldError::required(cp.child("name"), ""));
+    }
+    if c.type_.is_empty() {
+        errs.push(FieldError::required(
+            cp.child("type"),
+            format!("must be one of {}", TYPES),
+        ));
+    } else if !TYPES.split(',').any(|t| t == c.type_) {
+        errs.push(FieldError::invalid(
+            cp.child("type"),
+            BadValue::Str(c.type_.clone()),
+            format!("must be one of {}", TYPES),
+        ));
+    }
+    if !c.format.is_empty() && !FORMATS.split(',').any(|f| f == c.format) {
+        errs.push(FieldError::invalid(
+            cp.child("format"),
+            BadValue::Str(c.format.clone()),
+            format!("must be one of {}", FORMATS),
+        ));
+    }
+    if c.json_path.is_empty() {
+        errs.push(FieldError::required(cp.child("JSONPath"), ""));
+    } else {
+        errs.extend(simple_json_path_errors(&c.json_path, &cp.child("JSONPath")));
+    }
+}
+
+/// `validateSimpleJSONPath`.
+fn simple_json_path_errors(s: &str, p: &Path) -> ErrorList {
+    if s.is_empty() {
+        return vec![FieldError::invalid(
+            p.clone(),
+            BadValue::Str(String::new()),
+            "must not be empty",
+        )];
+    }
+    if !s.starts_with('.') {
+        return vec![FieldError::invalid(
+            p.clone(),
+            BadValue::Str(s.into()),
+            "must be a simple json path starting with .",
+        )];
+    }
+    Vec::new()
+}
+
+/// `ValidateCustomResourceDefinitionSubresources`.
+fn validate_subresources(sr: Option<&Subresources>, p: &Path, errs: &mut ErrorList) {
+    let Some(scale) = sr.and_then(|s| s.scale.as_ref()) else {
+        return;
+    };
+    let spec_path = p.child("scale.specReplicasPath");
+    if scale.spec_replicas_path.is_empty() {
+        errs.push(FieldError::required(spec_path, ""));
+    } else {
+        let e = simple_json_path_errors(&scale.spec_replicas_path, &spec_path);
+        if !e.is_empty() {
+            errs.extend(e);
+        } else if !scale.spec_replicas_path.starts_with(".spec.") {
+            errs.push(FieldError::invalid(
+                spec_path,
+                BadValue::Str(scale.spec_replicas_path.clone()),
+                "should be a json path under .spec",
+            ));
+        }
+    }
+    let status_path = p.child("scale.statusReplicasPath");
+    if scale.status_replicas_path.is_empty() {
+        errs.push(FieldError::required(status_path, ""));
+    } else {
+        let e = simple_json_path_errors(&scale.status_replicas_path, &status_path);
+        if !e.is_empty() {
+            errs.extend(e);
+        } else if !scale.status_replicas_path.starts_with(".status.") {
+            errs.push(FieldError::invalid(
+                status_path,
+                BadValue::Str(scale.status_replicas_path.clone()),
+                "should be a json path under .status",
+            ));
+        }
+    }
+    if let Some(ls) = scale
+        .label_selector_path
+        .as_deref()
+        .filter(|s| !s.is_empty())
+    {
+        let lp = p.child("scale.labelSelectorPath");
+        let e = simple_json_path_errors(ls, &lp);
+        if !e.is_empty() {
+            errs.extend(e);
+        } else if !ls.starts_with(".spec.") && !ls.starts_with(".status.") {
+            errs.push(FieldError::invalid(
+                lp,
+                BadValue::Str(ls.into()),
+                "should be a json path under either .spec or .status",
+            ));
+        }
+    }
+}
+
+// --------------------------------------------------------------------- conversion
+
+fn validate_conversion(spec: &InternalSpec<'_>, cp: &Path, errs: &mut ErrorList) {
+    validate_enum(
+        &cp.child("strategy"),
+        &spec.conversion_strategy,
+        &["None", "Webhook"],
+        errs,
+    );
+    let client_config = spec
+        .webhook
+        .and_then(|w| w.get("clientConfig"))
+        .filter(|c| !c.is_null());
+    let review_versions: Vec<String> = spec
+        .webhook
+        .and_then(|w| w.get("conversionReviewVersions"))
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .map(|v| v.as_str().unwrap_or("").to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    let wp = cp.child("webhookClientConfig");
+    if spec.conversion_strategy == "Webhook" {
+        match client_config {
+            None => errs.push(FieldError::required(
+                wp,
+                "required when strategy is set to Webhook",
+            )),
+            Some(cc) => {
+                let url = cc.get("url").and_then(Value::as_str);
+                let service = cc.get("service").filter(|s| !s.is_null());
+                match (url, service) {
+                    (Some(_), Some(_)) | (None, None) => errs.push(FieldError::required(
+                        wp,
+                        "exactly one of url or service is required",
+                    )),
+                    (Some(u), None) => validate_webhook_url(&wp.child("url"), u, errs),
+                    (None, Some(s)) => validate_webhook_service(&wp.child("service"), s, errs),
+                }
+                // An invalid caBundle is allowed on create.
+            }
+        }
+        validate_review_versions(
+            &review_versions,
+            &cp.child("conversionReviewVersions"),
+            errs,
+        );
+    } else {
+        if client_config.is_some() {
+            errs.push(FieldError::forbidden(
+                wp,
+                "should not be set when strategy is not set to Webhook",
+            ));
+        }
+        if !review_versions.is_empty() {
+            errs.push(FieldError::forbidden(
+                cp.child("conversionReviewVersions"),
+                "should not be set when strategy is not set to Webhook",
+            ));
+        }
+    }
+}
+
+fn validate_review_versions(versions: &[String], p: &Path, errs: &mut ErrorList) {
+    if versions.is_empty() {
+        errs.push(FieldError::required(p.clone(), ""));
+        return;
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    let mut accepted = false;
+    for (i, v) in versions.iter().enumerate() {
+        if seen.contains(&v.as_str()) {
+            errs.push(FieldError::invalid(
+                p.index(i),
+                BadValue::Str(v.clone()),
+                "duplicate version",
+            ));
+            continue;
+        }
+        seen.push(v);
+        for m in names::is_dns1035_label(v) {
+            errs.push(FieldError::invalid(p.index(i), BadValue::Str(v.clone()), m));
+        }
+        if v == "v1" || v == "v1beta1" {
+            accepted = true;
+        }
+    }
+    if !accepted {
+        let json = Value::Array(versions.iter().map(|v| Value::String(v.clone())).collect());
+        errs.push(FieldError::invalid(
+            p.clone(),
+            BadValue::Json(json),
+            "must include at least one of v1, v1beta1",
+        ));
+    }
+}
+
+/// `webhook.ValidateWebhookURL` with `forceHttps`.
+fn validate_webhook_url(p: &Path, url: &str, errs: &mut ErrorList) {
+    const FORM: &str = "; desired format: https://host[/path]";
+    match names::parse_go_url(url) {
+        Err(e) => errs.push(FieldError::required(
+            p.clone(),
+            format!("url must be a valid URL: {}{}", e, FORM),
+        )),
+        Ok(u) => {
+            if u.scheme != "https" {
+                errs.push(FieldError::invalid(
+                    p.clone(),
+                    BadValue::Str(u.scheme.clone()),
+                    format!("'https' is the only allowed URL scheme{}", FORM),
+                ));
+            }
+            if u.host.is_empty() {
+                errs.push(FieldError::invalid(
+                    p.clone(),
+                    BadValue::Str(String::new()),
+                    format!("host must be specified{}", FORM),
+                ));
+            }
+            if let Some(user) = u.user {
+                errs.push(FieldError::invalid(
+                    p.clone(),
+                    BadValue::Str(user),
+                    "user information is not permitted in the URL",
+                ));
+            }
+            if !u.fragment.is_empty() {
+                errs.push(FieldError::invalid(
+                    p.clone(),
+                    BadValue::Str(u.fragment),
+                    "fragments are not permitted in the URL",
+                ));
+            }
+            if !u.raw_query.is_empty() {
+                errs.push(FieldError::invalid(
+                    p.clone(),
+                    BadValue::Str(u.raw_query),
+                    "query parameters are not permitted in the URL",
+                ));
+            }
+        }
+    }
+}
+
+/// `webhook.ValidateWebhookService` (the port defaults to 443).
+fn validate_webhook_service(p: &Path, s: &Value, errs: &mut ErrorList) {
+    let name = s.get("name").and_then(Value::as_str).unwrap_or("");
+    let namespace = s.get("namespace").and_then(Value::as_str).unwrap_or("");
+    let port = s.get("port").and_then(Value::as_i64).unwrap_or(443);
+    if name.is_empty() {
+        errs.push(FieldError::required(p.child("name"), ""));
+    }
+    if namespace.is_empty() {
+        errs.push(FieldError::required(p.child("namespace"), ""));
+    }
+    if !(1..=65535).contains(&port) {
+        errs.push(FieldError::invalid(
+            p.child("port"),
+            BadValue::Int(port),
+            "port is not valid: must be between 1 and 65535, inclusive",
+        ));
+    }
+    let Some(url_path) = s.get("path").and_then(Value::as_str) else {
+        return;
+    };
+    if url_path == "/" || url_path.is_empty() {
+        return;
+    }
+    let pp = p.child("path");
+    if url_path == "//" {
+        errs.push(FieldError::invalid(
+            pp,
+            BadValue::Str(url_path.into()),
+            "segment[0] may not be empty",
+        ));
+        return;
+    }
+    if !url_path.starts_with('/') {
+        errs.push(FieldError::invalid(
+            pp.clone(),
+            BadValue::Str(url_path.into()),
+            "must start with a '/'",
+        ));
+    }
+    let mut check = url_path.get(1..).unwrap_or("");
+    if let Some(c) = check.strip_suffix('/') {
+        check = c;
+    }
+    for (i, step) in check.split('/').enumerate() {
+        if step.is_empty() {
+            errs.push(FieldError::invalid(
+                pp.clone(),
+                BadValue::Str(url_path.into()),
+                format!("segment[{}] may not be empty", i),
+            ));
+            continue;
+        }
+        for f in names::is_dns1123_subdomain(step) {
+            errs.push(FieldError::invalid(
+                pp.clone(),
+                BadValue::Str(url_path.into()),
+                format!("segment[{}]: {}", i, f),
+            ));
+        }
+    }
+}
+
+// ------------------------------------------------------------------------- schemas
+
+fn has_default(s: &JsonSchemaProps) -> bool {
+    matches!(&s.default, Some(d) if !d.is_null())
+}
+
+/// `SchemaHas`: whether `pred` holds for any node of the schema.
+fn schema_has(s: &JsonSchemaProps, pred: &dyn Fn(&JsonSchemaProps) -> bool) -> bool {
+    if pred(s) {
+        return true;
+    }
+    match &s.items {
+        Some(SchemaOrArray::Schema(i)) if schema_has(i, pred) => return true,
+        Some(SchemaOrArray::Array(a)) if a.iter().any(|x| schema_has(x, pred)) => return true,
+        _ => {}
+    }
+    if s.all_of
+        .iter()
+        .chain(s.any_of.iter())
+        .chain(s.one_of.iter())
+        .any(|x| schema_has(x, pred))
+    {
+        return true;
+    }
+    if s.not
+        .as_deref()
+        .map(|n| schema_has(n, pred))
+        .unwrap_or(false)
+    {
+        return true;
+    }
+    if s.properties.values().any(|x| schema_has(x, pred)) {
+        return true;
+    }
+    if let Some(SchemaOrBool::Schema(a)) = &s.additional_properties {
+        if schema_has(a, pred) {
+            return true;
+        }
+    }
+    if s.pattern_properties.values().any(|x| schema_has(x, pred)) {
+        return true;
+    }
+    if let Some(SchemaOrBool::Schema(a)) = &s.additional_items {
+        if schema_has(a, pred) {
+            return true;
+        }
+    }
+    if s.definitions.values().any(|x| schema_has(x, pred)) {
+        return true;
+    }
+    s.dependencies
+        .values()
+        .any(|d| matches!(d, SchemaOrStringArray::Schema(x) if schema_has(x, pred)))
+}
+
+/// The fields allowed at the root of a schema when the status subresource is enabled.
+const ALLOWED_AT_ROOT: &str = "[Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength MinLength Pattern MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs Example XPreserveUnknownFields XValidations]";
+
+/// The first non-zero field of the root schema, in Go struct order, that is not allowed
+/// with the status subresource (`Some("Type")` for a type other than object).
+fn first_disallowed_root_field(s: &JsonSchemaProps) -> Option<&'static str> {
+    let set = |b: bool, name: &'static str| if b { Some(name) } else { None };
+    let str_set = |o: &Option<String>| o.as_deref().map(|x| !x.is_empty()).unwrap_or(false);
+    let checks = [
+        set(str_set(&s.id), "ID"),
+        set(str_set(&s.schema), "Schema"),
+        set(s.reference.is_some(), "Ref"),
+        set(!s.type_str().is_empty() && s.type_str() != "object", "Type"),
+        set(s.nullable, "Nullable"),
+        set(has_default(s), "Default"),
+        set(
+            s.enum_.as_ref().map(|e| !e.is_empty()).unwrap_or(false),
+            "Enum",
+        ),
+        set(s.max_properties.is_some(), "MaxProperties"),
+        set(s.min_properties.is_some(), "MinProperties"),
+        set(!s.all_of.is_empty(), "AllOf"),
+        set(!s.one_of.is_empty(), "OneOf"),
+        set(!s.any_of.is_empty(), "AnyOf"),
+        set(s.not.is_some(), "Not"),
+        set(s.additional_properties.is_some(), "AdditionalProperties"),
+        set(!s.pattern_properties.is_empty(), "PatternProperties"),
+        set(!s.dependencies.is_empty(), "Dependencies"),
+        set(s.additional_items.is_some(), "AdditionalItems"),
+        set(!s.definitions.is_empty(), "Definitions"),
+        set(s.x_embedded_resource, "XEmbeddedResource"),
+        set(s.x_int_or_string, "XIntOrString"),
+        set(!s.x_list_map_keys.is_empty(), "XListMapKeys"),
+        set(s.x_list_type.is_some(), "XListType"),
+        set(s.x_map_type.is_some(), "XMapType"),
+    ];
+    checks.into_iter().flatten().next()
+}
+
+/// `validateCustomResourceDefinitionValidation` of one schema (`spec.validation` or a
+/// version's `schema`), with `path` naming that field.
+fn validate_validation(
+    cv: Option<&CustomResourceValidation>,
+    status_enabled: bool,
+    path: &Path,
+    kube: KubeVersion,
+    errs: &mut ErrorList,
+) {
+    let Some(cv) = cv else { return };
+    let Some(schema) = cv.open_api_v3_schema.as_deref() else {
+        return;
+    };
+    let mut local = ErrorList::new();
+    if status_enabled {
+        match first_disallowed_root_field(schema) {
+            Some("Type") => local.push(FieldError::invalid(
+                path.child("openAPIV3Schema.type"),
+                BadValue::Str(schema.type_str().into()),
+                "only \"object\" is allowed as the type at the root of the schema if the status subresource is enabled",
+            )),
+            Some(_) => local.push(FieldError::invalid(
+                path.child("openAPIV3Schema"),
+                BadValue::Raw(gojson::schema_props(schema)),
+                format!("only {} fields are allowed at the root of the schema if the status subresource is enabled", ALLOWED_AT_ROOT),
+            )),
+            None => {}
+        }
+    }
+    if schema.nullable {
+        local.push(FieldError::forbidden(
+            path.child("openAPIV3Schema.nullable"),
+            "nullable cannot be true at the root",
+        ));
+    }
+    let root = path.child("openAPIV3Schema");
+    let mut init_errs = ErrorList::new();
+    let mut cel_ok = false;
+    match structural::new_structural_error(schema) {
+        Some(e) => init_errs.push(FieldError::invalid(
+            root.clone(),
+            BadValue::Str(String::new()),
+            e,
+        )),
+        None => {
+            let se = structural::validate_structural(&root, schema);
+            if !se.is_empty() {
+                local.extend(se);
+            } else {
+                let de = validate_defaults(&root, schema, kube);
+                if !de.is_empty() {
+                    local.extend(de);
+                } else {
+                    cel_ok = true;
+                }
+            }
+        }
+    }
+    let oe = openapi_schema(schema, &root, &Ssv::default(), true, cel_ok, kube);
+    local.extend(oe.schema);
+    local.extend(oe.cel);
+    if local.is_empty() && !init_errs.is_empty() {
+        local.extend(init_errs);
+    }
+    if cel_ok {
+        local.extend(cel_schema_cost_errors(schema, &root, kube));
+    }
+    errs.extend(local);
+}
+
+/// `specStandardValidatorV3` and the context `ValidateCustomResourceDefinitionOpenAPISchema`
+/// passes down.
+#[derive(Clone, Debug)]
+struct Ssv {
+    allow_defaults: bool,
+    disallow_defaults_reason: String,
+    inside_resource_meta: bool,
+    /// The highest ancestor below which old and new values cannot be correlated.
+    uncorrelatable: Option<Path>,
+}
+
+impl Default for Ssv {
+    fn default() -> Self {
+        Ssv {
+            allow_defaults: true,
+            disallow_defaults_reason: String::new(),
+            inside_resource_meta: false,
+            uncorrelatable: None,
+        }
+    }
+}
+
+impl Ssv {
+    fn with_forbidden_defaults(&self, reason: &str) -> Ssv {
+        Ssv {
+            allow_defaults: false,
+            disallow_defaults_reason: reason.into(),
+            ..self.clone()
+        }
+    }
+    fn with_inside_resource_meta(&self) -> Ssv {
+        Ssv {
+            inside_resource_meta: true,
+            ..self.clone()
+        }
+    }
+    fn with_forbid_old_self(&self, p: &Path) -> Ssv {
+        if self.uncorrelatable.is_some() {
+            return self.clone();
+        }
+        Ssv {
+            uncorrelatable: Some(p.clone()),
+            ..self.clone()
+        }
+    }
+
+    fn validate(&self, s: &JsonSchemaProps, p: &Path, errs: &mut ErrorList) {
+        const TYPES: [&str; 6] = ["array", "boolean", "integer", "number", "object", "string"];
+        let t = s.type_str();
+        if !t.is_empty() && !TYPES.contains(&t) {
+            let valid: Vec<String> = TYPES.iter().map(|x| x.to_string()).collect();
+            errs.push(FieldError::not_supported(
+                p.child("type"),
+                BadValue::Str(t.into()),
+                &valid,
+            ));
+        }
+        if has_default(s) && !self.allow_defaults {
+            let mut detail = "must not be set".to_string();
+            if !self.disallow_defaults_reason.is_empty() {
+                detail.push(' ');
+                detail.push_str(&self.disallow_defaults_reason);
+            }
+            errs.push(FieldError::forbidden(p.child("default"), detail));
+        }
+        if s.id.as_deref().map(|x| !x.is_empty()).unwrap_or(false) {
+            errs.push(FieldError::forbidden(p.child("id"), "id is not supported"));
+        }
+        if s.additional_items.is_some() {
+            errs.push(FieldError::forbidden(
+                p.child("additionalItems"),
+                "additionalItems is not supported",
+            ));
+        }
+        if !s.pattern_properties.is_empty() {
+            errs.push(FieldError::forbidden(
+                p.child("patternProperties"),
+                "patternProperties is not supported",
+            ));
+        }
+        if !s.definitions.is_empty() {
+            errs.push(FieldError::forbidden(
+                p.child("definitions"),
+                "definitions is not supported",
+            ));
+        }
+        if !s.dependencies.is_empty() {
+            errs.push(FieldError::forbidden(
+                p.child("dependencies"),
+                "dependencies is not supported",
+            ));
+        }
+        if s.reference.is_some() {
+            errs.push(FieldError::forbidden(
+                p.child("$ref"),
+                "$ref is not supported",
+            ));
+        }
+        if t == "null" {
+            errs.push(FieldError::forbidden(
+                p.child("type"),
+                "type cannot be set to null, use nullable as an alternative",
+            ));
+        }
+        if matches!(&s.items, Some(SchemaOrArray::Array(a)) if !a.is_empty()) {
+            errs.push(FieldError::forbidden(
+                p.child("items"),
+                "items must be a schema object and not an array",
+            ));
+        }
+        if self.inside_resource_meta && s.x_embedded_resource {
+            errs.push(FieldError::forbidden(
+                p.child("x-kubernetes-embedded-resource"),
+                "must not be used inside of resource meta",
+            ));
+        }
+    }
+}
+
+#[derive(Default)]
+struct OpenApiErrors {
+    schema: ErrorList,
+    cel: ErrorList,
+}
+
+impl OpenApiErrors {
+    fn append(&mut self, o: OpenApiErrors) {
+        self.schema.extend(o.schema);
+        self.cel.extend(o.cel);
+    }
+}
+
+const META_FIELDS: [&str; 3] = ["metadata", "kind", "apiVersion"];
+
+fn map_is_correlatable(t: Option<&str>) -> bool {
+    matches!(t, None | Some("granular") | Some("atomic"))
+}
+
+/// `ValidateCustomResourceDefinitionOpenAPISchema`: every node's checks. `cel` says the
+/// CEL context exists (the schema is structural and its defaults valid) and this node
+/// is reached through properties, items or additionalProperties.
+fn openapi_schema(
+    s: &JsonSchemaProps,
+    p: &Path,
+    ssv: &Ssv,
+    is_root: bool,
+    cel: bool,
+    kube: KubeVersion,
+) -> OpenApiErrors {
+    let mut out = OpenApiErrors::default();
+    ssv.validate(s, p, &mut out.schema);
+    if s.unique_items {
+        out.schema.push(FieldError::forbidden(
+            p.child("uniqueItems"),
+            "uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
+        ));
+    }
+    if let Some(ap) = &s.additional_properties {
+        if !s.properties.is_empty()
+            && matches!(ap, SchemaOrBool::Bool(false) | SchemaOrBool::Schema(_))
+        {
+            out.schema.push(FieldError::forbidden(
+                p.child("additionalProperties"),
+                "additionalProperties and properties are mutual exclusive",
+            ));
+        }
+        let sub = if ssv.inside_resource_meta {
+            ssv.with_forbidden_defaults("inside additionalProperties applying to object metadata")
+        } else {
+            ssv.clone()
+        };
+        if let SchemaOrBool::Schema(a) = ap {
+            out.append(openapi_schema(
+                a,
+                &p.child("additionalProperties"),
+                &sub,
+                false,
+                cel,
+                kube,
+            ));
+        }
+    }
+    for (k, prop) in &s.properties {
+        let mut sub = ssv.clone();
+        if !map_is_correlatable(s.x_map_type.as_deref()) {
+            sub = sub.with_forbid_old_self(p);
+        }
+        if (is_root || s.x_embedded_resource) && META_FIELDS.contains(&k.as_str()) {
+            sub = sub.with_inside_resource_meta();
+            if is_root {
+                sub = sub.with_forbidden_defaults(&format!("in top-level {}", k));
+            }
+        }
+        out.append(openapi_schema(
+            prop,
+            &p.child("properties").key(k),
+            &sub,
+            false,
+            cel,
+            kube,
+        ));
+    }
+    if let Some(n) = &s.not {
+        out.append(openapi_schema(n, &p.child("not"), ssv, false, false, kube));
+    }
+    for (i, x) in s.all_of.iter().enumerate() {
+        out.append(openapi_schema(
+            x,
+            &p.child("allOf").index(i),
+            ssv,
+            false,
+            false,
+            kube,
+        ));
+    }
+    for (i, x) in s.one_of.iter().enumerate() {
+        out.append(openapi_schema(
+            x,
+            &p.child("oneOf").index(i),
+            ssv,
+            false,
+            false,
+            kube,
+        ));
+    }
+    for (i, x) in s.any_of.iter().enumerate() {
+        out.append(openapi_schema(
+            x,
+            &p.child("anyOf").index(i),
+            ssv,
+            false,
+            false,
+            kube,
+        ));
+    }
+    for (k, x) in &s.definitions {
+        out.append(openapi_schema(
+            x,
+            &p.child("definitions").key(k),
+            ssv,
+            false,
+            false,
+            kube,
+        ));
+    }
+    if let Some(items) = &s.items {
+        let sub = if s.x_list_type.as_deref() != Some("map") {
+            ssv.with_forbid_old_self(p)
+        } else {
+            ssv.clone()
+        };
+        match items {
+            SchemaOrArray::Schema(i) => {
+                out.append(openapi_schema(i, &p.child("items"), &sub, false, cel, kube))
+            }
+            SchemaOrArray::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    out.append(openapi_schema(
+                        x,
+                        &p.child("items").index(i),
+                        &sub,
+                        false,
+                        cel,
+                        kube,
+                    ));
+                }
+            }
+        }
+    }
+    for (k, d) in &s.dependencies {
+        if let SchemaOrStringArray::Schema(x) = d {
+            out.append(openapi_schema(
+                x,
+                &p.child("dependencies").key(k),
+                ssv,
+                false,
+                false,
+                kube,
+            ));
+        }
+    }
+    extension_errors(s, p, &mut out.schema);
+    map_list_keys_map_set_errors(s, p, &mut out.schema);
+    if !s.x_validations.is_empty() {
+        rule_field_errors(s, p, kube, &mut out.schema);
+        if out.schema.is_empty() && cel {
+            out.cel.extend(cel_rule_compile_errors(s, p, is_root, kube));
+            old_self_errors(s, p, ssv, kube, &mut out.cel);
+        }
+    }
+    out
+}
+
+/// The x-kubernetes-* consistency checks of one node.
+fn extension_errors(s: &JsonSchemaProps, p: &Path, errs: &mut ErrorList) {
+    let t = s.type_str();
+    if s.x_preserve_unknown_fields == Some(false) {
+        errs.push(FieldError::invalid(
+            p.child("x-kubernetes-preserve-unknown-fields"),
+            BadValue::Bool(false),
+            "must be true or undefined",
+        ));
+    }
+    if let Some(mt) = s.x_map_type.as_deref() {
+        if t != "object" {
+            if t.is_empty() {
+                errs.push(FieldError::required(
+                    p.child("type"),
+                    "must be object if x-kubernetes-map-type is specified",
+                ));
+            } else {
+                errs.push(FieldError::invalid(
+                    p.child("type"),
+                    BadValue::Str(t.into()),
+                    "must be object if x-kubernetes-map-type is specified",
+                ));
+            }
+        }
+        if mt != "atomic" && mt != "granular" {
+            errs.push(FieldError::not_supported(
+                p.child("x-kubernetes-map-type"),
+                BadValue::Str(mt.into()),
+                &["atomic".to_string(), "granular".to_string()],
+            ));
+        }
+    }
+    let item_schema = s.items_schema();
+    if let Some(lt) = s.x_list_type.as_deref() {
+        if t != "array" {
+            if t.is_empty() {
+                errs.push(FieldError::required(
+                    p.child("type"),
+                    "must be array if x-kubernetes-list-type is specified",
+                ));
+            } else {
+                errs.push(FieldError::invalid(
+                    p.child("type"),
+                    BadValue::Str(t.into()),
+                    "must be array if x-kubernetes-list-type is specified",
+                ));
+            }
+        } else if lt == "set" {
+            if let Some(is) = item_schema {
+                let bad_value = match is.x_list_type.as_deref() {
+                    Some(v) => BadValue::Str(v.into()),
+                    None => BadValue::Null,
+                };
+                match is.type_str() {
+                    "array" => {
+                        if is
+                            .x_list_type
+                            .as_deref()
+                            .map(|v| v != "atomic")
+                            .unwrap_or(false)
+                        {
+                            errs.push(FieldError::invalid(
+                                p.child("items").child("x-kubernetes-list-type"),
+                                bad_value,
+                                "must be atomic as item of a list with x-kubernetes-list-type=set",
+                            ));
+                        }
+                    }
+                    "object" => {
+                        if is.x_map_type.as_deref() != Some("atomic") {
+                            // The apiserver prints the items' list type here.
+                            errs.push(FieldError::invalid(
+                                p.child("items").child("x-kubernetes-map-type"),
+                                bad_value,
+                                "must be atomic as item of a list with x-kubernetes-list-type=set",
+                            ));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if lt != "atomic" && lt != "set" && lt != "map" {
+            errs.push(FieldError::not_supported(
+                p.child("x-kubernetes-list-type"),
+                BadValue::Str(lt.into()),
+                &["atomic".to_string(), "set".to_string(), "map".to_string()],
+            ));
+        }
+    }
+    let keys_json = || {
+        BadValue::Json(Value::Array(
+            s.x_list_map_keys
+                .iter()
+                .map(|k| Value::String(k.clone()))
+                .collect(),
+        ))
+    };
+    if !s.x_list_map_keys.is_empty() {
+        match s.x_list_type.as_deref() {
+            None => errs.push(FieldError::required(
+                p.child("x-kubernetes-list-type"),
+                "must be map if x-kubernetes-list-map-keys is non-empty",
+            )),
+            Some("map") => {}
+            Some(lt) => errs.push(FieldError::invalid(
+                p.child("x-kubernetes-list-type"),
+                BadValue::Str(lt.into()),
+                "must be map if x-kubernetes-list-map-keys is non-empty",
+            )),
+        }
+    }
+    if s.x_list_type.as_deref() == Some("map") {
+        if s.x_list_map_keys.is_empty() {
+            errs.push(FieldError::required(
+                p.child("x-kubernetes-list-map-keys"),
+                "must not be empty if x-kubernetes-list-type is map",
+            ));
+        }
+        match &s.items {
+            None => errs.push(FieldError::required(
+                p.child("items"),
+                "must have a schema if x-kubernetes-list-type is map",
+            )),
+            Some(SchemaOrArray::Array(_)) => errs.push(FieldError::invalid(
+                p.child("items"),
+                BadValue::Raw(gojson::items_json(&s.items)),
+                "must only have a single schema if x-kubernetes-list-type is map",
+            )),
+            Some(SchemaOrArray::Schema(is)) => {
+                if is.type_str() != "object" {
+                    errs.push(FieldError::invalid(
+                        p.child("items").child("type"),
+                        BadValue::Str(is.type_str().into()),
+                        "must be object if parent array's x-kubernetes-list-type is map",
+                    ));
+                } else {
+                    let mut seen: Vec<&str> = Vec::new();
+                    for k in &s.x_list_map_keys {
+                        match is.properties.get(k) {
+                            Some(ks) => {
+                                if matches!(ks.type_str(), "array" | "object") {
+                                    // The apiserver prints the items' type here.
+                                    errs.push(FieldError::invalid(
+                                        p.child("items").child("properties").key(k).child("type"),
+                                        BadValue::Str(is.type_str().into()),
+                                        "must be a scalar type if parent array's x-kubernetes-list-type is map",
+                                    ));
+                                }
+                            }
+                            None => errs.push(FieldError::invalid(
+                                p.child("x-kubernetes-list-map-keys"),
+                                keys_json(),
+                                "entries must all be names of item properties",
+                            )),
+                        }
+                        if seen.contains(&k.as_str()) {
+                            errs.push(FieldError::invalid(
+                                p.child("x-kubernetes-list-map-keys"),
+                                keys_json(),
+                                "must not contain duplicate entries",
+                            ));
+                        }
+                        seen.push(k);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `validateMapListKeysMapSet`.
+fn map_list_keys_map_set_errors(s: &JsonSchemaProps, p: &Path, errs: &mut ErrorList) {
+    let Some(is) = s.items_schema() else { return };
+    let Some(lt) = s.x_list_type.as_deref() else {
+        return;
+    };
+    if lt != "set" && lt != "map" {
+        return;
+    }
+    if is.nullable {
+        errs.push(FieldError::forbidden(
+            p.child("items").child("nullable"),
+            format!("cannot be nullable when x-kubernetes-list-type is {}", lt),
+        ));
+    }
+    if lt == "map" {
+        for k in &s.x_list_map_keys {
+            let Some(ks) = is.properties.get(k) else {
+                continue;
+            };
+            if !is.required.contains(k) && !has_default(ks) {
+                errs.push(FieldError::required(
+                    p.child("items").child("properties").key(k).child("default"),
+                    "this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
+                ));
+            }
+            if ks.nullable {
+                errs.push(FieldError::forbidden(
+                    p.child("items")
+                        .child("properties")
+                        .key(k)
+                        .child("nullable"),
+                    "this property is in x-kubernetes-list-map-keys, so it cannot be nullable",
+                ));
+            }
+        }
+    }
+}
+
+/// `[\n\r]+` (the line breaks of the CEL grammar).
+fn has_newlines(s: &str) -> bool {
+    s.contains('\n') || s.contains('\r')
+}
+
+/// Go's `strings.TrimSpace`.
+fn trim_space(s: &str) -> &str {
+    s.trim_matches(|c: char| c.is_whitespace() || c == '\u{85}')
+}
+
+/// The field checks of every `x-kubernetes-validations` entry that need no CEL compiler.
+/// Releases before a field existed drop it when decoding the CRD, so its checks do not
+/// apply there (messageExpression 1.27, reason and fieldPath 1.28).
+fn rule_field_errors(s: &JsonSchemaProps, p: &Path, kube: KubeVersion, errs: &mut ErrorList) {
+    const REASONS: [&str; 4] = [
+        "FieldValueDuplicate",
+        "FieldValueForbidden",
+        "FieldValueInvalid",
+        "FieldValueRequired",
+    ];
+    for (i, r) in s.x_validations.iter().enumerate() {
+        let rp = p.child("x-kubernetes-validations").index(i);
+        let rule = trim_space(&r.rule);
+        let msg = trim_space(&r.message);
+        if rule.is_empty() {
+            errs.push(FieldError::required(
+                rp.child("rule"),
+                "rule is not specified",
+            ));
+        } else if !r.message.is_empty() && msg.is_empty() {
+            errs.push(FieldError::invalid(
+                rp.child("message"),
+                BadValue::Str(r.message.clone()),
+                "message must be non-empty if specified",
+            ));
+        } else if has_newlines(msg) {
+            errs.push(FieldError::invalid(
+                rp.child("message"),
+                BadValue::Str(r.message.clone()),
+                "message must not contain line breaks",
+            ));
+        } else if has_newlines(rule) && msg.is_empty() {
+            errs.push(FieldError::required(
+                rp.child("message"),
+                "message must be specified if rule contains line breaks",
+            ));
+        }
+        if kube.at_least(27)
+            && !r.message_expression.is_empty()
+            && trim_space(&r.message_expression).is_empty()
+        {
+            errs.push(FieldError::required(
+                rp.child("messageExpression"),
+                "messageExpression must be non-empty if specified",
+            ));
+        }
+        if !kube.at_least(28) {
+            continue;
+        }
+        if let Some(reason) = &r.reason {
+            if !REASONS.contains(&reason.as_str()) {
+                let valid: Vec<String> = REASONS.iter().map(|x| x.to_string()).collect();
+                errs.push(FieldError::not_supported(
+                    rp.child("reason"),
+                    BadValue::Str(reason.clone()),
+                    &valid,
+                ));
+            }
+        }
+        if !r.field_path.is_empty() && trim_space(&r.field_path).is_empty() {
+            errs.push(FieldError::invalid(
+                rp.child("fieldPath"),
+                BadValue::Str(r.field_path.clone()),
+                "fieldPath must be non-empty if specified",
+            ));
+        }
+        if has_newlines(&r.field_path) {
+            errs.push(FieldError::invalid(
+                rp.child("fieldPath"),
+                BadValue::Str(r.field_path.clone()),
+                "fieldPath must not contain line breaks",
+            ));
+        }
+        if !r.field_path.is_empty() && !field_path_valid(s, &r.field_path) {
+            errs.push(FieldError::invalid(
+                rp.child("fieldPath"),
+                BadValue::Str(r.field_path.clone()),
+                "fieldPath must be a valid path",
+            ));
+        }
+    }
+}
+
+/// `pathValid`: a fieldPath is checked only when the node converts to a structural schema.
+fn field_path_valid(s: &JsonSchemaProps, path: &str) -> bool {
+    if structural::new_structural_error(s).is_some() {
+        return true;
+    }
+    valid_field_path(path, s, true).is_ok()
+}
+
+/// Whether a rule refers to the `oldSelf` variable (a transition rule). The CEL compiler
+/// knows this from the checked expression; here the rule is scanned for an `oldSelf`
+/// identifier outside string literals and not selected as a field (`x.oldSelf`).
+pub fn rule_uses_old_self(rule: &str) -> bool {
+    let b = rule.as_bytes();
+    let mut i = 0;
+    let mut prev_sig: u8 = 0; // last non-space byte outside strings
+    while i < b.len() {
+        let c = b[i];
+        // string literals, with optional r/R (raw) and b/B prefixes
+        let (raw, q_at) = {
+            let mut j = i;
+            let mut raw = false;
+            while j < b.len() && j < i + 2 && matches!(b[j], b'r' | b'R' | b'b' | b'B') {
+                if matches!(b[j], b'r' | b'R') {
+                    raw = true;
+                }
+                j += 1;
+            }
+            let is_prefix_start = i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
+            if j < b.len() && (b[j] == b'"' || b[j] == b'\'') && (j == i || is_prefix_start) {
+                (raw, Some(j))
+            } else {
+                (false, None)
+            }
+        };
+        if let Some(q) = q_at {
+            let quote = b[q];
+            let triple = q + 2 < b.len() && b[q + 1] == quote && b[q + 2] == quote;
+            let mut k = if triple { q + 3 } else { q + 1 };
+            loop {
+                if k >= b.len() {
+                    break;
+                }
+                if b[k] == b'\\' && !raw {
+                    k += 2;
+                    continue;
+                }
+                if triple {
+                    if k + 2 < b.len() && b[k] == quote && b[k + 1] == quote && b[k + 2] == quote {
+                        k += 3;
+                        break;
+                    }
+                } else if b[k] == quote {
+                    k += 1;
+                    break;
+                }
+                k += 1;
+            }
+            i = k;
+            prev_sig = b'"';
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == b'_' {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            if &rule[start..i] == "oldSelf" && prev_sig != b'.' {
+                return true;
+            }
+            prev_sig = b'a';
+            continue;
+        }
+        if !c.is_ascii_whitespace() {
+            prev_sig = c;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// The oldSelf placement checks of the CEL compilation step: a transition rule below a
+/// list that is not a map list (or a map with an unknown map type) is rejected, and
+/// `optionalOldSelf` needs a transition rule (the field exists from 1.29, on by default
+/// from 1.30).
+fn old_self_errors(
+    s: &JsonSchemaProps,
+    p: &Path,
+    ssv: &Ssv,
+    kube: KubeVersion,
+    errs: &mut ErrorList,
+) {
+    for (i, r) in s.x_validations.iter().enumerate() {
+        let rp = p.child("x-kubernetes-validations").index(i);
+        if rule_uses_old_self(&r.rule) {
+            if let Some(u) = &ssv.uncorrelatable {
+                errs.push(FieldError::invalid(
+                    rp.child("rule"),
+                    BadValue::Str(r.rule.clone()),
+                    format!("oldSelf cannot be used on the uncorrelatable portion of the schema within {}", u),
+                ));
+            }
+        } else if let Some(b) = r.optional_old_self.filter(|_| kube.at_least(30)) {
+            errs.push(FieldError::invalid(
+                rp.child("optionalOldSelf"),
+                BadValue::Bool(b),
+                "may not be set if oldSelf is not used in rule",
+            ));
+        }
+    }
+}
+
+// ------------------------------------------------------------------------ defaults
+
+/// `structuraldefaulting.ValidateDefaults` at the resource root: every default must be
+/// valid against its schema and survive pruning.
+fn validate_defaults(root_path: &Path, root: &JsonSchemaProps, kube: KubeVersion) -> ErrorList {
+    let mut errs = ErrorList::new();
+    defaults_rec(root_path, root, true, false, kube, &mut errs);
+    errs
+}
+
+fn defaults_rec(
+    p: &Path,
+    s: &JsonSchemaProps,
+    is_resource_root: bool,
+    inside_meta: bool,
+    kube: KubeVersion,
+    errs: &mut ErrorList,
+) {
+    let embedded = is_resource_root || s.x_embedded_resource;
+    let inside_meta = if embedded { false } else { inside_meta };
+    if let Some(d) = s.default.as_ref().filter(|d| !d.is_null()) {
+        let dp = p.child("default");
+        if inside_meta {
+            // The apiserver first checks the surrounding object's metadata; only the
+            // schema validation of the value is reproduced here.
+            let mut ve = ErrorList::new();
+            crate::validation::validate(s, &dp, d, &mut ve);
+            if ve.is_empty() {
+                ve.extend(cel_default_errors(s, &dp, d, is_resource_root, kube));
+            }
+            errs.extend(ve);
+        } else {
+            let mut pruned = d.clone();
+            crate::schema::pruning::prune(&mut pruned, Some(s), embedded);
+            if &pruned != d {
+                errs.push(FieldError::invalid(
+                    dp.clone(),
+                    BadValue::from_json(d),
+                    "must not have unknown fields",
+                ));
+            }
+            let mut me = ErrorList::new();
+            crate::schema::objectmeta::validate_embedded(&dp, d, Some(s), false, &mut me);
+            if !me.is_empty() {
+                errs.extend(me);
+            } else {
+                let mut ve = ErrorList::new();
+                crate::validation::validate(s, &dp, d, &mut ve);
+                if ve.is_empty() {
+                    ve.extend(cel_default_errors(s, &dp, d, is_resource_root, kube));
+                }
+                errs.extend(ve);
+            }
+        }
+    }
+    // additionalProperties are not followed.
+    if let Some(i) = s.items_schema() {
+        defaults_rec(&p.child("items"), i, false, inside_meta, kube, errs);
+    }
+    for (k, prop) in &s.properties {
+        let sub_inside = inside_meta || (embedded && META_FIELDS.contains(&k.as_str()));
+        defaults_rec(
+            &p.child("properties").key(k),
+            prop,
+            false,
+            sub_inside,
+            kube,
+            errs,
+        );
+    }
+}
+
+// ----------------------------------------------------------------------- CEL seams
+
+/// Seam: compiling the `x-kubernetes-validations` of one schema node (the `cel.Compile`
+/// block of `ValidateCustomResourceDefinitionOpenAPISchema`): compile errors
+/// (`compilation failed: ...`, `cel expression must evaluate to a bool`), messageExpression
+/// errors, and the per-expression cost limit. Called only when the schema is structural,
+/// its defaults are valid and no schema error was found at or below this node. Returns
+/// nothing until the CEL issue implements it.
+pub fn cel_rule_compile_errors(
+    _node: &JsonSchemaProps,
+    _node_path: &Path,
+    _is_root: bool,
+    _kube: KubeVersion,
+) -> ErrorList {
+    Vec::new()
+}
+
+/// Seam: the total estimated cost of a schema's rules against the per-CRD limit
+/// (`x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema
+/// exceeds budget ...` and the `contributed to ...` errors on the most expensive rules).
+/// Returns nothing until the cost estimator exists.
+pub fn cel_schema_cost_errors(
+    _root: &JsonSchemaProps,
+    _root_path: &Path,
+    _kube: KubeVersion,
+) -> ErrorList {
+    Vec::new()
+}
+
+/// Seam: the CEL rules of a node run over its default value (after the schema
+/// validation of the default passed). Returns nothing until CEL rules run.
+pub fn cel_default_errors(
+    _node: &JsonSchemaProps,
+    _default_path: &Path,
+    _default: &Value,
+    _is_resource_root: bool,
+    _kube: KubeVersion,
+) -> ErrorList {
+    Vec::new()
+}
+
+// ------------------------------------------------------------------------ warnings
+
+/// String formats the apiserver recognizes, normalized as go-openapi does (without '-').
+fn format_recognized(format: &str, kube: KubeVersion) -> bool {
+    const LEGACY: [&str; 24] = [
+        "bsonobjectid",
+        "uri",
+        "email",
+        "hostname",
+        "ipv4",
+        "ipv6",
+        "cidr",
+        "mac",
+        "uuid",
+        "uuid3",
+        "uuid4",
+        "uuid5",
+        "isbn",
+        "isbn10",
+        "isbn13",
+        "creditcard",
+        "ssn",
+        "hexcolor",
+        "rgbcolor",
+        "byte",
+        "password",
+        "date",
+        "duration",
+        "datetime",
+    ];
+    let n = format.replace('-', "");
+    if LEGACY.contains(&n.as_str()) {
+        return true;
+    }
+    // k8s-short-name and k8s-long-name: introduced in 1.34, checked at the compatibility
+    // version (the release before the target).
+    kube.minor.saturating_sub(1) >= 34 && (n == "k8sshortname" || n == "k8slongname")
+}
+
+/// The CRD strategy's warnings: `unrecognized format "<f>"` for each distinct format the
+/// apiserver does not know (from 1.34; on string fields, and from 1.36 also on fields
+/// that are not strings, integers or numbers).
+fn format_warnings(spec: &InternalSpec<'_>, kube: KubeVersion) -> Vec<String> {
+    if !kube.at_least(34) {
+        return Vec::new();
+    }
+    let mut found: Vec<String> = Vec::new();
+    for s in spec.schemas() {
+        collect_formats(s, kube, &mut found);
+    }
+    found
+        .into_iter()
+        .map(|f| format!("unrecognized format {}", crate::gofmt::quote(&f)))
+        .collect()
+}
+
+fn collect_formats(s: &JsonSchemaProps, kube: KubeVersion, out: &mut Vec<String>) {
+    if let Some(f) = s.format.as_deref().filter(|f| !f.is_empty()) {
+        let warn = match s.type_str() {
+            "string" => !format_recognized(f, kube),
+            "integer" | "number" => false,
+            _ => kube.at_least(36),
+        };
+        if warn && !out.iter().any(|x| x == f) {
+            out.push(f.to_string());
+        }
+    }
+    let mut visit = |x: &JsonSchemaProps| collect_formats(x, kube, out);
+    match &s.items {
+        Some(SchemaOrArray::Schema(i)) => visit(i),
+        Some(SchemaOrArray::Array(a)) => a.iter().for_each(&mut visit),
+        None => {}
+    }
+    s.all_of
+        .iter()
+        .chain(s.any_of.iter())
+        .chain(s.one_of.iter())
+        .for_each(&mut visit);
+    if let Some(n) = &s.not {
+        visit(n);
+    }
+    s.properties.values().for_each(&mut visit);
+    if let Some(SchemaOrBool::Schema(a)) = &s.additional_properties {
+        visit(a);
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,343 @@
+//! The name and string rules CRD validation uses, as apimachinery words them
+//! (`pkg/util/validation`, `pkg/api/validate/content`): DNS labels and subdomains,
+//! qualified names (label keys), label values, plus the bits of Go's `unicode.IsPrint`
+//! and `net/url.Parse` that the checks depend on.
+
+/// `MaxLenError`.
+pub fn max_len_error(n: usize) -> String {
+    format!("must be no more than {} characters", n)
+}
+
+/// `RegexError`.
+pub fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
+    if examples.is_empty() {
+        return format!("{} (regex used for validation is '{}')", msg, fmt);
+    }
+    let mut s = format!("{} (e.g. ", msg);
+    for (i, e) in examples.iter().enumerate() {
+        if i > 0 {
+            s.push_str(" or ");
+        }
+        s.push('\'');
+        s.push_str(e);
+        s.push_str("', ");
+    }
+    s.push_str("regex used for validation is '");
+    s.push_str(fmt);
+    s.push_str("')");
+    s
+}
+
+const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+const DNS1123_SUBDOMAIN_FMT: &str =
+    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+const DNS1035_LABEL_FMT: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
+const LABEL_KEY_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
+const LABEL_KEY_MSG: &str =
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
+
+fn is_lower_alnum(c: u8) -> bool {
+    c.is_ascii_lowercase() || c.is_ascii_digit()
+}
+
+/// `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+fn matches_dns1123_label(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && is_lower_alnum(b[0])
+        && is_lower_alnum(b[b.len() - 1])
+        && b.iter().all(|&c| is_lower_alnum(c) || c == b'-')
+}
+
+/// `IsDNS1123Subdomain`.
+pub fn is_dns1123_subdomain(s: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if s.len() > 253 {
+        errs.push(max_len_error(253));
+    }
+    if !s.split('.').all(matches_dns1123_label) {
+        errs.push(regex_error(
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+            DNS1123_SUBDOMAIN_FMT,
+            &["example.com"],
+        ));
+    }
+    errs
+}
+
+/// `IsDNS1123Label`.
+pub fn is_dns1123_label(s: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if s.len() > 63 {
+        errs.push(max_len_error(63));
+    }
+    if !matches_dns1123_label(s) {
+        if s.split('.').all(matches_dns1123_label) {
+            errs.push("must not contain dots".to_string());
+        } else {
+            errs.push(regex_error(
+                "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+                DNS1123_LABEL_FMT,
+                &["my-name", "123-abc"],
+            ));
+        }
+    }
+    errs
+}
+
+/// `IsDNS1035Label`.
+pub fn is_dns1035_label(s: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if s.len() > 63 {
+        errs.push(max_len_error(63));
+    }
+    let b = s.as_bytes();
+    let ok = !b.is_empty()
+        && b[0].is_ascii_lowercase()
+        && is_lower_alnum(b[b.len() - 1])
+        && b.iter().all(|&c| is_lower_alnum(c) || c == b'-');
+    if !ok {
+        errs.push(regex_error(
+            "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+            DNS1035_LABEL_FMT,
+            &["my-name", "abc-123"],
+        ));
+    }
+    errs
+}
+
+/// `^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$`
+fn matches_label_key_name(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b[0].is_ascii_alphanumeric()
+        && b[b.len() - 1].is_ascii_alphanumeric()
+        && b.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_' || c == b'.')
+}
+
+/// `IsQualifiedName` (= `content.IsLabelKey`).
+pub fn is_qualified_name(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    let parts: Vec<&str> = value.split('/').collect();
+    let name = match parts.len() {
+        1 => parts[0],
+        2 => {
+            let prefix = parts[0];
+            if prefix.is_empty() {
+                errs.push("prefix part must be non-empty".to_string());
+            } else {
+                for m in is_dns1123_subdomain(prefix) {
+                    errs.push(format!("prefix part {}", m));
+                }
+            }
+            parts[1]
+        }
+        _ => {
+            errs.push(format!(
+                "a valid label key {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+                regex_error(LABEL_KEY_MSG, LABEL_KEY_FMT, &["MyName", "my.name", "123-abc"])
+            ));
+            return errs;
+        }
+    };
+    if name.is_empty() {
+        errs.push("name part must be non-empty".to_string());
+    } else if name.len() > 63 {
+        errs.push(format!("name part {}", max_len_error(63)));
+    }
+    if !matches_label_key_name(name) {
+        errs.push(format!(
+            "name part {}",
+            regex_error(
+                LABEL_KEY_MSG,
+                LABEL_KEY_FMT,
+                &["MyName", "my.name", "123-abc"]
+            )
+        ));
+    }
+    errs
+}
+
+/// `IsValidLabelValue` (= `content.IsLabelValue`).
+pub fn is_valid_label_value(v: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if v.len() > 63 {
+        errs.push(max_len_error(63));
+    }
+    if !v.is_empty() && !matches_label_key_name(v) {
+        errs.push(regex_error(
+            "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+            LABEL_VALUE_FMT,
+            &["MyValue", "my_value", "12345"],
+        ));
+    }
+    errs
+}
+
+/// `NameIsDNSSubdomain`: a generateName prefix may end in '-'.
+pub fn name_is_dns_subdomain(name: &str, prefix: bool) -> Vec<String> {
+    if prefix && name.len() > 1 && name.ends_with('-') {
+        let masked = format!("{}a", &name[..name.len() - 1]);
+        return is_dns1123_subdomain(&masked);
+    }
+    is_dns1123_subdomain(name)
+}
+
+/// An approximation of Go's `unicode.IsPrint`: letters, marks, numbers, punctuation,
+/// symbols and the ASCII space; control, format, separator (other than U+0020),
+/// private-use, surrogate and non-characters are not printable.
+pub fn go_is_print(c: char) -> bool {
+    let u = c as u32;
+    if u < 0x20 || u == 0x7f {
+        return false;
+    }
+    if u < 0x7f {
+        return true;
+    }
+    if (0x80..0xa0).contains(&u) || u == 0xad {
+        return false;
+    }
+    if matches!(u, 0xa0 | 0x1680 | 0x2000..=0x200f | 0x2028..=0x202f | 0x205f..=0x206f | 0x3000 | 0xfeff | 0xfff9..=0xfffb)
+    {
+        return false;
+    }
+    if (0xe000..=0xf8ff).contains(&u) || (0xf0000..).contains(&u) {
+        return false;
+    }
+    !matches!(u, 0xfffe | 0xffff)
+}
+
+/// The parts of Go's `net/url.Parse` result the webhook URL checks look at.
+#[derive(Debug, Default, PartialEq)]
+pub struct GoUrl {
+    pub scheme: String,
+    /// `u.User.String()`, when a userinfo part is present.
+    pub user: Option<String>,
+    pub host: String,
+    pub raw_query: String,
+    pub fragment: String,
+}
+
+/// A simplified `net/url.Parse`: scheme (lower-cased), `//userinfo@host`, `?query`,
+/// `#fragment`. Returns Go's error text (`parse "<url>": <reason>`) for the failures it
+/// knows (control characters, a missing scheme before ':').
+pub fn parse_go_url(raw: &str) -> Result<GoUrl, String> {
+    let quoted = crate::gofmt::quote(raw);
+    if raw.chars().any(|c| (c as u32) < 0x20 || c as u32 == 0x7f) {
+        return Err(format!(
+            "parse {}: net/url: invalid control character in URL",
+            quoted
+        ));
+    }
+    let mut u = GoUrl::default();
+    let mut rest = raw;
+    if let Some(i) = rest.find('#') {
+        u.fragment = percent_decode(&rest[i + 1..]);
+        rest = &rest[..i];
+    }
+    // getScheme
+    let mut scheme_end = None;
+    for (i, c) in rest.char_indices() {
+        if c.is_ascii_alphabetic() {
+            continue;
+        }
+        if c.is_ascii_digit() || c == '+' || c == '-' || c == '.' {
+            if i == 0 {
+                break;
+            }
+            continue;
+        }
+        if c == ':' {
+            if i == 0 {
+                return Err(format!("parse {}: missing protocol scheme", quoted));
+            }
+            scheme_end = Some(i);
+        }
+        break;
+    }
+    if let Some(i) = scheme_end {
+        u.scheme = rest[..i].to_ascii_lowercase();
+        rest = &rest[i + 1..];
+    }
+    if let Some(i) = rest.find('?') {
+        u.raw_query = rest[i + 1..].to_string();
+        rest = &rest[..i];
+    }
+    if let Some(after) = rest.strip_prefix("//") {
+        let auth_end = after.find('/').unwrap_or(after.len());
+        let authority = &after[..auth_end];
+        let host = match authority.rfind('@') {
+            Some(at) => {
+                u.user = Some(authority[..at].to_string());
+                &authority[at + 1..]
+            }
+            None => authority,
+        };
+        u.host = host.to_string();
+    }
+    Ok(u)
+}
+
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            let h = std::str::from_utf8(&b[i + 1..i + 3])
+                .ok()
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
+            if let Some(v) = h {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dns_rules() {
+        assert!(is_dns1035_label("v1alpha1").is_empty());
+        assert_eq!(
+            is_dns1035_label("1v"),
+            vec!["a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"]
+        );
+        assert!(is_dns1123_subdomain("example.com").is_empty());
+        assert_eq!(is_dns1123_subdomain("Example.com").len(), 1);
+        assert!(is_qualified_name("api-approved.openshift.io").is_empty());
+        assert!(
+            is_qualified_name("include.release.openshift.io/self-managed-high-availability")
+                .is_empty()
+        );
+        assert_eq!(is_qualified_name("a/b/c").len(), 1);
+        assert_eq!(
+            is_dns1123_label("a.b"),
+            vec!["must not contain dots".to_string()]
+        );
+    }
+
+    #[test]
+    fn urls() {
+        let u = parse_go_url("HTTPS://user:pw@host:8443/p?q=1#frag").unwrap();
+        assert_eq!(u.scheme, "https");
+        assert_eq!(u.user.as_deref(), Some("user:pw"));
+        assert_eq!(u.host, "host:8443");
+        assert_eq!(u.raw_query, "q=1");
+        assert_eq!(u.fragment, "frag");
+        assert_eq!(
+            parse_go_url(":x").unwrap_err(),
+            "parse \":x\": missing protocol scheme"
+        );
+        assert_eq!(parse_go_url("/just/path").unwrap().host, "");
+    }
+}
