@@ -227,6 +227,8 @@ pub fn evaluate(expr: &str, vars: Option<&Value>, var_types: Option<&Value>, kub
         }
     };
     out.insert("outputType".into(), json!(program.checked.output_type().to_string()));
+    let est = super::cost::estimate(&program.checked, None);
+    out.insert("estimatedCost".into(), json!({"min": est.min, "max": est.max}));
     let vars: Vec<(&str, Val)> = values.iter().map(|(n, v)| (n.as_str(), v.clone())).collect();
     let (result, cost) = program.eval(&vars, Some(super::PER_CALL_LIMIT));
     match result {

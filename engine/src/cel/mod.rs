@@ -5,6 +5,7 @@
 //! and runs them on objects; [`eval`] is the expression mode of `crdlab batch`.
 
 pub mod checker;
+pub mod cost;
 pub mod env;
 pub mod eval;
 pub mod interpreter;

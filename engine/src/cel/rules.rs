@@ -254,6 +254,15 @@ fn step<'s>(path: Path, s: &'s JsonSchemaProps, name: &str) -> Result<(Path, &'s
     }
 }
 
+/// Compiles the rules of one schema node as CRD creation does (new expressions, at the
+/// target release's compatibility version).
+pub fn compile_node_rules(node: &JsonSchemaProps, is_root: bool, kube: crate::version::KubeVersion) -> Vec<CompiledRule> {
+    let opts = EnvOptions::for_version(kube.minor.saturating_sub(1));
+    let cs = cel_schema(node, is_root);
+    let ty = decl_type(&cs, "selfType").unwrap_or(Type::Dyn);
+    cs.x_validations.iter().map(|r| compile_rule(r, &ty, &opts, &cs)).collect()
+}
+
 /// Compiles every rule of a version's schema for a compatibility version.
 pub fn compile_rules(schema: &JsonSchemaProps, opts: &EnvOptions) -> RuleSet {
     let cs = cel_schema(schema, true);

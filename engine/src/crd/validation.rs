@@ -2218,12 +2218,23 @@ fn defaults_rec(
 /// its defaults are valid and no schema error was found at or below this node. Returns
 /// nothing until the CEL issue implements it.
 pub fn cel_rule_compile_errors(
-    _node: &JsonSchemaProps,
-    _node_path: &Path,
-    _is_root: bool,
-    _kube: KubeVersion,
+    node: &JsonSchemaProps,
+    node_path: &Path,
+    is_root: bool,
+    kube: KubeVersion,
 ) -> ErrorList {
-    Vec::new()
+    let mut errs = ErrorList::new();
+    for (i, c) in crate::cel::rules::compile_node_rules(node, is_root, kube).iter().enumerate() {
+        let rp = node_path.child("x-kubernetes-validations").index(i);
+        let value = || BadValue::Raw(gojson::validation_rule(&c.rule));
+        if let Some(e) = &c.error {
+            errs.push(FieldError::invalid(rp.child("rule"), value(), e.clone()));
+        }
+        if let Some(e) = &c.message_error {
+            errs.push(FieldError::invalid(rp.child("messageExpression"), value(), e.clone()));
+        }
+    }
+    errs
 }
 
 /// Seam: the total estimated cost of a schema's rules against the per-CRD limit

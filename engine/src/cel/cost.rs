@@ -1,0 +1,1243 @@
+//! The static cost estimate of a checked expression: cel-go `checker/cost.go`
+//! (`EstimateCost`) re-expressed over our checked AST, with the Kubernetes estimator
+//! ([`super::library::cost`]) consulted for library calls, and the size hints the
+//! apiserver derives from a CRD schema ([`SchemaSizes`], apiserver `pkg/cel/common/schemas.go`).
+//!
+//! Arithmetic follows cel-go exactly: sums and products saturate at `u64::MAX`, cost
+//! factors are applied in `f64` and rounded up, unknown sizes are `[0, u64::MAX]`.
+
+use super::checker::Checked;
+use super::types::Type;
+use crate::crd::model::JsonSchemaProps;
+use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
+use std::collections::HashMap;
+
+/// cel-go `common.StringTraversalCostFactor`.
+pub const STRING_TRAVERSAL_COST_FACTOR: f64 = 0.1;
+/// cel-go `common.RegexStringLengthCostFactor`.
+pub const REGEX_STRING_LENGTH_COST_FACTOR: f64 = 0.25;
+/// cel-go `common.ListCreateBaseCost`.
+pub const LIST_CREATE_BASE_COST: u64 = 10;
+/// cel-go `common.MapCreateBaseCost`.
+pub const MAP_CREATE_BASE_COST: u64 = 30;
+/// cel-go `common.StructCreateBaseCost`.
+pub const STRUCT_CREATE_BASE_COST: u64 = 40;
+/// apiserver `DefaultMaxRequestSizeBytes` (3 MiB).
+pub const MAX_REQUEST_SIZE_BYTES: i64 = 3 * 1024 * 1024;
+
+/// The estimated size of a string (code points), bytes, list or map.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SizeEstimate {
+    pub min: u64,
+    pub max: u64,
+}
+
+/// An estimated cost range.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CostEstimate {
+    pub min: u64,
+    pub max: u64,
+}
+
+/// The cost of a call and, when known, the size of its result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallEstimate {
+    pub cost: CostEstimate,
+    pub result_size: Option<SizeEstimate>,
+}
+
+/// cel-go `multiplyByCostFactor`: `ceil(x * y)` in `f64`, saturating.
+pub fn multiply_by_cost_factor(x: u64, y: f64) -> u64 {
+    let xf = x as f64;
+    if xf > 0.0 && y > 0.0 && xf > (u64::MAX as f64) / y {
+        return u64::MAX;
+    }
+    let c = (xf * y).ceil();
+    if c >= 18_446_744_073_709_551_616.0 {
+        return u64::MAX;
+    }
+    if c.is_nan() || c <= 0.0 {
+        return 0;
+    }
+    c as u64
+}
+
+impl SizeEstimate {
+    pub const fn fixed(n: u64) -> SizeEstimate {
+        SizeEstimate { min: n, max: n }
+    }
+    pub const fn unknown() -> SizeEstimate {
+        SizeEstimate { min: 0, max: u64::MAX }
+    }
+    pub fn add(self, o: SizeEstimate) -> SizeEstimate {
+        SizeEstimate { min: self.min.saturating_add(o.min), max: self.max.saturating_add(o.max) }
+    }
+    pub fn multiply(self, o: SizeEstimate) -> SizeEstimate {
+        SizeEstimate { min: self.min.saturating_mul(o.min), max: self.max.saturating_mul(o.max) }
+    }
+    pub fn multiply_by_cost_factor(self, f: f64) -> CostEstimate {
+        CostEstimate { min: multiply_by_cost_factor(self.min, f), max: multiply_by_cost_factor(self.max, f) }
+    }
+    pub fn multiply_by_cost(self, c: CostEstimate) -> CostEstimate {
+        CostEstimate { min: self.min.saturating_mul(c.min), max: self.max.saturating_mul(c.max) }
+    }
+    pub fn union(self, o: SizeEstimate) -> SizeEstimate {
+        SizeEstimate { min: self.min.min(o.min), max: self.max.max(o.max) }
+    }
+    pub fn as_cost(self) -> CostEstimate {
+        CostEstimate { min: self.min, max: self.max }
+    }
+}
+
+impl CostEstimate {
+    pub const fn fixed(n: u64) -> CostEstimate {
+        CostEstimate { min: n, max: n }
+    }
+    pub const fn unknown() -> CostEstimate {
+        CostEstimate { min: 0, max: u64::MAX }
+    }
+    pub fn add(self, o: CostEstimate) -> CostEstimate {
+        CostEstimate { min: self.min.saturating_add(o.min), max: self.max.saturating_add(o.max) }
+    }
+    pub fn multiply(self, o: CostEstimate) -> CostEstimate {
+        CostEstimate { min: self.min.saturating_mul(o.min), max: self.max.saturating_mul(o.max) }
+    }
+    pub fn multiply_by_cost_factor(self, f: f64) -> CostEstimate {
+        CostEstimate { min: multiply_by_cost_factor(self.min, f), max: multiply_by_cost_factor(self.max, f) }
+    }
+    pub fn union(self, o: CostEstimate) -> CostEstimate {
+        CostEstimate { min: self.min.min(o.min), max: self.max.max(o.max) }
+    }
+}
+
+impl CallEstimate {
+    pub fn cost(c: CostEstimate) -> CallEstimate {
+        CallEstimate { cost: c, result_size: None }
+    }
+    pub fn fixed(n: u64) -> CallEstimate {
+        CallEstimate::cost(CostEstimate::fixed(n))
+    }
+}
+
+/// Sizes of variables the expression cannot see (cel-go's `CostEstimator.EstimateSize`).
+/// A path is a variable name followed by field names and `@items` / `@keys` / `@values`
+/// (comprehension elements; `@indices` for the index of a two-variable list comprehension).
+pub trait SizeHints {
+    fn size(&self, path: &[&str]) -> Option<SizeEstimate>;
+}
+
+/// cel-go `AstNode`: what an estimator sees of an argument or target.
+#[derive(Clone, Debug)]
+pub struct AstNode<'e> {
+    /// The field path from a variable (empty when the node is not reachable from one).
+    pub path: Vec<String>,
+    pub ty: Type,
+    /// The expression (absent for the synthetic element node of a list).
+    pub expr: Option<&'e IdedExpr>,
+    /// The size cel-go computed from the expression itself, if any.
+    pub computed_size: Option<SizeEstimate>,
+}
+
+impl<'e> AstNode<'e> {
+    /// The literal of the node, if it is one.
+    pub fn literal(&self) -> Option<&'e LiteralValue> {
+        match self.expr.map(|e| &e.expr) {
+            Some(Expr::Literal(l)) => Some(l),
+            _ => None,
+        }
+    }
+}
+
+/// The Kubernetes cost estimator's size lookup: the hints for a node with a path.
+pub fn estimate_size_hint(hints: Option<&dyn SizeHints>, node: &AstNode) -> Option<SizeEstimate> {
+    if node.path.is_empty() {
+        return None;
+    }
+    let h = hints?;
+    let p: Vec<&str> = node.path.iter().map(|s| s.as_str()).collect();
+    h.size(&p)
+}
+
+/// The `sizeEstimate` helper shared by the estimators: computed size, else the hint,
+/// else unknown.
+pub fn size_or_hint(hints: Option<&dyn SizeHints>, node: &AstNode) -> SizeEstimate {
+    if let Some(s) = node.computed_size {
+        return s;
+    }
+    estimate_size_hint(hints, node).unwrap_or(SizeEstimate::unknown())
+}
+
+/// Estimates the cost of a checked expression (cel-go `checker.Cost` with the Kubernetes
+/// estimator, `has()` costing nothing as Kubernetes configures it).
+pub fn estimate(checked: &Checked, hints: Option<&dyn SizeHints>) -> CostEstimate {
+    let mut c = Coster {
+        checked,
+        hints,
+        paths: HashMap::new(),
+        locals: HashMap::new(),
+        sizes: HashMap::new(),
+        entry_sizes: HashMap::new(),
+        presence_test_cost: CostEstimate::fixed(0),
+        depth: 0,
+    };
+    c.cost(&checked.expr)
+}
+
+// ------------------------------------------------------------------ the coster
+
+const ACCUMULATOR: &str = "__result__";
+const HIDDEN_ACCUMULATOR: &str = "@result";
+/// Deeper than this the AST is not walked (the parser bounds nesting well below it).
+const MAX_DEPTH: usize = 2_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    List,
+    Map,
+    Other,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct EntrySize {
+    container: Kind,
+    key: SizeEstimate,
+    val: SizeEstimate,
+}
+
+fn union_entries(a: Option<EntrySize>, b: Option<EntrySize>) -> Option<EntrySize> {
+    let (a, b) = (a?, b?);
+    Some(EntrySize { container: a.container, key: a.key.union(b.key), val: a.val.union(b.val) })
+}
+
+#[derive(Clone, Debug)]
+struct LocalVar {
+    path: Vec<String>,
+    size: Option<SizeEstimate>,
+    entry: Option<EntrySize>,
+}
+
+struct Coster<'c> {
+    checked: &'c Checked,
+    hints: Option<&'c dyn SizeHints>,
+    paths: HashMap<u64, Vec<String>>,
+    locals: HashMap<String, Vec<LocalVar>>,
+    sizes: HashMap<u64, SizeEstimate>,
+    entry_sizes: HashMap<u64, EntrySize>,
+    presence_test_cost: CostEstimate,
+    depth: usize,
+}
+
+fn type_kind(t: &Type) -> Kind {
+    match t {
+        Type::List(_) => Kind::List,
+        Type::Map(..) => Kind::Map,
+        _ => Kind::Other,
+    }
+}
+
+/// cel-go `isScalar`: types of a constant size.
+fn is_scalar(t: &Type) -> bool {
+    match t {
+        Type::Bool | Type::Double | Type::Duration | Type::Int | Type::Timestamp | Type::Uint => true,
+        _ => match t.optional_elem() {
+            Some(e) => is_scalar(e),
+            None => false,
+        },
+    }
+}
+
+/// cel-go `computeExprSize`: sizes known from the expression itself.
+fn expr_size(e: &IdedExpr) -> Option<SizeEstimate> {
+    let v = match &e.expr {
+        Expr::Literal(l) => match l {
+            LiteralValue::String(s) => s.inner().chars().count() as u64,
+            LiteralValue::Bytes(b) => b.inner().len() as u64,
+            _ => 1,
+        },
+        Expr::List(l) => l.elements.len() as u64,
+        Expr::Map(m) => m.entries.len() as u64,
+        _ => return None,
+    };
+    Some(SizeEstimate::fixed(v))
+}
+
+impl<'c> Coster<'c> {
+    fn ty(&self, e: &IdedExpr) -> Type {
+        self.checked.type_of(e.id)
+    }
+
+    fn peek(&self, name: &str) -> Option<&LocalVar> {
+        self.locals.get(name).and_then(|v| v.last())
+    }
+
+    fn push(&mut self, name: &str, v: LocalVar) {
+        self.locals.entry(name.to_string()).or_default().push(v);
+    }
+
+    fn pop(&mut self, name: &str) {
+        if let Some(v) = self.locals.get_mut(name) {
+            v.pop();
+        }
+    }
+
+    fn get_path(&self, e: &IdedExpr) -> Vec<String> {
+        if let Expr::Ident(n) = &e.expr {
+            if let Some(v) = self.peek(n) {
+                return v.path.clone();
+            }
+        }
+        self.paths.get(&e.id).cloned().unwrap_or_default()
+    }
+
+    fn compute_size(&mut self, e: &IdedExpr) -> Option<SizeEstimate> {
+        if let Some(s) = self.sizes.get(&e.id) {
+            return Some(*s);
+        }
+        if let Some(s) = expr_size(e) {
+            return Some(s);
+        }
+        let node = AstNode { path: self.get_path(e), ty: self.ty(e), expr: Some(e), computed_size: None };
+        if let Some(s) = estimate_size_hint(self.hints, &node) {
+            self.sizes.insert(e.id, s);
+            return Some(s);
+        }
+        if is_scalar(&node.ty) {
+            return Some(SizeEstimate::fixed(1));
+        }
+        if let Expr::Ident(n) = &e.expr {
+            if let Some(v) = self.peek(n) {
+                if let Some(s) = v.size {
+                    return Some(s);
+                }
+            }
+        }
+        None
+    }
+
+    fn size_or_unknown(&mut self, e: &IdedExpr) -> SizeEstimate {
+        self.compute_size(e).unwrap_or(SizeEstimate::unknown())
+    }
+
+    fn compute_entry_size(&self, e: &IdedExpr) -> Option<EntrySize> {
+        if let Some(s) = self.entry_sizes.get(&e.id) {
+            return Some(*s);
+        }
+        if let Expr::Ident(n) = &e.expr {
+            if let Some(v) = self.peek(n) {
+                return v.entry;
+            }
+        }
+        None
+    }
+
+    fn set_size(&mut self, e: &IdedExpr, s: Option<SizeEstimate>) {
+        if let Some(s) = s {
+            self.sizes.insert(e.id, s);
+        }
+    }
+
+    fn set_entry_size(&mut self, e: &IdedExpr, s: Option<EntrySize>) {
+        if let Some(s) = s {
+            self.entry_sizes.insert(e.id, s);
+        }
+    }
+
+    fn copy_size_estimates(&mut self, dst: &IdedExpr, src: &IdedExpr) {
+        let s = self.compute_size(src);
+        self.set_size(dst, s);
+        let en = self.compute_entry_size(src);
+        self.set_entry_size(dst, en);
+    }
+
+    fn new_node<'e>(&mut self, e: &'e IdedExpr) -> AstNode<'e> {
+        let mut path = self.get_path(e);
+        if path.first().map(|p| p == ACCUMULATOR || p == HIDDEN_ACCUMULATOR).unwrap_or(false) {
+            path = Vec::new();
+        }
+        let computed_size = self.compute_size(e);
+        AstNode { path, ty: self.ty(e), expr: Some(e), computed_size }
+    }
+
+    fn cost(&mut self, e: &IdedExpr) -> CostEstimate {
+        if self.depth > MAX_DEPTH {
+            return CostEstimate::default();
+        }
+        self.depth += 1;
+        let c = match &e.expr {
+            Expr::Literal(_) => CostEstimate::fixed(0),
+            Expr::Ident(n) => {
+                let path = match self.peek(n) {
+                    Some(v) => v.path.clone(),
+                    None => vec![n.clone()],
+                };
+                self.paths.insert(e.id, path);
+                CostEstimate::fixed(1)
+            }
+            Expr::Select(sel) => {
+                if sel.test {
+                    let c = self.cost(&sel.operand);
+                    self.presence_test_cost.add(c)
+                } else {
+                    let mut sum = self.cost(&sel.operand);
+                    if matches!(self.ty(&sel.operand), Type::Map(..) | Type::Object(_) | Type::Param(_)) {
+                        sum = sum.add(CostEstimate::fixed(1));
+                    }
+                    let mut p = self.get_path(&sel.operand);
+                    p.push(sel.field.clone());
+                    self.paths.insert(e.id, p);
+                    sum
+                }
+            }
+            Expr::Call(call) => self.cost_call(e, call),
+            Expr::List(list) => {
+                let mut sum = CostEstimate::default();
+                let mut item = SizeEstimate { min: u64::MAX, max: 0 };
+                if list.elements.is_empty() {
+                    item.min = 0;
+                }
+                for el in &list.elements {
+                    sum = sum.add(self.cost(el));
+                    let s = self.size_or_unknown(el);
+                    item = item.union(s);
+                }
+                self.entry_sizes
+                    .insert(e.id, EntrySize { container: Kind::List, key: SizeEstimate::fixed(1), val: item });
+                sum.add(CostEstimate::fixed(LIST_CREATE_BASE_COST))
+            }
+            Expr::Map(map) => {
+                let mut sum = CostEstimate::default();
+                let mut ks = SizeEstimate { min: u64::MAX, max: 0 };
+                let mut vs = SizeEstimate { min: u64::MAX, max: 0 };
+                if map.entries.is_empty() {
+                    ks.min = 0;
+                    vs.min = 0;
+                }
+                for en in &map.entries {
+                    if let EntryExpr::MapEntry(me) = &en.expr {
+                        sum = sum.add(self.cost(&me.key));
+                        sum = sum.add(self.cost(&me.value));
+                        let k = self.size_or_unknown(&me.key);
+                        ks = ks.union(k);
+                        let v = self.size_or_unknown(&me.value);
+                        vs = vs.union(v);
+                    }
+                }
+                self.entry_sizes.insert(e.id, EntrySize { container: Kind::Map, key: ks, val: vs });
+                sum.add(CostEstimate::fixed(MAP_CREATE_BASE_COST))
+            }
+            Expr::Struct(st) => {
+                let mut sum = CostEstimate::default();
+                for en in &st.entries {
+                    if let EntryExpr::StructField(f) = &en.expr {
+                        sum = sum.add(self.cost(&f.value));
+                    }
+                }
+                sum.add(CostEstimate::fixed(STRUCT_CREATE_BASE_COST))
+            }
+            Expr::Comprehension(comp) => {
+                if is_bind(comp) {
+                    self.cost_bind(e, comp)
+                } else {
+                    self.cost_comprehension(e, comp)
+                }
+            }
+            Expr::Unspecified => CostEstimate::default(),
+        };
+        self.depth -= 1;
+        c
+    }
+
+    fn push_local(&mut self, name: &str, e: &IdedExpr) {
+        let path = self.get_path(e);
+        let entry = self.compute_entry_size(e);
+        let size = self.compute_size(e);
+        self.push(name, LocalVar { path, size, entry });
+    }
+
+    /// Pushes a comprehension variable: `which` is 0 for a single variable, 1 for the key
+    /// (index) and 2 for the value of a two-variable comprehension.
+    fn push_iter(&mut self, name: &str, range: &IdedExpr, which: u8) {
+        let entry = self.compute_entry_size(range);
+        let container = match entry {
+            Some(en) => en.container,
+            None => type_kind(&self.ty(range)),
+        };
+        let (size, sub) = match which {
+            1 => (entry.map(|e| e.key), if container == Kind::List { "@indices" } else { "@keys" }),
+            2 => (entry.map(|e| e.val), if container == Kind::List { "@items" } else { "@values" }),
+            _ => {
+                if container == Kind::List {
+                    (entry.map(|e| e.val), "@items")
+                } else {
+                    (entry.map(|e| e.key), "@keys")
+                }
+            }
+        };
+        let mut path = self.get_path(range);
+        path.push(sub.to_string());
+        self.push(name, LocalVar { path, size, entry: None });
+    }
+
+    fn cost_comprehension(&mut self, e: &IdedExpr, comp: &cel::common::ast::ComprehensionExpr) -> CostEstimate {
+        let mut sum = self.cost(&comp.iter_range);
+        sum = sum.add(self.cost(&comp.accu_init));
+        self.push_local(&comp.accu_var, &comp.accu_init);
+        match &comp.iter_var2 {
+            Some(v2) => {
+                self.push_iter(&comp.iter_var, &comp.iter_range, 1);
+                self.push_iter(v2, &comp.iter_range, 2);
+            }
+            None => self.push_iter(&comp.iter_var, &comp.iter_range, 0),
+        }
+        let loop_cost = self.cost(&comp.loop_cond);
+        let step_cost = self.cost(&comp.loop_step);
+        self.pop(&comp.iter_var);
+        if let Some(v2) = &comp.iter_var2 {
+            self.pop(v2);
+        }
+        sum = sum.add(self.cost(&comp.result));
+        self.pop(&comp.accu_var);
+        let range_cnt = self.size_or_unknown(&comp.iter_range);
+        sum = sum.add(range_cnt.multiply_by_cost(step_cost.add(loop_cost)));
+        match &comp.accu_init.expr {
+            Expr::Literal(_) => {
+                let s = self.compute_size(&comp.accu_init);
+                self.set_size(e, s);
+            }
+            Expr::List(_) | Expr::Map(_) => {
+                self.set_size(e, Some(range_cnt));
+                let step_entry = self.compute_entry_size(&comp.loop_step);
+                self.set_entry_size(e, step_entry);
+            }
+            _ => {}
+        }
+        sum
+    }
+
+    fn cost_bind(&mut self, e: &IdedExpr, comp: &cel::common::ast::ComprehensionExpr) -> CostEstimate {
+        let mut sum = self.cost(&comp.iter_range);
+        sum = sum.add(self.cost(&comp.accu_init));
+        self.push_local(&comp.accu_var, &comp.accu_init);
+        sum = sum.add(self.cost(&comp.result));
+        self.pop(&comp.accu_var);
+        self.copy_size_estimates(e, &comp.result);
+        sum
+    }
+
+    fn cost_call(&mut self, e: &IdedExpr, call: &cel::common::ast::CallExpr) -> CostEstimate {
+        let qualified = self.checked.qualified.get(&e.id).cloned();
+        let fname: String = qualified.clone().unwrap_or_else(|| call.func_name.clone());
+        let member = call.target.is_some() && qualified.is_none();
+        if fname == "dyn" && !member && call.args.len() == 1 {
+            let arg = &call.args[0];
+            let c = self.cost(arg);
+            self.copy_size_estimates(e, arg);
+            return CostEstimate::fixed(1).add(c);
+        }
+        let mut arg_costs = Vec::with_capacity(call.args.len());
+        let mut arg_nodes = Vec::with_capacity(call.args.len());
+        for a in &call.args {
+            arg_costs.push(self.cost(a));
+            arg_nodes.push(self.new_node(a));
+        }
+        let overloads: Vec<&'static str> = match self.checked.overloads.get(&e.id) {
+            Some(o) if !o.is_empty() => o.clone(),
+            _ if call.func_name == "_?._" => vec!["select_optional_field"],
+            _ => return CostEstimate::default(),
+        };
+        let mut sum = CostEstimate::default();
+        let mut target_node = None;
+        if member {
+            if let Some(t) = call.target.as_deref() {
+                sum = sum.add(self.cost(t));
+                target_node = Some(self.new_node(t));
+            }
+        }
+        let mut fn_cost = CostEstimate { min: u64::MAX, max: 0 };
+        let mut result_size: Option<SizeEstimate> = None;
+        for o in overloads {
+            let est = self.function_cost(e, &fname, o, target_node.as_ref(), &arg_nodes, &arg_costs, &call.args);
+            fn_cost = fn_cost.union(est.cost);
+            if let Some(rs) = est.result_size {
+                result_size = Some(match result_size {
+                    None => rs,
+                    Some(prev) => prev.union(rs),
+                });
+            }
+            if (o == "index_list" || o == "index_map") && !call.args.is_empty() {
+                result_size = self.compute_entry_size(&call.args[0]).map(|en| en.val);
+                let mut p = self.get_path(&call.args[0]);
+                p.push(if o == "index_list" { "@items" } else { "@values" }.to_string());
+                self.paths.insert(e.id, p);
+            }
+            if result_size.is_none() {
+                result_size = self.compute_size(e);
+            }
+        }
+        self.set_size(e, result_size);
+        sum.add(fn_cost)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn function_cost(
+        &mut self,
+        e: &IdedExpr,
+        function: &str,
+        overload: &str,
+        target: Option<&AstNode>,
+        args: &[AstNode],
+        arg_costs: &[CostEstimate],
+        arg_exprs: &[IdedExpr],
+    ) -> CallEstimate {
+        let arg_sum = arg_costs.iter().fold(CostEstimate::default(), |s, c| s.add(*c));
+        if let Some(est) = super::library::cost::estimate_call_cost(function, overload, target, args, self.hints) {
+            return CallEstimate { cost: est.cost.add(arg_sum), result_size: est.result_size };
+        }
+        let size_of = |n: &AstNode| n.computed_size.unwrap_or(SizeEstimate::unknown());
+        let trav = STRING_TRAVERSAL_COST_FACTOR;
+        match overload {
+            "string_format" => {
+                if let Some(t) = target {
+                    return CallEstimate::cost(size_of(t).multiply_by_cost_factor(trav).add(arg_sum));
+                }
+            }
+            "string_to_bytes" if args.len() == 1 => {
+                let sz = size_of(&args[0]);
+                return CallEstimate {
+                    cost: sz.multiply_by_cost_factor(trav).add(arg_sum),
+                    result_size: Some(SizeEstimate { min: sz.min, max: sz.max.wrapping_mul(4) }),
+                };
+            }
+            "bytes_to_string" if args.len() == 1 => {
+                let sz = size_of(&args[0]);
+                return CallEstimate {
+                    cost: sz.multiply_by_cost_factor(trav).add(arg_sum),
+                    result_size: Some(SizeEstimate { min: sz.min / 4, max: sz.max }),
+                };
+            }
+            "strings_quote" if args.len() == 1 => {
+                let sz = size_of(&args[0]);
+                return CallEstimate {
+                    cost: sz.multiply_by_cost_factor(trav).add(arg_sum),
+                    result_size: Some(SizeEstimate {
+                        min: sz.min.wrapping_add(2),
+                        max: sz.max.wrapping_mul(2).wrapping_add(2),
+                    }),
+                };
+            }
+            "starts_with_string" | "ends_with_string" if args.len() == 1 => {
+                return CallEstimate::cost(size_of(&args[0]).multiply_by_cost_factor(trav).add(arg_sum));
+            }
+            "in_list" if args.len() == 2 => {
+                return CallEstimate::cost(size_of(&args[1]).multiply_by_cost_factor(1.0).add(arg_sum));
+            }
+            "matches_string" => {
+                if let (Some(t), 1) = (target, args.len()) {
+                    let s = size_of(t).add(SizeEstimate::fixed(1)).multiply_by_cost_factor(trav);
+                    let r = size_of(&args[0]).multiply_by_cost_factor(REGEX_STRING_LENGTH_COST_FACTOR);
+                    return CallEstimate::cost(s.multiply(r).add(arg_sum));
+                }
+            }
+            "contains_string" => {
+                if let (Some(t), 1) = (target, args.len()) {
+                    let s = size_of(t).multiply_by_cost_factor(trav);
+                    let sub = size_of(&args[0]).multiply_by_cost_factor(trav);
+                    return CallEstimate::cost(s.multiply(sub).add(arg_sum));
+                }
+            }
+            "logical_or" | "logical_and" if arg_costs.len() == 2 => {
+                let (l, r) = (arg_costs[0], arg_costs[1]);
+                return CallEstimate::cost(CostEstimate { min: l.min, max: l.add(r).max });
+            }
+            "conditional" if arg_costs.len() == 3 => {
+                let size = size_of(&args[1]).union(size_of(&args[2]));
+                let en = union_entries(self.compute_entry_size(&arg_exprs[1]), self.compute_entry_size(&arg_exprs[2]));
+                self.set_entry_size(e, en);
+                let c = arg_costs[0].add(arg_costs[1].union(arg_costs[2]));
+                return CallEstimate { cost: c, result_size: Some(size) };
+            }
+            "add_string" | "add_bytes" | "add_list" if args.len() == 2 => {
+                let rs = size_of(&args[0]).add(size_of(&args[1]));
+                let en = union_entries(self.compute_entry_size(&arg_exprs[0]), self.compute_entry_size(&arg_exprs[1]));
+                self.set_entry_size(e, en);
+                let c = if overload == "add_list" {
+                    CostEstimate::fixed(1).add(arg_sum)
+                } else {
+                    rs.multiply_by_cost_factor(trav).add(arg_sum)
+                };
+                return CallEstimate { cost: c, result_size: Some(rs) };
+            }
+            "less_string" | "greater_string" | "less_equals_string" | "greater_equals_string" | "less_bytes"
+            | "greater_bytes" | "less_equals_bytes" | "greater_equals_bytes" | "equals" | "not_equals"
+                if args.len() == 2 =>
+            {
+                let smallest = size_of(&args[0]).max.min(size_of(&args[1]).max);
+                let min = if smallest > 0 { 1 } else { 0 };
+                return CallEstimate::cost(
+                    CostEstimate { min, max: smallest }.multiply_by_cost_factor(trav).add(arg_sum),
+                );
+            }
+            _ => {}
+        }
+        CallEstimate::cost(CostEstimate::fixed(1).add(arg_sum))
+    }
+}
+
+/// cel-go `isBind`: `cel.bind` (and the macros built like it) — an empty range, a false
+/// loop condition and an accumulator other than `__result__`.
+fn is_bind(c: &cel::common::ast::ComprehensionExpr) -> bool {
+    matches!(&c.iter_range.expr, Expr::List(l) if l.elements.is_empty())
+        && matches!(&c.loop_cond.expr, Expr::Literal(LiteralValue::Boolean(b)) if !*b.inner())
+        && c.accu_var != ACCUMULATOR
+}
+
+// ------------------------------------------------------------------ schema size hints
+
+/// A schema node as apiserver `SchemaDeclType` sees it: the schema itself, or one of the
+/// plain string / metadata nodes `WithTypeAndObjectMeta` adds at a resource root.
+#[derive(Clone, Copy)]
+enum Decl<'s> {
+    Schema(&'s JsonSchemaProps, bool),
+    PlainString,
+    Metadata,
+    /// A map's key type (apiserver `StringType`: no maximum).
+    Key,
+}
+
+/// `SchemaDeclType(...)`'s verdict for a schema: `Some` when exposed to CEL.
+fn decl<'s>(s: &'s JsonSchemaProps, resource_root: bool) -> Option<Decl<'s>> {
+    let d = Decl::Schema(s, resource_root);
+    if exposed(d, 0) {
+        Some(d)
+    } else {
+        None
+    }
+}
+
+const MAX_SCHEMA_DEPTH: usize = 256;
+
+/// Whether `SchemaDeclType` returns a type for the node.
+fn exposed(d: Decl, depth: usize) -> bool {
+    if depth > MAX_SCHEMA_DEPTH {
+        return false;
+    }
+    let s = match d {
+        Decl::Schema(s, _) => s,
+        _ => return true,
+    };
+    if s.x_int_or_string {
+        return true;
+    }
+    match s.type_str() {
+        "array" => match s.items_schema() {
+            Some(i) => exposed(Decl::Schema(i, i.x_embedded_resource), depth + 1),
+            None => false,
+        },
+        "object" => match s.additional_properties_schema() {
+            Some(a) => exposed(Decl::Schema(a, a.x_embedded_resource), depth + 1),
+            None => true,
+        },
+        "string" | "boolean" | "number" | "integer" => true,
+        _ => false,
+    }
+}
+
+/// Whether a resource root already has `kind`, `apiVersion`, `metadata.name` and
+/// `metadata.generateName` as `WithTypeAndObjectMeta` wants them.
+fn has_type_and_object_meta(s: &JsonSchemaProps) -> bool {
+    let is = |p: Option<&JsonSchemaProps>, t: &str| p.map(|p| p.type_str() == t).unwrap_or(false);
+    let meta = s.properties.get("metadata");
+    !s.properties.is_empty()
+        && is(s.properties.get("kind"), "string")
+        && is(s.properties.get("apiVersion"), "string")
+        && is(meta, "object")
+        && meta.map(|m| !m.properties.is_empty()).unwrap_or(false)
+        && is(meta.and_then(|m| m.properties.get("name")), "string")
+        && is(meta.and_then(|m| m.properties.get("generateName")), "string")
+}
+
+/// The properties of an object node as `(name, child)`, after the resource-root additions.
+fn properties<'s>(d: Decl<'s>) -> Vec<(&'s str, Decl<'s>)> {
+    match d {
+        Decl::Metadata => vec![("generateName", Decl::PlainString), ("name", Decl::PlainString)],
+        Decl::Schema(s, root) => {
+            let add = root && !has_type_and_object_meta(s);
+            let mut out: Vec<(&'s str, Decl<'s>)> = Vec::new();
+            for (k, p) in &s.properties {
+                if add && (k == "kind" || k == "apiVersion" || k == "metadata") {
+                    continue;
+                }
+                out.push((k.as_str(), Decl::Schema(p, p.x_embedded_resource)));
+            }
+            if add {
+                out.push(("apiVersion", Decl::PlainString));
+                out.push(("kind", Decl::PlainString));
+                out.push(("metadata", Decl::Metadata));
+            }
+            out
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn is_object(d: Decl) -> bool {
+    match d {
+        Decl::Metadata => true,
+        Decl::Schema(s, _) => !s.x_int_or_string && s.type_str() == "object" && s.additional_properties_schema().is_none(),
+        _ => false,
+    }
+}
+
+fn max_string_length_per_request(s: &JsonSchemaProps) -> i64 {
+    if s.x_int_or_string {
+        return MAX_REQUEST_SIZE_BYTES - 2;
+    }
+    match s.format.as_deref() {
+        Some("duration") => 32,
+        Some("date") => 12,
+        Some("date-time") => 32,
+        _ => MAX_REQUEST_SIZE_BYTES - 2,
+    }
+}
+
+fn zero_if_negative(v: i64) -> i64 {
+    v.max(0)
+}
+
+/// `DeclType.MaxElements` of a node.
+fn max_elements(d: Decl, depth: usize) -> i64 {
+    let s = match d {
+        Decl::Schema(s, _) => s,
+        Decl::PlainString => return MAX_REQUEST_SIZE_BYTES - 2,
+        Decl::Metadata | Decl::Key => return 0,
+    };
+    if s.x_int_or_string {
+        return match s.max_length {
+            Some(m) => zero_if_negative(m).saturating_mul(4),
+            None => max_string_length_per_request(s),
+        };
+    }
+    match s.type_str() {
+        "array" => {
+            if let Some(m) = s.max_items {
+                return zero_if_negative(m);
+            }
+            match s.items_schema() {
+                Some(i) => (MAX_REQUEST_SIZE_BYTES - 2) / (min_size(Decl::Schema(i, i.x_embedded_resource), depth + 1) + 1),
+                None => 0,
+            }
+        }
+        "object" => match s.additional_properties_schema() {
+            Some(a) => {
+                if let Some(m) = s.max_properties {
+                    return zero_if_negative(m);
+                }
+                (MAX_REQUEST_SIZE_BYTES - 2) / (min_size(Decl::Schema(a, a.x_embedded_resource), depth + 1) + 6)
+            }
+            None => 0,
+        },
+        "string" => match s.format.as_deref() {
+            Some("byte") => match s.max_length {
+                Some(m) => zero_if_negative(m),
+                None => max_string_length_per_request(s),
+            },
+            Some("duration") | Some("date") | Some("date-time") => max_string_length_per_request(s),
+            _ => {
+                if let Some(m) = s.max_length {
+                    zero_if_negative(m).saturating_mul(4)
+                } else if s.enum_.as_ref().map(|e| !e.is_empty()).unwrap_or(false) {
+                    s.enum_
+                        .iter()
+                        .flatten()
+                        .filter_map(|v| v.as_str())
+                        .map(|v| v.len() as i64)
+                        .max()
+                        .unwrap_or(0)
+                } else {
+                    max_string_length_per_request(s)
+                }
+            }
+        },
+        _ => 0,
+    }
+}
+
+/// `DeclType.MinSerializedSize` of a node.
+fn min_size(d: Decl, depth: usize) -> i64 {
+    if depth > MAX_SCHEMA_DEPTH {
+        return 0;
+    }
+    let s = match d {
+        Decl::Schema(s, _) => s,
+        Decl::PlainString | Decl::Key => return 2,
+        Decl::Metadata => return 2,
+    };
+    if s.x_int_or_string {
+        return 1;
+    }
+    match s.type_str() {
+        "array" => 2,
+        "object" => {
+            if s.additional_properties_schema().is_some() {
+                return 2;
+            }
+            let mut total: i64 = 2;
+            for (name, p) in properties(d) {
+                if !exposed(p, depth + 1) {
+                    continue;
+                }
+                let required = s.required.iter().any(|r| r == name);
+                let has_default = match p {
+                    Decl::Schema(ps, _) => ps.default.is_some(),
+                    _ => false,
+                };
+                if required && !has_default {
+                    total = total.saturating_add(name.len() as i64 + min_size(p, depth + 1) + 4);
+                }
+            }
+            total
+        }
+        "string" => match s.format.as_deref() {
+            Some("duration") => 3,
+            Some("date") => 12,
+            Some("date-time") => 21,
+            _ => 2,
+        },
+        "boolean" => 4,
+        "number" | "integer" => 1,
+        _ => 0,
+    }
+}
+
+/// The minimum serialized size of values of a schema (apiserver `DeclType.MinSerializedSize`
+/// of `SchemaDeclType(schema, resourceRoot)`).
+pub fn min_serialized_size(schema: &JsonSchemaProps, resource_root: bool) -> i64 {
+    min_size(Decl::Schema(schema, resource_root), 0)
+}
+
+/// The maximum number of elements (string length, list items, map entries) of values of a
+/// schema, as `SchemaDeclType` estimates it.
+pub fn max_elements_of(schema: &JsonSchemaProps, resource_root: bool) -> i64 {
+    max_elements(Decl::Schema(schema, resource_root), 0)
+}
+
+/// Size hints for a rule's `self` / `oldSelf` bound to a schema node (apiextensions
+/// `sizeEstimator` over `SchemaDeclType`).
+pub struct SchemaSizes<'s> {
+    pub schema: &'s JsonSchemaProps,
+    /// The node is the root of a custom resource or an embedded resource.
+    pub resource_root: bool,
+}
+
+impl<'s> SchemaSizes<'s> {
+    pub fn new(schema: &'s JsonSchemaProps, resource_root: bool) -> SchemaSizes<'s> {
+        SchemaSizes { schema, resource_root }
+    }
+}
+
+fn field_matches(prop: &str, name: &str) -> bool {
+    prop == name
+        || super::value::escape(prop, false).as_deref() == Some(name)
+        || super::value::escape(prop, true).as_deref() == Some(name)
+}
+
+impl SizeHints for SchemaSizes<'_> {
+    fn size(&self, path: &[&str]) -> Option<SizeEstimate> {
+        let first = path.first()?;
+        if *first != "self" && *first != "oldSelf" {
+            return None;
+        }
+        let mut cur = decl(self.schema, self.resource_root)?;
+        for name in &path[1..] {
+            cur = match *name {
+                "@items" | "@values" => match cur {
+                    Decl::Schema(s, _) if !s.x_int_or_string => match s.type_str() {
+                        "array" => {
+                            let i = s.items_schema()?;
+                            decl(i, i.x_embedded_resource)?
+                        }
+                        "object" => {
+                            let a = s.additional_properties_schema()?;
+                            decl(a, a.x_embedded_resource)?
+                        }
+                        _ => return None,
+                    },
+                    _ => return None,
+                },
+                "@keys" => match cur {
+                    Decl::Schema(s, _)
+                        if !s.x_int_or_string && s.type_str() == "object" && s.additional_properties_schema().is_some() =>
+                    {
+                        Decl::Key
+                    }
+                    _ => return None,
+                },
+                field => {
+                    if !is_object(cur) {
+                        return None;
+                    }
+                    let (_, child) = properties(cur).into_iter().find(|(p, c)| field_matches(p, field) && exposed(*c, 0))?;
+                    child
+                }
+            };
+        }
+        let m = max_elements(cur, 0);
+        Some(SizeEstimate { min: 0, max: m.max(0) as u64 })
+    }
+}
+
+/// The cardinality one schema node contributes to its descendants (apiextensions
+/// `maxCardinality`): an array its `maxItems`, a map its `maxProperties`, anything else 1;
+/// `None` when unbounded.
+pub fn node_cardinality(s: &JsonSchemaProps) -> Option<u64> {
+    if s.type_str() == "array" {
+        return s.max_items.map(|m| zero_if_negative(m) as u64);
+    }
+    if s.type_str() == "object" && s.additional_properties_schema().is_some() {
+        return s.max_properties.map(|m| zero_if_negative(m) as u64);
+    }
+    Some(1)
+}
+
+/// The product of the cardinalities of a node's ancestors (root first, the node itself
+/// excluded), saturating; `None` when one of them is unbounded.
+pub fn max_cardinality(ancestors: &[&JsonSchemaProps]) -> Option<u64> {
+    let mut product: u64 = 1;
+    for a in ancestors {
+        let c = node_cardinality(a)?;
+        product = product.saturating_mul(c);
+    }
+    Some(product)
+}
+
+/// The cardinality a compiled rule reports (apiextensions `maxCardinality(minSize)`):
+/// how many values of the node's minimum size fit in one request.
+pub fn unbounded_cardinality(schema: &JsonSchemaProps, resource_root: bool) -> u64 {
+    let min = min_serialized_size(schema, resource_root).max(0);
+    (MAX_REQUEST_SIZE_BYTES / (min + 1)) as u64
+}
+
+/// A rule's estimated cost: `max_cost` times the ancestors' cardinality when bounded,
+/// else times [`unbounded_cardinality`], saturating.
+pub fn rule_estimated_cost(max_cost: u64, ancestors: &[&JsonSchemaProps], node: &JsonSchemaProps, resource_root: bool) -> u64 {
+    match max_cardinality(ancestors) {
+        Some(c) => max_cost.saturating_mul(c),
+        None => max_cost.saturating_mul(unbounded_cardinality(node, resource_root)),
+    }
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cel::rules::{compile_rules, RuleTree};
+    use crate::crd::model::SchemaOrBool;
+    use serde_json::Value;
+    use std::path::PathBuf;
+
+    fn shared() -> Option<PathBuf> {
+        let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared");
+        if p.join("vectors").is_dir() {
+            Some(p)
+        } else {
+            None
+        }
+    }
+
+    enum Step {
+        Property(String),
+        Items,
+        Additional,
+    }
+
+    /// `openAPIV3Schema.properties[a.b].items.x-kubernetes-validations[2]` → steps, rule index.
+    fn parse_schema_path(p: &str) -> Option<(Vec<Step>, usize)> {
+        let mut rest = p.strip_prefix("openAPIV3Schema")?;
+        let mut steps = Vec::new();
+        loop {
+            rest = rest.strip_prefix('.')?;
+            if let Some(r) = rest.strip_prefix("properties[") {
+                let end = r.find(']')?;
+                steps.push(Step::Property(r[..end].to_string()));
+                rest = &r[end + 1..];
+            } else if let Some(r) = rest.strip_prefix("items") {
+                steps.push(Step::Items);
+                rest = r;
+            } else if let Some(r) = rest.strip_prefix("additionalProperties") {
+                steps.push(Step::Additional);
+                rest = r;
+            } else if let Some(r) = rest.strip_prefix("x-kubernetes-validations[") {
+                let end = r.find(']')?;
+                return Some((steps, r[..end].parse().ok()?));
+            } else {
+                return None;
+            }
+        }
+    }
+
+    /// (maxCost, maxCardinality, estimatedCost) of one rule, `None` when it does not compile.
+    fn rule_costs(schema: &JsonSchemaProps, tree: &RuleTree, path: &str) -> Option<(u64, u64, u64)> {
+        let (steps, idx) = parse_schema_path(path)?;
+        let mut node = schema;
+        let mut t = tree;
+        let mut ancestors: Vec<&JsonSchemaProps> = Vec::new();
+        for s in &steps {
+            ancestors.push(node);
+            match s {
+                Step::Property(n) => {
+                    node = node.properties.get(n)?;
+                    t = t.properties.get(n)?;
+                }
+                Step::Items => {
+                    node = node.items_schema()?;
+                    t = t.items.as_deref()?;
+                }
+                Step::Additional => {
+                    node = match &node.additional_properties {
+                        Some(SchemaOrBool::Schema(a)) => a,
+                        _ => return None,
+                    };
+                    t = t.additional.as_deref()?;
+                }
+            }
+        }
+        let root = steps.is_empty() || node.x_embedded_resource;
+        let program = t.rules.get(idx)?.program.as_ref()?;
+        let sizes = SchemaSizes::new(node, root);
+        let max_cost = estimate(&program.checked, Some(&sizes)).max;
+        let card = unbounded_cardinality(node, root);
+        Some((max_cost, card, rule_estimated_cost(max_cost, &ancestors, node, root)))
+    }
+
+    /// Compares every compile-only vector of a source; returns (agreeing, total, report).
+    fn compare_source(source: &str) -> (usize, usize, Vec<String>) {
+        let Some(sh) = shared() else { return (0, 0, Vec::new()) };
+        let mut ok = 0;
+        let mut total = 0;
+        let mut report = Vec::new();
+        let Ok(dir) = std::fs::read_dir(sh.join("vectors").join(source)) else { return (0, 0, report) };
+        let mut files: Vec<_> = dir.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+        files.sort();
+        for f in files {
+            let Ok(text) = std::fs::read_to_string(&f) else { continue };
+            for line in text.lines() {
+                let Ok(v) = serde_json::from_str::<Value>(line) else { continue };
+                let Some(rules) = v["expect"]["rules"].as_array() else { continue };
+                if v["request"].get("object").is_some() {
+                    continue;
+                }
+                let Some(crd_file) = v["request"]["crdFile"].as_str() else { continue };
+                let Ok(crd_text) = std::fs::read_to_string(sh.join("crds").join(crd_file)) else { continue };
+                let Ok(crd_json) = crate::crd::parse_crd_text(&crd_text) else { continue };
+                let Ok(crd) = crate::crd::decode_crd(&crd_json) else { continue };
+                let kube = v["request"]["kubernetesVersion"]
+                    .as_str()
+                    .and_then(|k| crate::version::KubeVersion::parse(k).ok())
+                    .unwrap_or_default();
+                let version = v["request"]["version"].as_str();
+                let Some((_, ver)) = crd.version(version) else { continue };
+                let Some(schema) = ver.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_deref()) else { continue };
+                let opts = crate::cel::env::EnvOptions::for_version(kube.minor.saturating_sub(1));
+                let set = compile_rules(schema, &opts);
+                for r in rules {
+                    let expected = (
+                        r["maxCost"].as_u64().unwrap_or(0),
+                        r["maxCardinality"].as_u64().unwrap_or(0),
+                        r["estimatedCost"].as_u64().unwrap_or(0),
+                    );
+                    let path = r["schemaPath"].as_str().unwrap_or("");
+                    let got = rule_costs(schema, &set.tree, path).unwrap_or((0, 0, 0));
+                    total += 1;
+                    if got == expected {
+                        ok += 1;
+                    } else {
+                        report.push(format!(
+                            "{} {} {:?}: expected {:?}, got {:?}",
+                            v["id"].as_str().unwrap_or(""),
+                            path,
+                            r["rule"].as_str().unwrap_or(""),
+                            expected,
+                            got
+                        ));
+                    }
+                }
+            }
+        }
+        (ok, total, report)
+    }
+
+    #[test]
+    fn handmade_rule_costs() {
+        let (ok, total, report) = compare_source("handmade");
+        for r in &report {
+            eprintln!("{}", r);
+        }
+        assert_eq!(ok, total, "{} of {} handmade rules disagree", total - ok, total);
+    }
+
+    /// Figures for every CRD source: `cargo test --release -p crdlab --lib cel::cost -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn all_sources_rule_costs() {
+        for s in ["handmade", "etcd-druid", "postgres-operator", "openshift-api"] {
+            let (ok, total, report) = compare_source(s);
+            for r in report.iter().take(40) {
+                eprintln!("{}", r);
+            }
+            eprintln!("{}: {}/{}", s, ok, total);
+        }
+    }
+
+    #[test]
+    fn cost_factor_rounding_matches_go() {
+        assert_eq!(multiply_by_cost_factor(u64::MAX, 0.1), 1_844_674_407_370_955_264);
+        assert_eq!(multiply_by_cost_factor(7, 0.1), 1);
+        assert_eq!(multiply_by_cost_factor(0, 0.1), 0);
+        assert_eq!(multiply_by_cost_factor(3_145_726, 0.1), 314_573);
+    }
+
+    fn est(expr: &str) -> (u64, u64) {
+        let opts = crate::cel::env::EnvOptions::for_version(35);
+        let env = crate::cel::base_env(&opts);
+        let p = crate::cel::compile(env, expr).expect("compiles");
+        let e = estimate(&p.checked, None);
+        (e.min, e.max)
+    }
+
+    #[test]
+    fn expression_estimates() {
+        assert_eq!(est("[1,2,3,4].isSorted()"), (14, 14));
+        assert_eq!(est("['a', 'b', 'c'].join() == 'abc'"), (11, 1_844_674_407_370_955_275));
+        assert_eq!(est("[1, 2].exists(x, x > 1)"), (10 + 2, 10 + 2 * 4));
+    }
+
+    #[test]
+    fn schema_sizes() {
+        let s: JsonSchemaProps = serde_json::from_value(serde_json::json!({
+            "type": "object",
+            "properties": {
+                "spec": {"type": "object", "required": ["name"], "properties": {
+                    "name": {"type": "string", "maxLength": 10},
+                    "mode": {"type": "string", "enum": ["a", "bbb"]},
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                    "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+                    "when": {"type": "string", "format": "date-time"}
+                }}
+            }
+        }))
+        .expect("schema");
+        let sizes = SchemaSizes::new(&s, true);
+        let sz = |p: &[&str]| sizes.size(p).map(|s| s.max);
+        assert_eq!(sz(&["self", "spec", "name"]), Some(40));
+        assert_eq!(sz(&["self", "spec", "mode"]), Some(3));
+        assert_eq!(sz(&["self", "spec", "tags"]), Some(3_145_726 / 3));
+        assert_eq!(sz(&["self", "spec", "tags", "@items"]), Some(3_145_726));
+        assert_eq!(sz(&["self", "spec", "labels"]), Some(3_145_726 / 8));
+        assert_eq!(sz(&["self", "spec", "when"]), Some(32));
+        assert_eq!(sz(&["self", "metadata", "name"]), Some(3_145_726));
+        assert_eq!(sz(&["self", "nope"]), None);
+        assert_eq!(sz(&["x", "spec"]), None);
+        let spec = s.properties.get("spec").expect("spec");
+        assert_eq!(min_serialized_size(spec, false), 2 + 4 + 2 + 4);
+    }
+}
