@@ -53,6 +53,19 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Validation walks schemas and objects recursively (depth-bounded by the reader);
+    // run on a thread with a generous stack so the bound, not the stack, is the limit.
+    let worker = std::thread::Builder::new().stack_size(256 * 1024 * 1024).spawn(run);
+    match worker.map(|h| h.join()) {
+        Ok(Ok(code)) => code,
+        _ => {
+            eprintln!("error: crdlab stopped unexpectedly");
+            ExitCode::from(3)
+        }
+    }
+}
+
+fn run() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Batch => batch(),

@@ -371,7 +371,7 @@ impl<'e> Checker<'e> {
                 if !sel.test {
                     if let Some(q) = qualified_name(e) {
                         if self.scopes.iter().all(|(n, _)| !q.starts_with(&format!("{}.", n))) {
-                            if let Some(t) = self.env.variables.get(&q).cloned() {
+                            if let Some(t) = self.env.variables.get(&q).cloned().or_else(|| type_ident(&q)) {
                                 self.set(e.id, t);
                                 return;
                             }

@@ -67,25 +67,46 @@ impl SizeEstimate {
         SizeEstimate { min: n, max: n }
     }
     pub const fn unknown() -> SizeEstimate {
-        SizeEstimate { min: 0, max: u64::MAX }
+        SizeEstimate {
+            min: 0,
+            max: u64::MAX,
+        }
     }
     pub fn add(self, o: SizeEstimate) -> SizeEstimate {
-        SizeEstimate { min: self.min.saturating_add(o.min), max: self.max.saturating_add(o.max) }
+        SizeEstimate {
+            min: self.min.saturating_add(o.min),
+            max: self.max.saturating_add(o.max),
+        }
     }
     pub fn multiply(self, o: SizeEstimate) -> SizeEstimate {
-        SizeEstimate { min: self.min.saturating_mul(o.min), max: self.max.saturating_mul(o.max) }
+        SizeEstimate {
+            min: self.min.saturating_mul(o.min),
+            max: self.max.saturating_mul(o.max),
+        }
     }
     pub fn multiply_by_cost_factor(self, f: f64) -> CostEstimate {
-        CostEstimate { min: multiply_by_cost_factor(self.min, f), max: multiply_by_cost_factor(self.max, f) }
+        CostEstimate {
+            min: multiply_by_cost_factor(self.min, f),
+            max: multiply_by_cost_factor(self.max, f),
+        }
     }
     pub fn multiply_by_cost(self, c: CostEstimate) -> CostEstimate {
-        CostEstimate { min: self.min.saturating_mul(c.min), max: self.max.saturating_mul(c.max) }
+        CostEstimate {
+            min: self.min.saturating_mul(c.min),
+            max: self.max.saturating_mul(c.max),
+        }
     }
     pub fn union(self, o: SizeEstimate) -> SizeEstimate {
-        SizeEstimate { min: self.min.min(o.min), max: self.max.max(o.max) }
+        SizeEstimate {
+            min: self.min.min(o.min),
+            max: self.max.max(o.max),
+        }
     }
     pub fn as_cost(self) -> CostEstimate {
-        CostEstimate { min: self.min, max: self.max }
+        CostEstimate {
+            min: self.min,
+            max: self.max,
+        }
     }
 }
 
@@ -94,25 +115,43 @@ impl CostEstimate {
         CostEstimate { min: n, max: n }
     }
     pub const fn unknown() -> CostEstimate {
-        CostEstimate { min: 0, max: u64::MAX }
+        CostEstimate {
+            min: 0,
+            max: u64::MAX,
+        }
     }
     pub fn add(self, o: CostEstimate) -> CostEstimate {
-        CostEstimate { min: self.min.saturating_add(o.min), max: self.max.saturating_add(o.max) }
+        CostEstimate {
+            min: self.min.saturating_add(o.min),
+            max: self.max.saturating_add(o.max),
+        }
     }
     pub fn multiply(self, o: CostEstimate) -> CostEstimate {
-        CostEstimate { min: self.min.saturating_mul(o.min), max: self.max.saturating_mul(o.max) }
+        CostEstimate {
+            min: self.min.saturating_mul(o.min),
+            max: self.max.saturating_mul(o.max),
+        }
     }
     pub fn multiply_by_cost_factor(self, f: f64) -> CostEstimate {
-        CostEstimate { min: multiply_by_cost_factor(self.min, f), max: multiply_by_cost_factor(self.max, f) }
+        CostEstimate {
+            min: multiply_by_cost_factor(self.min, f),
+            max: multiply_by_cost_factor(self.max, f),
+        }
     }
     pub fn union(self, o: CostEstimate) -> CostEstimate {
-        CostEstimate { min: self.min.min(o.min), max: self.max.max(o.max) }
+        CostEstimate {
+            min: self.min.min(o.min),
+            max: self.max.max(o.max),
+        }
     }
 }
 
 impl CallEstimate {
     pub fn cost(c: CostEstimate) -> CallEstimate {
-        CallEstimate { cost: c, result_size: None }
+        CallEstimate {
+            cost: c,
+            result_size: None,
+        }
     }
     pub fn fixed(n: u64) -> CallEstimate {
         CallEstimate::cost(CostEstimate::fixed(n))
@@ -206,7 +245,11 @@ struct EntrySize {
 
 fn union_entries(a: Option<EntrySize>, b: Option<EntrySize>) -> Option<EntrySize> {
     let (a, b) = (a?, b?);
-    Some(EntrySize { container: a.container, key: a.key.union(b.key), val: a.val.union(b.val) })
+    Some(EntrySize {
+        container: a.container,
+        key: a.key.union(b.key),
+        val: a.val.union(b.val),
+    })
 }
 
 #[derive(Clone, Debug)]
@@ -238,7 +281,9 @@ fn type_kind(t: &Type) -> Kind {
 /// cel-go `isScalar`: types of a constant size.
 fn is_scalar(t: &Type) -> bool {
     match t {
-        Type::Bool | Type::Double | Type::Duration | Type::Int | Type::Timestamp | Type::Uint => true,
+        Type::Bool | Type::Double | Type::Duration | Type::Int | Type::Timestamp | Type::Uint => {
+            true
+        }
         _ => match t.optional_elem() {
             Some(e) => is_scalar(e),
             None => false,
@@ -296,7 +341,12 @@ impl<'c> Coster<'c> {
         if let Some(s) = expr_size(e) {
             return Some(s);
         }
-        let node = AstNode { path: self.get_path(e), ty: self.ty(e), expr: Some(e), computed_size: None };
+        let node = AstNode {
+            path: self.get_path(e),
+            ty: self.ty(e),
+            expr: Some(e),
+            computed_size: None,
+        };
         if let Some(s) = estimate_size_hint(self.hints, &node) {
             self.sizes.insert(e.id, s);
             return Some(s);
@@ -351,11 +401,20 @@ impl<'c> Coster<'c> {
 
     fn new_node<'e>(&mut self, e: &'e IdedExpr) -> AstNode<'e> {
         let mut path = self.get_path(e);
-        if path.first().map(|p| p == ACCUMULATOR || p == HIDDEN_ACCUMULATOR).unwrap_or(false) {
+        if path
+            .first()
+            .map(|p| p == ACCUMULATOR || p == HIDDEN_ACCUMULATOR)
+            .unwrap_or(false)
+        {
             path = Vec::new();
         }
         let computed_size = self.compute_size(e);
-        AstNode { path, ty: self.ty(e), expr: Some(e), computed_size }
+        AstNode {
+            path,
+            ty: self.ty(e),
+            expr: Some(e),
+            computed_size,
+        }
     }
 
     fn cost(&mut self, e: &IdedExpr) -> CostEstimate {
@@ -379,7 +438,10 @@ impl<'c> Coster<'c> {
                     self.presence_test_cost.add(c)
                 } else {
                     let mut sum = self.cost(&sel.operand);
-                    if matches!(self.ty(&sel.operand), Type::Map(..) | Type::Object(_) | Type::Param(_)) {
+                    if matches!(
+                        self.ty(&sel.operand),
+                        Type::Map(..) | Type::Object(_) | Type::Param(_)
+                    ) {
                         sum = sum.add(CostEstimate::fixed(1));
                     }
                     let mut p = self.get_path(&sel.operand);
@@ -391,7 +453,10 @@ impl<'c> Coster<'c> {
             Expr::Call(call) => self.cost_call(e, call),
             Expr::List(list) => {
                 let mut sum = CostEstimate::default();
-                let mut item = SizeEstimate { min: u64::MAX, max: 0 };
+                let mut item = SizeEstimate {
+                    min: u64::MAX,
+                    max: 0,
+                };
                 if list.elements.is_empty() {
                     item.min = 0;
                 }
@@ -400,14 +465,26 @@ impl<'c> Coster<'c> {
                     let s = self.size_or_unknown(el);
                     item = item.union(s);
                 }
-                self.entry_sizes
-                    .insert(e.id, EntrySize { container: Kind::List, key: SizeEstimate::fixed(1), val: item });
+                self.entry_sizes.insert(
+                    e.id,
+                    EntrySize {
+                        container: Kind::List,
+                        key: SizeEstimate::fixed(1),
+                        val: item,
+                    },
+                );
                 sum.add(CostEstimate::fixed(LIST_CREATE_BASE_COST))
             }
             Expr::Map(map) => {
                 let mut sum = CostEstimate::default();
-                let mut ks = SizeEstimate { min: u64::MAX, max: 0 };
-                let mut vs = SizeEstimate { min: u64::MAX, max: 0 };
+                let mut ks = SizeEstimate {
+                    min: u64::MAX,
+                    max: 0,
+                };
+                let mut vs = SizeEstimate {
+                    min: u64::MAX,
+                    max: 0,
+                };
                 if map.entries.is_empty() {
                     ks.min = 0;
                     vs.min = 0;
@@ -422,7 +499,14 @@ impl<'c> Coster<'c> {
                         vs = vs.union(v);
                     }
                 }
-                self.entry_sizes.insert(e.id, EntrySize { container: Kind::Map, key: ks, val: vs });
+                self.entry_sizes.insert(
+                    e.id,
+                    EntrySize {
+                        container: Kind::Map,
+                        key: ks,
+                        val: vs,
+                    },
+                );
                 sum.add(CostEstimate::fixed(MAP_CREATE_BASE_COST))
             }
             Expr::Struct(st) => {
@@ -463,8 +547,22 @@ impl<'c> Coster<'c> {
             None => type_kind(&self.ty(range)),
         };
         let (size, sub) = match which {
-            1 => (entry.map(|e| e.key), if container == Kind::List { "@indices" } else { "@keys" }),
-            2 => (entry.map(|e| e.val), if container == Kind::List { "@items" } else { "@values" }),
+            1 => (
+                entry.map(|e| e.key),
+                if container == Kind::List {
+                    "@indices"
+                } else {
+                    "@keys"
+                },
+            ),
+            2 => (
+                entry.map(|e| e.val),
+                if container == Kind::List {
+                    "@items"
+                } else {
+                    "@values"
+                },
+            ),
             _ => {
                 if container == Kind::List {
                     (entry.map(|e| e.val), "@items")
@@ -475,10 +573,21 @@ impl<'c> Coster<'c> {
         };
         let mut path = self.get_path(range);
         path.push(sub.to_string());
-        self.push(name, LocalVar { path, size, entry: None });
+        self.push(
+            name,
+            LocalVar {
+                path,
+                size,
+                entry: None,
+            },
+        );
     }
 
-    fn cost_comprehension(&mut self, e: &IdedExpr, comp: &cel::common::ast::ComprehensionExpr) -> CostEstimate {
+    fn cost_comprehension(
+        &mut self,
+        e: &IdedExpr,
+        comp: &cel::common::ast::ComprehensionExpr,
+    ) -> CostEstimate {
         let mut sum = self.cost(&comp.iter_range);
         sum = sum.add(self.cost(&comp.accu_init));
         self.push_local(&comp.accu_var, &comp.accu_init);
@@ -514,7 +623,11 @@ impl<'c> Coster<'c> {
         sum
     }
 
-    fn cost_bind(&mut self, e: &IdedExpr, comp: &cel::common::ast::ComprehensionExpr) -> CostEstimate {
+    fn cost_bind(
+        &mut self,
+        e: &IdedExpr,
+        comp: &cel::common::ast::ComprehensionExpr,
+    ) -> CostEstimate {
         let mut sum = self.cost(&comp.iter_range);
         sum = sum.add(self.cost(&comp.accu_init));
         self.push_local(&comp.accu_var, &comp.accu_init);
@@ -553,10 +666,21 @@ impl<'c> Coster<'c> {
                 target_node = Some(self.new_node(t));
             }
         }
-        let mut fn_cost = CostEstimate { min: u64::MAX, max: 0 };
+        let mut fn_cost = CostEstimate {
+            min: u64::MAX,
+            max: 0,
+        };
         let mut result_size: Option<SizeEstimate> = None;
         for o in overloads {
-            let est = self.function_cost(e, &fname, o, target_node.as_ref(), &arg_nodes, &arg_costs, &call.args);
+            let est = self.function_cost(
+                e,
+                &fname,
+                o,
+                target_node.as_ref(),
+                &arg_nodes,
+                &arg_costs,
+                &call.args,
+            );
             fn_cost = fn_cost.union(est.cost);
             if let Some(rs) = est.result_size {
                 result_size = Some(match result_size {
@@ -567,7 +691,14 @@ impl<'c> Coster<'c> {
             if (o == "index_list" || o == "index_map") && !call.args.is_empty() {
                 result_size = self.compute_entry_size(&call.args[0]).map(|en| en.val);
                 let mut p = self.get_path(&call.args[0]);
-                p.push(if o == "index_list" { "@items" } else { "@values" }.to_string());
+                p.push(
+                    if o == "index_list" {
+                        "@items"
+                    } else {
+                        "@values"
+                    }
+                    .to_string(),
+                );
                 self.paths.insert(e.id, p);
             }
             if result_size.is_none() {
@@ -589,30 +720,45 @@ impl<'c> Coster<'c> {
         arg_costs: &[CostEstimate],
         arg_exprs: &[IdedExpr],
     ) -> CallEstimate {
-        let arg_sum = arg_costs.iter().fold(CostEstimate::default(), |s, c| s.add(*c));
-        if let Some(est) = super::library::cost::estimate_call_cost(function, overload, target, args, self.hints) {
-            return CallEstimate { cost: est.cost.add(arg_sum), result_size: est.result_size };
+        let arg_sum = arg_costs
+            .iter()
+            .fold(CostEstimate::default(), |s, c| s.add(*c));
+        if let Some(est) =
+            super::library::cost::estimate_call_cost(function, overload, target, args, self.hints)
+        {
+            return CallEstimate {
+                cost: est.cost.add(arg_sum),
+                result_size: est.result_size,
+            };
         }
         let size_of = |n: &AstNode| n.computed_size.unwrap_or(SizeEstimate::unknown());
         let trav = STRING_TRAVERSAL_COST_FACTOR;
         match overload {
             "string_format" => {
                 if let Some(t) = target {
-                    return CallEstimate::cost(size_of(t).multiply_by_cost_factor(trav).add(arg_sum));
+                    return CallEstimate::cost(
+                        size_of(t).multiply_by_cost_factor(trav).add(arg_sum),
+                    );
                 }
             }
             "string_to_bytes" if args.len() == 1 => {
                 let sz = size_of(&args[0]);
                 return CallEstimate {
                     cost: sz.multiply_by_cost_factor(trav).add(arg_sum),
-                    result_size: Some(SizeEstimate { min: sz.min, max: sz.max.wrapping_mul(4) }),
+                    result_size: Some(SizeEstimate {
+                        min: sz.min,
+                        max: sz.max.wrapping_mul(4),
+                    }),
                 };
             }
             "bytes_to_string" if args.len() == 1 => {
                 let sz = size_of(&args[0]);
                 return CallEstimate {
                     cost: sz.multiply_by_cost_factor(trav).add(arg_sum),
-                    result_size: Some(SizeEstimate { min: sz.min / 4, max: sz.max }),
+                    result_size: Some(SizeEstimate {
+                        min: sz.min / 4,
+                        max: sz.max,
+                    }),
                 };
             }
             "strings_quote" if args.len() == 1 => {
@@ -626,15 +772,22 @@ impl<'c> Coster<'c> {
                 };
             }
             "starts_with_string" | "ends_with_string" if args.len() == 1 => {
-                return CallEstimate::cost(size_of(&args[0]).multiply_by_cost_factor(trav).add(arg_sum));
+                return CallEstimate::cost(
+                    size_of(&args[0]).multiply_by_cost_factor(trav).add(arg_sum),
+                );
             }
             "in_list" if args.len() == 2 => {
-                return CallEstimate::cost(size_of(&args[1]).multiply_by_cost_factor(1.0).add(arg_sum));
+                return CallEstimate::cost(
+                    size_of(&args[1]).multiply_by_cost_factor(1.0).add(arg_sum),
+                );
             }
             "matches_string" => {
                 if let (Some(t), 1) = (target, args.len()) {
-                    let s = size_of(t).add(SizeEstimate::fixed(1)).multiply_by_cost_factor(trav);
-                    let r = size_of(&args[0]).multiply_by_cost_factor(REGEX_STRING_LENGTH_COST_FACTOR);
+                    let s = size_of(t)
+                        .add(SizeEstimate::fixed(1))
+                        .multiply_by_cost_factor(trav);
+                    let r =
+                        size_of(&args[0]).multiply_by_cost_factor(REGEX_STRING_LENGTH_COST_FACTOR);
                     return CallEstimate::cost(s.multiply(r).add(arg_sum));
                 }
             }
@@ -647,34 +800,59 @@ impl<'c> Coster<'c> {
             }
             "logical_or" | "logical_and" if arg_costs.len() == 2 => {
                 let (l, r) = (arg_costs[0], arg_costs[1]);
-                return CallEstimate::cost(CostEstimate { min: l.min, max: l.add(r).max });
+                return CallEstimate::cost(CostEstimate {
+                    min: l.min,
+                    max: l.add(r).max,
+                });
             }
             "conditional" if arg_costs.len() == 3 => {
                 let size = size_of(&args[1]).union(size_of(&args[2]));
-                let en = union_entries(self.compute_entry_size(&arg_exprs[1]), self.compute_entry_size(&arg_exprs[2]));
+                let en = union_entries(
+                    self.compute_entry_size(&arg_exprs[1]),
+                    self.compute_entry_size(&arg_exprs[2]),
+                );
                 self.set_entry_size(e, en);
                 let c = arg_costs[0].add(arg_costs[1].union(arg_costs[2]));
-                return CallEstimate { cost: c, result_size: Some(size) };
+                return CallEstimate {
+                    cost: c,
+                    result_size: Some(size),
+                };
             }
             "add_string" | "add_bytes" | "add_list" if args.len() == 2 => {
                 let rs = size_of(&args[0]).add(size_of(&args[1]));
-                let en = union_entries(self.compute_entry_size(&arg_exprs[0]), self.compute_entry_size(&arg_exprs[1]));
+                let en = union_entries(
+                    self.compute_entry_size(&arg_exprs[0]),
+                    self.compute_entry_size(&arg_exprs[1]),
+                );
                 self.set_entry_size(e, en);
                 let c = if overload == "add_list" {
                     CostEstimate::fixed(1).add(arg_sum)
                 } else {
                     rs.multiply_by_cost_factor(trav).add(arg_sum)
                 };
-                return CallEstimate { cost: c, result_size: Some(rs) };
+                return CallEstimate {
+                    cost: c,
+                    result_size: Some(rs),
+                };
             }
-            "less_string" | "greater_string" | "less_equals_string" | "greater_equals_string" | "less_bytes"
-            | "greater_bytes" | "less_equals_bytes" | "greater_equals_bytes" | "equals" | "not_equals"
+            "less_string"
+            | "greater_string"
+            | "less_equals_string"
+            | "greater_equals_string"
+            | "less_bytes"
+            | "greater_bytes"
+            | "less_equals_bytes"
+            | "greater_equals_bytes"
+            | "equals"
+            | "not_equals"
                 if args.len() == 2 =>
             {
                 let smallest = size_of(&args[0]).max.min(size_of(&args[1]).max);
                 let min = if smallest > 0 { 1 } else { 0 };
                 return CallEstimate::cost(
-                    CostEstimate { min, max: smallest }.multiply_by_cost_factor(trav).add(arg_sum),
+                    CostEstimate { min, max: smallest }
+                        .multiply_by_cost_factor(trav)
+                        .add(arg_sum),
                 );
             }
             _ => {}
@@ -753,13 +931,19 @@ fn has_type_and_object_meta(s: &JsonSchemaProps) -> bool {
         && is(meta, "object")
         && meta.map(|m| !m.properties.is_empty()).unwrap_or(false)
         && is(meta.and_then(|m| m.properties.get("name")), "string")
-        && is(meta.and_then(|m| m.properties.get("generateName")), "string")
+        && is(
+            meta.and_then(|m| m.properties.get("generateName")),
+            "string",
+        )
 }
 
 /// The properties of an object node as `(name, child)`, after the resource-root additions.
 fn properties<'s>(d: Decl<'s>) -> Vec<(&'s str, Decl<'s>)> {
     match d {
-        Decl::Metadata => vec![("generateName", Decl::PlainString), ("name", Decl::PlainString)],
+        Decl::Metadata => vec![
+            ("generateName", Decl::PlainString),
+            ("name", Decl::PlainString),
+        ],
         Decl::Schema(s, root) => {
             let add = root && !has_type_and_object_meta(s);
             let mut out: Vec<(&'s str, Decl<'s>)> = Vec::new();
@@ -783,7 +967,11 @@ fn properties<'s>(d: Decl<'s>) -> Vec<(&'s str, Decl<'s>)> {
 fn is_object(d: Decl) -> bool {
     match d {
         Decl::Metadata => true,
-        Decl::Schema(s, _) => !s.x_int_or_string && s.type_str() == "object" && s.additional_properties_schema().is_none(),
+        Decl::Schema(s, _) => {
+            !s.x_int_or_string
+                && s.type_str() == "object"
+                && s.additional_properties_schema().is_none()
+        }
         _ => false,
     }
 }
@@ -823,7 +1011,10 @@ fn max_elements(d: Decl, depth: usize) -> i64 {
                 return zero_if_negative(m);
             }
             match s.items_schema() {
-                Some(i) => (MAX_REQUEST_SIZE_BYTES - 2) / (min_size(Decl::Schema(i, i.x_embedded_resource), depth + 1) + 1),
+                Some(i) => {
+                    (MAX_REQUEST_SIZE_BYTES - 2)
+                        / (min_size(Decl::Schema(i, i.x_embedded_resource), depth + 1) + 1)
+                }
                 None => 0,
             }
         }
@@ -832,7 +1023,8 @@ fn max_elements(d: Decl, depth: usize) -> i64 {
                 if let Some(m) = s.max_properties {
                     return zero_if_negative(m);
                 }
-                (MAX_REQUEST_SIZE_BYTES - 2) / (min_size(Decl::Schema(a, a.x_embedded_resource), depth + 1) + 6)
+                (MAX_REQUEST_SIZE_BYTES - 2)
+                    / (min_size(Decl::Schema(a, a.x_embedded_resource), depth + 1) + 6)
             }
             None => 0,
         },
@@ -922,7 +1114,9 @@ pub fn max_elements_of(schema: &JsonSchemaProps, resource_root: bool) -> i64 {
 }
 
 /// Size hints for a rule's `self` / `oldSelf` bound to a schema node (apiextensions
-/// `sizeEstimator` over `SchemaDeclType`).
+/// `sizeEstimator` over `SchemaDeclType`). Give it the schema as written with
+/// `resource_root` set for the root of a resource or an embedded resource; it adds
+/// `apiVersion`, `kind` and `metadata.name/generateName` there as the apiserver does.
 pub struct SchemaSizes<'s> {
     pub schema: &'s JsonSchemaProps,
     /// The node is the root of a custom resource or an embedded resource.
@@ -931,7 +1125,10 @@ pub struct SchemaSizes<'s> {
 
 impl<'s> SchemaSizes<'s> {
     pub fn new(schema: &'s JsonSchemaProps, resource_root: bool) -> SchemaSizes<'s> {
-        SchemaSizes { schema, resource_root }
+        SchemaSizes {
+            schema,
+            resource_root,
+        }
     }
 }
 
@@ -943,10 +1140,10 @@ fn field_matches(prop: &str, name: &str) -> bool {
 
 impl SizeHints for SchemaSizes<'_> {
     fn size(&self, path: &[&str]) -> Option<SizeEstimate> {
-        let first = path.first()?;
-        if *first != "self" && *first != "oldSelf" {
-            return None;
-        }
+        // apiextensions' estimator skips the first element without looking at it (in a
+        // rule only `self` and `oldSelf` are variables), so paths rooted elsewhere — the
+        // `@items` of a literal list, a type name — are read from the node too.
+        path.first()?;
         let mut cur = decl(self.schema, self.resource_root)?;
         for name in &path[1..] {
             cur = match *name {
@@ -966,7 +1163,9 @@ impl SizeHints for SchemaSizes<'_> {
                 },
                 "@keys" => match cur {
                     Decl::Schema(s, _)
-                        if !s.x_int_or_string && s.type_str() == "object" && s.additional_properties_schema().is_some() =>
+                        if !s.x_int_or_string
+                            && s.type_str() == "object"
+                            && s.additional_properties_schema().is_some() =>
                     {
                         Decl::Key
                     }
@@ -976,13 +1175,18 @@ impl SizeHints for SchemaSizes<'_> {
                     if !is_object(cur) {
                         return None;
                     }
-                    let (_, child) = properties(cur).into_iter().find(|(p, c)| field_matches(p, field) && exposed(*c, 0))?;
+                    let (_, child) = properties(cur)
+                        .into_iter()
+                        .find(|(p, c)| field_matches(p, field) && exposed(*c, 0))?;
                     child
                 }
             };
         }
         let m = max_elements(cur, 0);
-        Some(SizeEstimate { min: 0, max: m.max(0) as u64 })
+        Some(SizeEstimate {
+            min: 0,
+            max: m.max(0) as u64,
+        })
     }
 }
 
@@ -1019,13 +1223,17 @@ pub fn unbounded_cardinality(schema: &JsonSchemaProps, resource_root: bool) -> u
 
 /// A rule's estimated cost: `max_cost` times the ancestors' cardinality when bounded,
 /// else times [`unbounded_cardinality`], saturating.
-pub fn rule_estimated_cost(max_cost: u64, ancestors: &[&JsonSchemaProps], node: &JsonSchemaProps, resource_root: bool) -> u64 {
+pub fn rule_estimated_cost(
+    max_cost: u64,
+    ancestors: &[&JsonSchemaProps],
+    node: &JsonSchemaProps,
+    resource_root: bool,
+) -> u64 {
     match max_cardinality(ancestors) {
         Some(c) => max_cost.saturating_mul(c),
         None => max_cost.saturating_mul(unbounded_cardinality(node, resource_root)),
     }
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -1076,7 +1284,11 @@ mod tests {
     }
 
     /// (maxCost, maxCardinality, estimatedCost) of one rule, `None` when it does not compile.
-    fn rule_costs(schema: &JsonSchemaProps, tree: &RuleTree, path: &str) -> Option<(u64, u64, u64)> {
+    fn rule_costs(
+        schema: &JsonSchemaProps,
+        tree: &RuleTree,
+        path: &str,
+    ) -> Option<(u64, u64, u64)> {
         let (steps, idx) = parse_schema_path(path)?;
         let mut node = schema;
         let mut t = tree;
@@ -1106,37 +1318,67 @@ mod tests {
         let sizes = SchemaSizes::new(node, root);
         let max_cost = estimate(&program.checked, Some(&sizes)).max;
         let card = unbounded_cardinality(node, root);
-        Some((max_cost, card, rule_estimated_cost(max_cost, &ancestors, node, root)))
+        Some((
+            max_cost,
+            card,
+            rule_estimated_cost(max_cost, &ancestors, node, root),
+        ))
     }
 
     /// Compares every compile-only vector of a source; returns (agreeing, total, report).
     fn compare_source(source: &str) -> (usize, usize, Vec<String>) {
-        let Some(sh) = shared() else { return (0, 0, Vec::new()) };
+        let Some(sh) = shared() else {
+            return (0, 0, Vec::new());
+        };
         let mut ok = 0;
         let mut total = 0;
         let mut report = Vec::new();
-        let Ok(dir) = std::fs::read_dir(sh.join("vectors").join(source)) else { return (0, 0, report) };
+        let Ok(dir) = std::fs::read_dir(sh.join("vectors").join(source)) else {
+            return (0, 0, report);
+        };
         let mut files: Vec<_> = dir.filter_map(|e| e.ok()).map(|e| e.path()).collect();
         files.sort();
         for f in files {
-            let Ok(text) = std::fs::read_to_string(&f) else { continue };
+            let Ok(text) = std::fs::read_to_string(&f) else {
+                continue;
+            };
             for line in text.lines() {
-                let Ok(v) = serde_json::from_str::<Value>(line) else { continue };
-                let Some(rules) = v["expect"]["rules"].as_array() else { continue };
+                let Ok(v) = serde_json::from_str::<Value>(line) else {
+                    continue;
+                };
+                let Some(rules) = v["expect"]["rules"].as_array() else {
+                    continue;
+                };
                 if v["request"].get("object").is_some() {
                     continue;
                 }
-                let Some(crd_file) = v["request"]["crdFile"].as_str() else { continue };
-                let Ok(crd_text) = std::fs::read_to_string(sh.join("crds").join(crd_file)) else { continue };
-                let Ok(crd_json) = crate::crd::parse_crd_text(&crd_text) else { continue };
-                let Ok(crd) = crate::crd::decode_crd(&crd_json) else { continue };
+                let Some(crd_file) = v["request"]["crdFile"].as_str() else {
+                    continue;
+                };
+                let Ok(crd_text) = std::fs::read_to_string(sh.join("crds").join(crd_file)) else {
+                    continue;
+                };
+                let Ok(crd_json) = crate::crd::parse_crd_text(&crd_text) else {
+                    continue;
+                };
+                let Ok(crd) = crate::crd::decode_crd(&crd_json) else {
+                    continue;
+                };
                 let kube = v["request"]["kubernetesVersion"]
                     .as_str()
                     .and_then(|k| crate::version::KubeVersion::parse(k).ok())
                     .unwrap_or_default();
                 let version = v["request"]["version"].as_str();
-                let Some((_, ver)) = crd.version(version) else { continue };
-                let Some(schema) = ver.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_deref()) else { continue };
+                let Some((_, ver)) = crd.version(version) else {
+                    continue;
+                };
+                let Some(schema) = ver
+                    .schema
+                    .as_ref()
+                    .and_then(|s| s.open_api_v3_schema.as_deref())
+                else {
+                    continue;
+                };
                 let opts = crate::cel::env::EnvOptions::for_version(kube.minor.saturating_sub(1));
                 let set = compile_rules(schema, &opts);
                 for r in rules {
@@ -1172,14 +1414,25 @@ mod tests {
         for r in &report {
             eprintln!("{}", r);
         }
-        assert_eq!(ok, total, "{} of {} handmade rules disagree", total - ok, total);
+        assert_eq!(
+            ok,
+            total,
+            "{} of {} handmade rules disagree",
+            total - ok,
+            total
+        );
     }
 
     /// Figures for every CRD source: `cargo test --release -p crdlab --lib cel::cost -- --ignored --nocapture`.
     #[test]
     #[ignore]
     fn all_sources_rule_costs() {
-        for s in ["handmade", "etcd-druid", "postgres-operator", "openshift-api"] {
+        for s in [
+            "handmade",
+            "etcd-druid",
+            "postgres-operator",
+            "openshift-api",
+        ] {
             let (ok, total, report) = compare_source(s);
             for r in report.iter().take(40) {
                 eprintln!("{}", r);
@@ -1190,7 +1443,10 @@ mod tests {
 
     #[test]
     fn cost_factor_rounding_matches_go() {
-        assert_eq!(multiply_by_cost_factor(u64::MAX, 0.1), 1_844_674_407_370_955_264);
+        assert_eq!(
+            multiply_by_cost_factor(u64::MAX, 0.1),
+            1_844_674_407_370_955_264
+        );
         assert_eq!(multiply_by_cost_factor(7, 0.1), 1);
         assert_eq!(multiply_by_cost_factor(0, 0.1), 0);
         assert_eq!(multiply_by_cost_factor(3_145_726, 0.1), 314_573);
@@ -1207,8 +1463,14 @@ mod tests {
     #[test]
     fn expression_estimates() {
         assert_eq!(est("[1,2,3,4].isSorted()"), (14, 14));
-        assert_eq!(est("['a', 'b', 'c'].join() == 'abc'"), (11, 1_844_674_407_370_955_275));
-        assert_eq!(est("[1, 2].exists(x, x > 1)"), (10 + 2, 10 + 2 * 4));
+        assert_eq!(
+            est("['a', 'b', 'c'].join() == 'abc'"),
+            (11, 1_844_674_407_370_955_275)
+        );
+        assert_eq!(
+            est("[1, 2].exists(x, x > 1)"),
+            (10 + 1 + 2 * 4, 10 + 1 + 2 * 6)
+        );
     }
 
     #[test]
@@ -1236,7 +1498,8 @@ mod tests {
         assert_eq!(sz(&["self", "spec", "when"]), Some(32));
         assert_eq!(sz(&["self", "metadata", "name"]), Some(3_145_726));
         assert_eq!(sz(&["self", "nope"]), None);
-        assert_eq!(sz(&["x", "spec"]), None);
+        assert_eq!(sz(&["@items"]), Some(0));
+        assert_eq!(sz(&[]), None);
         let spec = s.properties.get("spec").expect("spec");
         assert_eq!(min_serialized_size(spec, false), 2 + 4 + 2 + 4);
     }

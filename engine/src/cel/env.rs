@@ -83,12 +83,20 @@ pub struct Env {
     pub variables: HashMap<String, Type>,
     /// Overload id → implementation, for the interpreter.
     pub impls: HashMap<&'static str, Option<Impl>>,
+    /// Overload id → parameter types, for runtime dispatch among several candidates.
+    pub params: HashMap<&'static str, Vec<Type>>,
 }
 
 impl Env {
     /// The base environment at a compatibility version, without variables.
     pub fn base(options: EnvOptions) -> Env {
-        let mut env = Env { options, functions: HashMap::new(), variables: HashMap::new(), impls: HashMap::new() };
+        let mut env = Env {
+            options,
+            functions: HashMap::new(),
+            variables: HashMap::new(),
+            impls: HashMap::new(),
+            params: HashMap::new(),
+        };
         for f in super::library::functions(&env.options) {
             env.add_function(f);
         }
@@ -99,6 +107,7 @@ impl Env {
     pub fn add_function(&mut self, f: Function) {
         for o in &f.overloads {
             self.impls.insert(o.id, o.imp);
+            self.params.insert(o.id, o.params.clone());
         }
         match self.functions.get_mut(f.name) {
             Some(existing) => existing.overloads.extend(f.overloads),

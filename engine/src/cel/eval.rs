@@ -164,7 +164,8 @@ pub fn typed_value(v: &Val) -> Value {
             Value::Array(m.entries().iter().map(|(k, v)| json!([typed_value(k), typed_value(v)])).collect()),
         ),
         Val::Optional(o) => ("optional_type".into(), o.as_ref().map(|x| typed_value(x)).unwrap_or(Value::Null)),
-        Val::Type(t) => ("type".into(), json!(t.to_string())),
+        // A type value prints its runtime type name: `list`, `map`, `type`, `int`, ...
+        Val::Type(t) => ("type".into(), json!(t.kind_name())),
         Val::Opaque(o) => (o.type_name().to_string(), json!(o.to_canonical())),
     };
     json!({"type": t, "value": value})
@@ -219,10 +220,22 @@ pub fn evaluate(expr: &str, vars: Option<&Value>, var_types: Option<&Value>, kub
         values.push((name.clone(), val));
     }
     let env = std::sync::Arc::new(super::env_with_variables(&base, &decls));
-    let program = match super::compile(env, expr) {
+    let program = match super::compile_program(env.clone(), expr) {
         Ok(p) => p,
-        Err(e) => {
+        Err(super::CompileError::Compile(e)) => {
             out.insert("compileError".into(), json!(e));
+            return out;
+        }
+        Err(super::CompileError::Program(e)) => {
+            // The expression checked; report its type and cost, then the program error.
+            if let Ok((x, src)) = super::parse(&env.options, expr) {
+                if let Ok(c) = super::checker::check(&env, x, src) {
+                    out.insert("outputType".into(), json!(c.output_type().to_string()));
+                    let est = super::cost::estimate(&c, None);
+                    out.insert("estimatedCost".into(), json!({"min": est.min, "max": est.max}));
+                }
+            }
+            out.insert("programError".into(), json!(e));
             return out;
         }
     };

@@ -17,7 +17,15 @@ pub struct Program {
     pub checked: Checked,
     pub env: Arc<Env>,
     consts: HashMap<u64, ConstVal>,
+    /// Nodes cel-go's `OptOptimize` precomputes (constant list/map literals, type
+    /// conversions of constants): they evaluate to these values at no cost.
+    folded: HashMap<u64, Val<'static>>,
+    /// `x in [constant list]` calls turned into set-membership tests (no call cost).
+    members: HashMap<u64, Vec<Val<'static>>>,
 }
+
+/// The functions cel-go treats as type conversions (`overloads.IsTypeConversionFunction`).
+const CONVERSIONS: &[&str] = &["bool", "bytes", "double", "duration", "dyn", "int", "string", "timestamp", "type", "uint"];
 
 /// Literal values kept in a thread-safe form and turned into `Val` on use.
 #[derive(Clone, Debug)]
@@ -85,10 +93,19 @@ fn collect_consts(e: &IdedExpr, out: &mut HashMap<u64, ConstVal>) {
 }
 
 impl Program {
-    pub fn new(checked: Checked, env: Arc<Env>) -> Program {
+    /// Plans a program: literals, then cel-go's `OptOptimize` folding. A conversion of a
+    /// constant that fails is a program error (cel-go refuses to build the program).
+    pub fn new(checked: Checked, env: Arc<Env>) -> Result<Program, String> {
         let mut consts = HashMap::new();
         collect_consts(&checked.expr, &mut consts);
-        Program { checked, env, consts }
+        let mut p = Program { checked, env, consts, folded: HashMap::new(), members: HashMap::new() };
+        let mut folded = HashMap::new();
+        let mut members = HashMap::new();
+        // The AST is walked through a raw borrow of `p.checked`, results go to side maps.
+        fold(&p, &p.checked.expr, &mut folded, &mut members).map_err(|e| e.message)?;
+        p.folded = folded;
+        p.members = members;
+        Ok(p)
     }
 
     /// Evaluates with the given variables and per-call cost limit; returns the value (or
@@ -103,7 +120,7 @@ impl Program {
 struct Evaluator<'a, 'v> {
     prog: &'a Program,
     vars: &'v [(&'v str, Val<'a>)],
-    scopes: Vec<(&'a str, Val<'a>)>,
+    scopes: Vec<(&'a str, EvalResult<'a>)>,
     cost: u64,
     limit: Option<u64>,
 }
@@ -131,26 +148,30 @@ impl<'a, 'v> Evaluator<'a, 'v> {
         }
     }
 
-    fn lookup(&self, name: &str) -> Option<Val<'a>> {
+    fn lookup(&self, name: &str) -> Option<EvalResult<'a>> {
         if let Some((_, v)) = self.scopes.iter().rev().find(|(n, _)| *n == name) {
             return Some(v.clone());
         }
-        self.vars.iter().find(|(n, _)| *n == name).map(|(_, v)| v.clone())
+        self.vars.iter().find(|(n, _)| *n == name).map(|(_, v)| Ok(v.clone()))
     }
 
     fn eval(&mut self, e: &'a IdedExpr) -> EvalResult<'a> {
+        if let Some(v) = self.prog.folded.get(&e.id) {
+            return Ok(v.clone());
+        }
         match &e.expr {
             Expr::Literal(_) => Ok(self.prog.consts.get(&e.id).map(|c| c.to_val()).unwrap_or(Val::Null)),
-            Expr::Ident(name) => {
-                self.charge(1)?;
-                match self.lookup(name) {
-                    Some(v) => Ok(v),
-                    None => match type_value(name) {
-                        Some(t) => Ok(Val::Type(t)),
-                        None => Err(EvalError::new(format!("no such attribute(s): {}", name))),
-                    },
+            Expr::Ident(name) => match self.lookup(name) {
+                Some(v) => {
+                    self.charge(1)?;
+                    v
                 }
-            }
+                // Type names are constants: no cost.
+                None => match type_value(name) {
+                    Some(t) => Ok(Val::Type(t)),
+                    None => Err(EvalError::new(format!("no such attribute(s): {}", name))),
+                },
+            },
             Expr::Select(sel) => {
                 // A qualified variable name (`a.b`) declared as such.
                 if !sel.test {
@@ -228,7 +249,9 @@ impl<'a, 'v> Evaluator<'a, 'v> {
 
     fn eval_fold(&mut self, c: &'a cel::common::ast::ComprehensionExpr) -> EvalResult<'a> {
         let range = self.eval(&c.iter_range)?;
-        let mut accu = self.eval(&c.accu_init)?;
+        // Errors are values in cel-go: a failing step becomes the accumulator, and a later
+        // step (`false && error`) may absorb it. Only the cost limit stops the loop.
+        let mut accu: EvalResult<'a> = Ok(self.eval(&c.accu_init)?);
         let two = c.iter_var2.is_some();
         let pairs: Vec<(Val<'a>, Val<'a>)> = match &range {
             Val::List(l) => {
@@ -242,9 +265,9 @@ impl<'a, 'v> Evaluator<'a, 'v> {
         for (v1, v2) in pairs {
             self.scopes.truncate(depth);
             self.scopes.push((c.accu_var.as_str(), accu.clone()));
-            self.scopes.push((c.iter_var.as_str(), v1));
+            self.scopes.push((c.iter_var.as_str(), Ok(v1)));
             if let Some(n2) = &c.iter_var2 {
-                self.scopes.push((n2.as_str(), v2));
+                self.scopes.push((n2.as_str(), Ok(v2)));
             }
             let cond = self.eval(&c.loop_cond);
             match cond {
@@ -256,11 +279,11 @@ impl<'a, 'v> Evaluator<'a, 'v> {
                 _ => {}
             }
             match self.eval(&c.loop_step) {
-                Ok(v) => accu = v,
-                Err(e) => {
+                Err(e) if e.kind == super::value::ErrorKind::CostLimit => {
                     self.scopes.truncate(depth);
                     return Err(e);
                 }
+                r => accu = r,
             }
         }
         self.scopes.truncate(depth);
@@ -313,6 +336,10 @@ impl<'a, 'v> Evaluator<'a, 'v> {
             }
             _ => {}
         }
+        if let Some(set) = self.prog.members.get(&e.id) {
+            let lhs = self.eval(&call.args[0])?;
+            return Ok(Val::Bool(set.iter().any(|m| equal(m, &lhs))));
+        }
         let mut args: Vec<Val<'a>> = Vec::with_capacity(call.args.len() + 1);
         if let Some(t) = &call.target {
             if !self.prog.checked.qualified.contains_key(&e.id) {
@@ -343,10 +370,15 @@ impl<'a, 'v> Evaluator<'a, 'v> {
             .unwrap_or(false)
     }
 
-    /// Picks the implementation: the single resolved overload, or the first candidate whose
-    /// parameter types accept the runtime arguments.
     fn dispatch(&self, candidates: &[&'static str], args: &[Val<'a>]) -> Result<(Impl, &'static str), EvalError> {
-        let env = &self.prog.env;
+        dispatch(&self.prog.env, candidates, args)
+    }
+}
+
+/// Picks the implementation: the single resolved overload, or the first candidate whose
+/// parameter types accept the runtime arguments.
+fn dispatch(env: &Env, candidates: &[&'static str], args: &[Val]) -> Result<(Impl, &'static str), EvalError> {
+    {
         if candidates.len() == 1 {
             if let Some(Some(imp)) = env.impls.get(candidates[0]) {
                 return Ok((*imp, candidates[0]));
@@ -355,11 +387,9 @@ impl<'a, 'v> Evaluator<'a, 'v> {
         for id in candidates {
             let Some(Some(imp)) = env.impls.get(id) else { continue };
             let fits = env
-                .functions
-                .values()
-                .flat_map(|f| f.overloads.iter())
-                .find(|o| o.id == *id)
-                .map(|o| o.params.len() == args.len() && o.params.iter().zip(args).all(|(p, a)| runtime_fits(p, a)))
+                .params
+                .get(id)
+                .map(|ps| ps.len() == args.len() && ps.iter().zip(args).all(|(p, a)| runtime_fits(p, a)))
                 .unwrap_or(false);
             if fits {
                 // Several candidates: cel-go's call has no single overload id for costing.
@@ -368,7 +398,9 @@ impl<'a, 'v> Evaluator<'a, 'v> {
         }
         Err(EvalError::no_such_overload())
     }
+}
 
+impl<'a, 'v> Evaluator<'a, 'v> {
     /// `_&&_` / `_||_`: left to right, short-circuiting on the absorbing value; errors
     /// are absorbed when the other side decides.
     fn eval_logic(&mut self, call: &'a cel::common::ast::CallExpr, and: bool) -> EvalResult<'a> {
@@ -560,4 +592,117 @@ pub fn add_lists<'a>(a: &List<'a>, b: &List<'a>) -> EvalResult<'a> {
         }
     }
     Ok(Val::List(List::Owned { items: Rc::new(items), kind, keys }))
+}
+
+/// cel-go's `OptOptimize` decorators, bottom up: returns the constant value of `e` when it
+/// is (or folds to) a constant.
+fn fold(
+    p: &Program,
+    e: &IdedExpr,
+    folded: &mut HashMap<u64, Val<'static>>,
+    members: &mut HashMap<u64, Vec<Val<'static>>>,
+) -> Result<Option<Val<'static>>, EvalError> {
+    let out = match &e.expr {
+        Expr::Literal(_) => return Ok(p.consts.get(&e.id).map(|c| c.to_val())),
+        Expr::List(l) => {
+            let mut vals = Vec::new();
+            let mut all = l.optional_indices.is_empty();
+            for el in &l.elements {
+                match fold(p, el, folded, members)? {
+                    Some(v) => vals.push(v),
+                    None => all = false,
+                }
+            }
+            if all {
+                Some(Val::list(vals))
+            } else {
+                None
+            }
+        }
+        Expr::Map(m) => {
+            let mut entries: Vec<(Val<'static>, Val<'static>)> = Vec::new();
+            let mut all = true;
+            for en in &m.entries {
+                let EntryExpr::MapEntry(me) = &en.expr else {
+                    all = false;
+                    continue;
+                };
+                let k = fold(p, &me.key, folded, members)?;
+                let v = fold(p, &me.value, folded, members)?;
+                match (k, v) {
+                    (Some(k), Some(v)) if !me.optional => {
+                        if entries.iter().any(|(ek, _)| super::value::key_equal(ek, &k)) {
+                            all = false;
+                        }
+                        entries.push((k, v));
+                    }
+                    _ => all = false,
+                }
+            }
+            if all {
+                Some(Val::map(entries))
+            } else {
+                None
+            }
+        }
+        Expr::Call(c) => {
+            if let Some(t) = &c.target {
+                fold(p, t, folded, members)?;
+            }
+            let mut args = Vec::new();
+            let mut all = true;
+            for a in &c.args {
+                match fold(p, a, folded, members)? {
+                    Some(v) => args.push(v),
+                    None => all = false,
+                }
+            }
+            let ids = p.checked.overloads.get(&e.id).map(|v| &v[..]).unwrap_or(&[]);
+            // cel-go's regex optimizations compile a constant pattern of matches/find/findAll
+            // when the program is planned: a bad pattern is a program error.
+            if matches!(c.func_name.as_str(), "matches" | "find" | "findAll") {
+                let pattern = if c.target.is_some() { c.args.first() } else { c.args.get(1) };
+                if let Some(Expr::Literal(LiteralValue::String(pat))) = pattern.map(|x| &x.expr) {
+                    super::library::stdlib::compile_regex(pat.inner())?;
+                }
+            }
+            if c.target.is_none() && c.args.len() == 1 && all && CONVERSIONS.contains(&c.func_name.as_str()) {
+                let (imp, _) = dispatch(&p.env, ids, &args)?;
+                Some(imp(&args)?)
+            } else if c.func_name == "@in" && ids == ["in_list"] {
+                if let Some(Val::List(l)) = fold(p, &c.args[1], folded, members)? {
+                    let items = l.try_items()?;
+                    if items.is_empty() {
+                        Some(Val::Bool(false))
+                    } else if items.iter().all(|x| matches!(x, Val::Null | Val::Bool(_) | Val::Int(_) | Val::Uint(_) | Val::Double(_) | Val::String(_))) {
+                        members.insert(e.id, items);
+                        None
+                    } else {
+                        None
+                    }
+                } else {
+                    None
+                }
+            } else {
+                None
+            }
+        }
+        Expr::Select(s) => {
+            fold(p, &s.operand, folded, members)?;
+            None
+        }
+        Expr::Comprehension(c) => {
+            for x in [&c.iter_range, &c.accu_init, &c.loop_cond, &c.loop_step, &c.result] {
+                fold(p, x, folded, members)?;
+            }
+            None
+        }
+        _ => None,
+    };
+    if let Some(v) = &out {
+        if !matches!(e.expr, Expr::Literal(_)) {
+            folded.insert(e.id, v.clone());
+        }
+    }
+    Ok(out)
 }

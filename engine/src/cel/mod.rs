@@ -78,14 +78,31 @@ pub fn parse(opts: &EnvOptions, text: &str) -> Result<(cel::common::ast::IdedExp
     }
 }
 
-/// Parses and type-checks `text` in `env` (which carries the variables).
-pub fn compile(env: Arc<Env>, text: &str) -> Result<interpreter::Program, String> {
-    let (expr, source) = parse(&env.options, text)?;
-    let checked = checker::check(&env, expr, source)?;
+/// Why an expression did not become a program.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CompileError {
+    /// Parse or type-check issues, as cel-go prints them.
+    Compile(String),
+    /// The expression checked but planning it failed (a constant conversion error).
+    Program(String),
+}
+
+/// Parses and type-checks `text` in `env` (which carries the variables), then plans it.
+pub fn compile_program(env: Arc<Env>, text: &str) -> Result<interpreter::Program, CompileError> {
+    let (expr, source) = parse(&env.options, text).map_err(CompileError::Compile)?;
+    let checked = checker::check(&env, expr, source).map_err(CompileError::Compile)?;
     if let Some(issues) = library::validate_literals(&env.options, &checked) {
-        return Err(format_issues(&checked.source, &issues));
+        return Err(CompileError::Compile(format_issues(&checked.source, &issues)));
     }
-    Ok(interpreter::Program::new(checked, env))
+    interpreter::Program::new(checked, env).map_err(CompileError::Program)
+}
+
+/// [`compile_program`] with the apiserver's wording for program errors.
+pub fn compile(env: Arc<Env>, text: &str) -> Result<interpreter::Program, String> {
+    compile_program(env, text).map_err(|e| match e {
+        CompileError::Compile(s) => s,
+        CompileError::Program(s) => format!("program instantiation failed: {}", s),
+    })
 }
 
 /// A copy of `base` with extra variables.
@@ -95,6 +112,7 @@ pub fn env_with_variables(base: &Env, vars: &[(String, types::Type)]) -> Env {
         functions: base.functions.clone(),
         variables: base.variables.clone(),
         impls: base.impls.clone(),
+        params: base.params.clone(),
     };
     for (n, t) in vars {
         env.add_variable(n, t.clone());

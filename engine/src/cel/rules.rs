@@ -165,9 +165,13 @@ pub fn compile_rule(rule: &ValidationRule, self_type: &Type, opts: &EnvOptions, 
         &base,
         &[("self".to_string(), self_type.clone()), ("oldSelf".to_string(), old_type)],
     ));
-    match super::compile(env.clone(), &rule.rule) {
-        Err(e) => {
+    match super::compile_program(env.clone(), &rule.rule) {
+        Err(super::CompileError::Compile(e)) => {
             out.error = Some(format!("compilation failed: {}", e));
+            return out;
+        }
+        Err(super::CompileError::Program(e)) => {
+            out.error = Some(format!("program instantiation failed: {}", e));
             return out;
         }
         Ok(p) => {
@@ -180,8 +184,13 @@ pub fn compile_rule(rule: &ValidationRule, self_type: &Type, opts: &EnvOptions, 
         }
     }
     if !rule.message_expression.is_empty() {
-        match super::compile(env, &rule.message_expression) {
-            Err(e) => out.message_error = Some(format!("messageExpression compilation failed: {}", e)),
+        match super::compile_program(env, &rule.message_expression) {
+            Err(super::CompileError::Compile(e)) => {
+                out.message_error = Some(format!("messageExpression compilation failed: {}", e))
+            }
+            Err(super::CompileError::Program(e)) => {
+                out.message_error = Some(format!("program instantiation failed: {}", e))
+            }
             Ok(p) => {
                 if p.checked.output_type() != Type::String {
                     out.message_error = Some("messageExpression must evaluate to a string".into());

@@ -42,7 +42,10 @@ impl Prefix {
                 Addr::V6(b)
             }
         };
-        Prefix { addr, bits: self.bits }
+        Prefix {
+            addr,
+            bits: self.bits,
+        }
     }
 
     /// `Prefix.Contains(ip)`.
@@ -97,14 +100,25 @@ pub fn parse_prefix(s: &str) -> Result<Prefix, String> {
     if bits < 0 || bits > addr.bit_len() as i64 {
         return Err(err("prefix length out of range"));
     }
-    Ok(Prefix { addr, bits: bits as u32 })
+    Ok(Prefix {
+        addr,
+        bits: bits as u32,
+    })
 }
 
 /// The library's `parseCIDR`.
 pub fn parse_cidr(raw: &str) -> Result<Prefix, String> {
-    let p = parse_prefix(raw).map_err(|e| format!("network address parse error during conversion from string: {}", e))?;
+    let p = parse_prefix(raw).map_err(|e| {
+        format!(
+            "network address parse error during conversion from string: {}",
+            e
+        )
+    })?;
     if p.addr.is4in6() {
-        return Err(format!("IPv4-mapped IPv6 address {} is not allowed", quote(raw)));
+        return Err(format!(
+            "IPv4-mapped IPv6 address {} is not allowed",
+            quote(raw)
+        ));
     }
     Ok(p)
 }
@@ -118,7 +132,11 @@ impl Opaque for CidrValue {
         CIDR
     }
     fn equal(&self, other: &dyn Opaque) -> bool {
-        other.as_any().downcast_ref::<CidrValue>().map(|o| o.0 == self.0).unwrap_or(false)
+        other
+            .as_any()
+            .downcast_ref::<CidrValue>()
+            .map(|o| o.0 == self.0)
+            .unwrap_or(false)
     }
     fn as_any(&self) -> &dyn Any {
         self
@@ -134,20 +152,28 @@ fn cidr_val(p: Prefix) -> Val<'static> {
 
 fn cidr_arg(v: Option<&Val>) -> Result<Prefix, EvalError> {
     match v {
-        Some(Val::Opaque(o)) => o.as_any().downcast_ref::<CidrValue>().map(|c| c.0).ok_or_else(EvalError::no_such_overload),
+        Some(Val::Opaque(o)) => o
+            .as_any()
+            .downcast_ref::<CidrValue>()
+            .map(|c| c.0)
+            .ok_or_else(EvalError::no_such_overload),
         _ => Err(EvalError::no_such_overload()),
     }
 }
 
 fn str_arg<'v>(v: Option<&'v Val>) -> Result<&'v str, EvalError> {
-    v.and_then(|v| v.as_str()).ok_or_else(EvalError::no_such_overload)
+    v.and_then(|v| v.as_str())
+        .ok_or_else(EvalError::no_such_overload)
 }
 
 fn string_to_cidr<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
     let s = str_arg(args.first())?;
-    parse_cidr(s)
-        .map(cidr_val)
-        .map_err(|e| EvalError::new(format!("network address parse error during conversion from string: {}", e)))
+    parse_cidr(s).map(cidr_val).map_err(|e| {
+        EvalError::new(format!(
+            "network address parse error during conversion from string: {}",
+            e
+        ))
+    })
 }
 
 fn cidr_to_string<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
@@ -163,7 +189,8 @@ fn contains_ip_string<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
     let p = cidr_arg(args.first())?;
     // The library passes ip()'s result on; an error there is not a net.IP, and the
     // CIDR argument (not the error) decides the error returned: "no such overload".
-    let ip = string_to_ip(args.get(1..2).unwrap_or(&[])).map_err(|_| EvalError::no_such_overload())?;
+    let ip =
+        string_to_ip(args.get(1..2).unwrap_or(&[])).map_err(|_| EvalError::no_such_overload())?;
     Ok(Val::Bool(p.contains(&ip_arg(Some(&ip))?)))
 }
 
@@ -211,26 +238,84 @@ pub fn functions(opts: &EnvOptions) -> Vec<Function> {
     let c = || Type::opaque(CIDR);
     let ip = || Type::opaque(IP);
     vec![
-        Function::new("cidr", vec![Overload::global("string_to_cidr", vec![Type::String], c(), string_to_cidr)]),
+        Function::new(
+            "cidr",
+            vec![Overload::global(
+                "string_to_cidr",
+                vec![Type::String],
+                c(),
+                string_to_cidr,
+            )],
+        ),
         Function::new(
             "containsIP",
             vec![
-                Overload::member("cidr_contains_ip_string", vec![c(), Type::String], Type::Bool, contains_ip_string),
-                Overload::member("cidr_contains_ip_ip", vec![c(), ip()], Type::Bool, contains_ip),
+                Overload::member(
+                    "cidr_contains_ip_string",
+                    vec![c(), Type::String],
+                    Type::Bool,
+                    contains_ip_string,
+                ),
+                Overload::member(
+                    "cidr_contains_ip_ip",
+                    vec![c(), ip()],
+                    Type::Bool,
+                    contains_ip,
+                ),
             ],
         ),
         Function::new(
             "containsCIDR",
             vec![
-                Overload::member("cidr_contains_cidr_string", vec![c(), Type::String], Type::Bool, contains_cidr_string),
-                Overload::member("cidr_contains_cidr", vec![c(), c()], Type::Bool, contains_cidr),
+                Overload::member(
+                    "cidr_contains_cidr_string",
+                    vec![c(), Type::String],
+                    Type::Bool,
+                    contains_cidr_string,
+                ),
+                Overload::member(
+                    "cidr_contains_cidr",
+                    vec![c(), c()],
+                    Type::Bool,
+                    contains_cidr,
+                ),
             ],
         ),
-        Function::new("ip", vec![Overload::member("cidr_ip", vec![c()], ip(), cidr_ip)]),
-        Function::new("prefixLength", vec![Overload::member("cidr_prefix_length", vec![c()], Type::Int, prefix_length)]),
-        Function::new("masked", vec![Overload::member("cidr_masked", vec![c()], c(), masked)]),
-        Function::new("isCIDR", vec![Overload::global("is_cidr", vec![Type::String], Type::Bool, is_cidr)]),
-        Function::new("string", vec![Overload::global("cidr_to_string", vec![c()], Type::String, cidr_to_string)]),
+        Function::new(
+            "ip",
+            vec![Overload::member("cidr_ip", vec![c()], ip(), cidr_ip)],
+        ),
+        Function::new(
+            "prefixLength",
+            vec![Overload::member(
+                "cidr_prefix_length",
+                vec![c()],
+                Type::Int,
+                prefix_length,
+            )],
+        ),
+        Function::new(
+            "masked",
+            vec![Overload::member("cidr_masked", vec![c()], c(), masked)],
+        ),
+        Function::new(
+            "isCIDR",
+            vec![Overload::global(
+                "is_cidr",
+                vec![Type::String],
+                Type::Bool,
+                is_cidr,
+            )],
+        ),
+        Function::new(
+            "string",
+            vec![Overload::global(
+                "cidr_to_string",
+                vec![c()],
+                Type::String,
+                cidr_to_string,
+            )],
+        ),
     ]
 }
 
@@ -245,20 +330,34 @@ mod tests {
     #[test]
     fn parses_like_netip() {
         assert_eq!(p("192.168.0.1/24").to_go_string(), "192.168.0.1/24");
-        assert_eq!(p("192.168.0.1/24").masked().to_go_string(), "192.168.0.0/24");
+        assert_eq!(
+            p("192.168.0.1/24").masked().to_go_string(),
+            "192.168.0.0/24"
+        );
         assert_eq!(p("2001:db8::/32").to_go_string(), "2001:db8::/32");
         assert_eq!(
             parse_cidr("192.168.0.0").unwrap_err(),
             "network address parse error during conversion from string: netip.ParsePrefix(\"192.168.0.0\"): no '/'"
         );
-        assert!(parse_cidr("192.168.0.0/33").unwrap_err().ends_with("prefix length out of range"));
+        assert!(parse_cidr("192.168.0.0/33")
+            .unwrap_err()
+            .ends_with("prefix length out of range"));
         assert!(parse_cidr("::1/129").is_err());
-        assert!(parse_cidr("1.2.3.4/024").unwrap_err().ends_with("bad bits after slash: \"024\""));
-        assert!(parse_cidr("1.2.3.4/").unwrap_err().ends_with("bad bits after slash: \"\""));
+        assert!(parse_cidr("1.2.3.4/024")
+            .unwrap_err()
+            .ends_with("bad bits after slash: \"024\""));
+        assert!(parse_cidr("1.2.3.4/")
+            .unwrap_err()
+            .ends_with("bad bits after slash: \"\""));
         assert!(parse_cidr("1.2.3.4/+8").is_err());
         assert!(parse_cidr("1.2.3.4/0").is_ok());
-        assert!(parse_cidr("fe80::1%eth0/64").unwrap_err().ends_with("IPv6 zones cannot be present in a prefix"));
-        assert_eq!(parse_cidr("::ffff:1.2.3.4/120").unwrap_err(), "IPv4-mapped IPv6 address \"::ffff:1.2.3.4/120\" is not allowed");
+        assert!(parse_cidr("fe80::1%eth0/64")
+            .unwrap_err()
+            .ends_with("IPv6 zones cannot be present in a prefix"));
+        assert_eq!(
+            parse_cidr("::ffff:1.2.3.4/120").unwrap_err(),
+            "IPv4-mapped IPv6 address \"::ffff:1.2.3.4/120\" is not allowed"
+        );
     }
 
     #[test]
@@ -266,10 +365,19 @@ mod tests {
         let (a, _) = parse_addr("192.168.0.1").unwrap();
         assert!(p("192.168.0.0/24").contains(&a));
         assert!(!p("192.168.1.0/24").contains(&a));
-        assert!(contains_cidr_value(p("192.168.0.0/16"), p("192.168.0.0/24")));
-        assert!(!contains_cidr_value(p("192.168.0.0/24"), p("192.168.0.0/23")));
+        assert!(contains_cidr_value(
+            p("192.168.0.0/16"),
+            p("192.168.0.0/24")
+        ));
+        assert!(!contains_cidr_value(
+            p("192.168.0.0/24"),
+            p("192.168.0.0/23")
+        ));
         // The library's rule: the inner prefix must start at the outer network address.
-        assert!(!contains_cidr_value(p("192.168.0.0/16"), p("192.168.10.0/24")));
+        assert!(!contains_cidr_value(
+            p("192.168.0.0/16"),
+            p("192.168.10.0/24")
+        ));
         assert!(contains_cidr_value(p("2001:db8::/32"), p("2001:db8::/126")));
         assert!(!contains_cidr_value(p("192.168.0.0/16"), p("192.0.0.0/30")));
     }

@@ -82,7 +82,9 @@ fn list_traversal(l: &List, depth: usize) -> u64 {
 fn map_traversal(m: &Map, depth: usize) -> u64 {
     let mut cost: u64 = 0;
     for (k, v) in m.entries() {
-        cost = cost.wrapping_add(traversal_cost(&k, depth + 1)).wrapping_add(traversal_cost(&v, depth + 1));
+        cost = cost
+            .wrapping_add(traversal_cost(&k, depth + 1))
+            .wrapping_add(traversal_cost(&v, depth + 1));
     }
     cost
 }
@@ -119,8 +121,11 @@ fn format_regex_size(name: &str) -> Option<u64> {
 fn selector_cost(len: SizeEstimate) -> CostEstimate {
     let parse = len.multiply_by_cost_factor(TRAV);
     let requirements = len.multiply_by_cost_factor(0.5);
-    let requirement_cost = requirements.multiply_by_cost_factor((LIST_CREATE_BASE_COST + 40) as f64);
-    CostEstimate::fixed(LIST_CREATE_BASE_COST).add(parse).add(requirement_cost)
+    let requirement_cost =
+        requirements.multiply_by_cost_factor((LIST_CREATE_BASE_COST + 40) as f64);
+    CostEstimate::fixed(LIST_CREATE_BASE_COST)
+        .add(parse)
+        .add(requirement_cost)
 }
 
 // ------------------------------------------------------------------ runtime
@@ -138,7 +143,9 @@ pub fn call_cost(function: &str, overload_id: &str, args: &[Val], result: &Val) 
 /// cel-go's extension trackers (`interpreter.OverloadCostTracker`) and the runtime
 /// defaults of `ext/strings` overloads.
 fn ext_call_cost(overload_id: &str, args: &[Val], result: &Val) -> Option<u64> {
-    let alloc = |factor: f64, size: u64| -> u64 { trunc_u64(size as f64 * factor).wrapping_add(1 + LIST_CREATE_BASE_COST) };
+    let alloc = |factor: f64, size: u64| -> u64 {
+        trunc_u64(size as f64 * factor).wrapping_add(1 + LIST_CREATE_BASE_COST)
+    };
     let self_compare = |l: Option<&Val>| -> u64 {
         let Some(l) = l else { return alloc(2.0, 0) };
         let sz = actual_size(l);
@@ -157,8 +164,15 @@ fn ext_call_cost(overload_id: &str, args: &[Val], result: &Val) -> Option<u64> {
     };
     match overload_id {
         "list_sets_contains_list" | "list_sets_intersects_list" | "list_sets_equivalent_list" => {
-            let factor = if overload_id == "list_sets_equivalent_list" { 2.0 } else { 1.0 };
-            let (a, b) = (args.first().map(actual_size)?, args.get(1).map(actual_size)?);
+            let factor = if overload_id == "list_sets_equivalent_list" {
+                2.0
+            } else {
+                1.0
+            };
+            let (a, b) = (
+                args.first().map(actual_size)?,
+                args.get(1).map(actual_size)?,
+            );
             Some(1u64.wrapping_add(trunc_u64(a.wrapping_mul(b) as f64 * factor)))
         }
         "list_slice" | "lists_range" | "list_reverse" => Some(alloc(1.0, actual_size(result))),
@@ -176,8 +190,12 @@ fn ext_call_cost(overload_id: &str, args: &[Val], result: &Val) -> Option<u64> {
         _ if overload_id.starts_with("list_") && overload_id.ends_with("_sortByAssociatedKeys") => {
             Some(self_compare(args.get(1)))
         }
-        _ if overload_id.starts_with("list_") && overload_id.ends_with("_sort") => Some(self_compare(args.first())),
-        "strings_quote" | "string_format" => Some(ceil_u64(args.first().map(actual_size).unwrap_or(1) as f64 * TRAV)),
+        _ if overload_id.starts_with("list_") && overload_id.ends_with("_sort") => {
+            Some(self_compare(args.first()))
+        }
+        "strings_quote" | "string_format" => Some(ceil_u64(
+            args.first().map(actual_size).unwrap_or(1) as f64 * TRAV,
+        )),
         _ => None,
     }
 }
@@ -187,8 +205,8 @@ fn k8s_call_cost(function: &str, overload_id: &str, args: &[Val], result: &Val) 
     let size0 = || args.first().map(actual_size).unwrap_or(1) as f64;
     match function {
         "check" => Some(350_000),
-        "serviceAccount" | "path" | "group" | "resource" | "subresource" | "namespace" | "name" | "allowed"
-        | "reason" | "error" | "errored" => Some(1),
+        "serviceAccount" | "path" | "group" | "resource" | "subresource" | "namespace" | "name"
+        | "allowed" | "reason" | "error" | "errored" => Some(1),
         "fieldSelector" | "labelSelector" if args.len() >= 2 => {
             let n = actual_size(&args[1]);
             Some(selector_cost(SizeEstimate::fixed(n)).max)
@@ -196,7 +214,9 @@ fn k8s_call_cost(function: &str, overload_id: &str, args: &[Val], result: &Val) 
         "isSorted" | "sum" | "max" | "min" | "indexOf" | "lastIndexOf" => {
             Some(args.first().map(|a| traversal_cost(a, 0)).unwrap_or(0))
         }
-        "url" | "lowerAscii" | "upperAscii" | "substring" | "trim" | "jsonpatch.escapeKey" if !args.is_empty() => {
+        "url" | "lowerAscii" | "upperAscii" | "substring" | "trim" | "jsonpatch.escapeKey"
+            if !args.is_empty() =>
+        {
             Some(ceil_u64(size0() * TRAV))
         }
         "replace" | "split" if !args.is_empty() => Some(ceil_u64(size0() * 2.0 * TRAV)),
@@ -215,8 +235,14 @@ fn k8s_call_cost(function: &str, overload_id: &str, args: &[Val], result: &Val) 
             }
         }
         "ip.isCanonical" if !args.is_empty() => Some(ceil_u64(size0() * 2.0 * TRAV)),
-        "masked" | "prefixLength" | "family" | "isUnspecified" | "isLoopback" | "isLinkLocalMulticast"
-        | "isLinkLocalUnicast" | "isGlobalUnicast" => Some(1),
+        "masked"
+        | "prefixLength"
+        | "family"
+        | "isUnspecified"
+        | "isLoopback"
+        | "isLinkLocalMulticast"
+        | "isLinkLocalUnicast"
+        | "isGlobalUnicast" => Some(1),
         "containsIP" if args.len() >= 2 => {
             let c = actual_size(&args[0]);
             let o = actual_size(&args[1]);
@@ -236,9 +262,13 @@ fn k8s_call_cost(function: &str, overload_id: &str, args: &[Val], result: &Val) 
             }
             Some(cost)
         }
-        "quantity" | "isQuantity" | "semver" | "isSemver" if !args.is_empty() => Some(ceil_u64(size0() * TRAV)),
+        "quantity" | "isQuantity" | "semver" | "isSemver" if !args.is_empty() => {
+            Some(ceil_u64(size0() * TRAV))
+        }
         "validate" if args.len() >= 2 => {
-            let Val::Opaque(f) = &args[0] else { return None };
+            let Val::Opaque(f) = &args[0] else {
+                return None;
+            };
             if f.type_name() != types::FORMAT {
                 return None;
             }
@@ -248,11 +278,20 @@ fn k8s_call_cost(function: &str, overload_id: &str, args: &[Val], result: &Val) 
             Some(s.wrapping_mul(r))
         }
         "format.named" => Some(1),
-        "sign" | "asInteger" | "isInteger" | "asApproximateFloat" | "isGreaterThan" | "isLessThan" | "compareTo"
-        | "add" | "sub" | "major" | "minor" | "patch" => Some(1),
-        "getScheme" | "getHostname" | "getHost" | "getPort" | "getEscapedPath" | "getQuery" => Some(1),
+        "sign" | "asInteger" | "isInteger" | "asApproximateFloat" | "isGreaterThan"
+        | "isLessThan" | "compareTo" | "add" | "sub" | "major" | "minor" | "patch" => Some(1),
+        "getScheme" | "getHostname" | "getHost" | "getPort" | "getEscapedPath" | "getQuery" => {
+            Some(1)
+        }
         "_==_" if args.len() == 2 => match opaque_name(&args[0]) {
-            Some(types::QUANTITY | types::IP | types::CIDR | types::FORMAT | types::URL | types::SEMVER) => Some(1),
+            Some(
+                types::QUANTITY
+                | types::IP
+                | types::CIDR
+                | types::FORMAT
+                | types::URL
+                | types::SEMVER,
+            ) => Some(1),
             _ => None,
         },
         _ => None,
@@ -299,7 +338,10 @@ fn allocating_list(factor: f64, size: SizeEstimate) -> CallEstimate {
         .multiply_by_cost_factor(factor)
         .add(CostEstimate::fixed(1))
         .add(CostEstimate::fixed(LIST_CREATE_BASE_COST));
-    CallEstimate { cost, result_size: Some(size) }
+    CallEstimate {
+        cost,
+        result_size: Some(size),
+    }
 }
 
 fn ext_estimate(
@@ -319,8 +361,15 @@ fn ext_estimate(
             if args.len() != 2 {
                 return None;
             }
-            let factor = if overload_id == "list_sets_equivalent_list" { 2.0 } else { 1.0 };
-            let c = size(&args[0]).multiply(size(&args[1])).multiply_by_cost_factor(factor).add(CostEstimate::fixed(1));
+            let factor = if overload_id == "list_sets_equivalent_list" {
+                2.0
+            } else {
+                1.0
+            };
+            let c = size(&args[0])
+                .multiply(size(&args[1]))
+                .multiply_by_cost_factor(factor)
+                .add(CostEstimate::fixed(1));
             Some(CallEstimate::cost(c))
         }
         "list_slice" => {
@@ -331,13 +380,19 @@ fn ext_estimate(
             let sz = size(t);
             let start = node_as_int(&args[0], 0);
             let end = node_as_int(&args[1], sz.max);
-            Some(allocating_list(1.0, SizeEstimate::fixed(end.wrapping_sub(start))))
+            Some(allocating_list(
+                1.0,
+                SizeEstimate::fixed(end.wrapping_sub(start)),
+            ))
         }
         "lists_range" => {
             if target.is_some() || args.len() != 1 {
                 return None;
             }
-            Some(allocating_list(1.0, SizeEstimate::fixed(node_as_int(&args[0], u64::MAX))))
+            Some(allocating_list(
+                1.0,
+                SizeEstimate::fixed(node_as_int(&args[0], u64::MAX)),
+            ))
         }
         "list_reverse" => {
             let t = target?;
@@ -370,7 +425,8 @@ fn ext_estimate(
             if args.len() != 1 {
                 return None;
             }
-            let elem = &overload_id["list_".len()..overload_id.len() - "_sortByAssociatedKeys".len()];
+            let elem =
+                &overload_id["list_".len()..overload_id.len() - "_sortByAssociatedKeys".len()];
             Some(sort_cost(&args[0], elem == "string" || elem == "bytes"))
         }
         _ if overload_id.starts_with("list_") && overload_id.ends_with("_sort") => {
@@ -402,7 +458,12 @@ fn list_element_node<'e>(list: &AstNode<'e>) -> Option<AstNode<'e>> {
         p.push("@items".to_string());
         p
     };
-    Some(AstNode { path, ty: elem, expr: None, computed_size: None })
+    Some(AstNode {
+        path,
+        ty: elem,
+        expr: None,
+        computed_size: None,
+    })
 }
 
 fn k8s_estimate(
@@ -416,8 +477,8 @@ fn k8s_estimate(
     let fixed1 = || Some(CallEstimate::fixed(1));
     match function {
         "check" => Some(CallEstimate::fixed(350_000)),
-        "serviceAccount" | "path" | "group" | "resource" | "subresource" | "namespace" | "name" | "allowed"
-        | "reason" | "error" | "errored" => fixed1(),
+        "serviceAccount" | "path" | "group" | "resource" | "subresource" | "namespace" | "name"
+        | "allowed" | "reason" | "error" | "errored" => fixed1(),
         "fieldSelector" | "labelSelector" => {
             if args.len() == 1 {
                 return Some(CallEstimate::cost(selector_cost(size(&args[0]))));
@@ -441,14 +502,20 @@ fn k8s_estimate(
         "url" | "jsonpatch.escapeKey" => {
             if args.len() == 1 {
                 let sz = size(&args[0]);
-                return Some(CallEstimate { cost: sz.multiply_by_cost_factor(TRAV), result_size: Some(sz) });
+                return Some(CallEstimate {
+                    cost: sz.multiply_by_cost_factor(TRAV),
+                    result_size: Some(sz),
+                });
             }
             None
         }
         "lowerAscii" | "upperAscii" | "substring" | "trim" => {
             let t = target?;
             let sz = size(t);
-            Some(CallEstimate { cost: sz.multiply_by_cost_factor(TRAV), result_size: Some(sz) })
+            Some(CallEstimate {
+                cost: sz.multiply_by_cost_factor(TRAV),
+                result_size: Some(sz),
+            })
         }
         "replace" => {
             let t = target?;
@@ -461,7 +528,11 @@ fn k8s_estimate(
             let mut count = SizeEstimate { min: 0, max: 0 };
             let mut retained = SizeEstimate { min: 0, max: 0 };
             if to_replace.min == 0 {
-                count.max = if sz.max < u64::MAX { sz.max + 1 } else { sz.max };
+                count.max = if sz.max < u64::MAX {
+                    sz.max + 1
+                } else {
+                    sz.max
+                };
                 retained.max = sz.max;
             } else if with.max <= to_replace.min {
                 count.max = 0;
@@ -470,7 +541,11 @@ fn k8s_estimate(
                 count.max = ceil_u64(sz.max as f64 / to_replace.min as f64);
             }
             if to_replace.max == 0 {
-                count.min = if sz.min < u64::MAX { sz.min + 1 } else { sz.min };
+                count.min = if sz.min < u64::MAX {
+                    sz.min + 1
+                } else {
+                    sz.min
+                };
                 retained.min = sz.min;
             } else if to_replace.max <= with.min {
                 count.min = 0;
@@ -479,7 +554,10 @@ fn k8s_estimate(
                 count.min = ceil_u64(sz.min as f64 / to_replace.max as f64);
             }
             let result = count.multiply(with).add(retained);
-            Some(CallEstimate { cost: sz.multiply_by_cost_factor(2.0 * TRAV), result_size: Some(result) })
+            Some(CallEstimate {
+                cost: sz.multiply_by_cost_factor(2.0 * TRAV),
+                result_size: Some(result),
+            })
         }
         "split" => {
             let t = target?;
@@ -505,10 +583,16 @@ fn k8s_estimate(
             }
             if let Some(sep) = args.first() {
                 let sep_size = size(sep);
-                let seps = SizeEstimate { min: list_size.min.saturating_sub(1), max: list_size.max.saturating_sub(1) };
+                let seps = SizeEstimate {
+                    min: list_size.min.saturating_sub(1),
+                    max: list_size.max.saturating_sub(1),
+                };
                 sz = sz.add(sep_size.multiply(seps));
             }
-            Some(CallEstimate { cost: sz.multiply_by_cost_factor(TRAV), result_size: Some(sz) })
+            Some(CallEstimate {
+                cost: sz.multiply_by_cost_factor(TRAV),
+                result_size: Some(sz),
+            })
         }
         "find" | "findAll" => {
             let t = target?;
@@ -516,7 +600,13 @@ fn k8s_estimate(
             let sz = size(t);
             let s = sz.add(SizeEstimate::fixed(1)).multiply_by_cost_factor(TRAV);
             let r = size(a).multiply_by_cost_factor(REGEX_STRING_LENGTH_COST_FACTOR);
-            Some(CallEstimate { cost: s.multiply(r), result_size: Some(SizeEstimate { min: 0, max: sz.max }) })
+            Some(CallEstimate {
+                cost: s.multiply(r),
+                result_size: Some(SizeEstimate {
+                    min: 0,
+                    max: sz.max,
+                }),
+            })
         }
         "cidr" | "isIP" | "isCIDR" => {
             let a = args.first()?;
@@ -534,19 +624,31 @@ fn k8s_estimate(
         },
         "ip.isCanonical" => {
             let a = args.first()?;
-            Some(CallEstimate::cost(size(a).multiply_by_cost_factor(2.0 * TRAV)))
+            Some(CallEstimate::cost(
+                size(a).multiply_by_cost_factor(2.0 * TRAV),
+            ))
         }
-        "masked" | "prefixLength" | "family" | "isUnspecified" | "isLoopback" | "isLinkLocalMulticast"
-        | "isLinkLocalUnicast" | "isGlobalUnicast" => fixed1(),
+        "masked"
+        | "prefixLength"
+        | "family"
+        | "isUnspecified"
+        | "isLoopback"
+        | "isLinkLocalMulticast"
+        | "isLinkLocalUnicast"
+        | "isGlobalUnicast" => fixed1(),
         "containsIP" | "containsCIDR" => {
             target?;
             let a = args.first()?;
             let sz = SizeEstimate { min: 4, max: 16 };
             let mut c = sz.add(sz).multiply_by_cost_factor(TRAV);
             if function == "containsCIDR" {
-                c = c.add(sz.multiply_by_cost_factor(TRAV)).add(CostEstimate::fixed(1));
+                c = c
+                    .add(sz.multiply_by_cost_factor(TRAV))
+                    .add(CostEstimate::fixed(1));
             }
-            if overload_id == "cidr_contains_ip_string" || overload_id == "cidr_contains_cidr_string" {
+            if overload_id == "cidr_contains_ip_string"
+                || overload_id == "cidr_contains_cidr_string"
+            {
                 c = c.add(size(a).as_cost().multiply_by_cost_factor(TRAV));
             }
             Some(CallEstimate::cost(c))
@@ -560,13 +662,17 @@ fn k8s_estimate(
             let a = args.first()?;
             let c = size(a)
                 .multiply_by_cost_factor(TRAV)
-                .multiply_by_cost_factor(MAX_NAME_FORMAT_REGEX_SIZE * REGEX_STRING_LENGTH_COST_FACTOR);
+                .multiply_by_cost_factor(
+                    MAX_NAME_FORMAT_REGEX_SIZE * REGEX_STRING_LENGTH_COST_FACTOR,
+                );
             Some(CallEstimate::cost(c))
         }
         "format.named" => fixed1(),
-        "sign" | "asInteger" | "isInteger" | "asApproximateFloat" | "isGreaterThan" | "isLessThan" | "compareTo"
-        | "add" | "sub" | "major" | "minor" | "patch" => fixed1(),
-        "getScheme" | "getHostname" | "getHost" | "getPort" | "getEscapedPath" | "getQuery" => fixed1(),
+        "sign" | "asInteger" | "isInteger" | "asApproximateFloat" | "isGreaterThan"
+        | "isLessThan" | "compareTo" | "add" | "sub" | "major" | "minor" | "patch" => fixed1(),
+        "getScheme" | "getHostname" | "getHost" | "getPort" | "getEscapedPath" | "getQuery" => {
+            fixed1()
+        }
         "_==_" => {
             if args.len() != 2 || args[0].ty != args[1].ty {
                 return None;
@@ -574,13 +680,23 @@ fn k8s_estimate(
             match &args[0].ty {
                 Type::Opaque(n, ps) if ps.is_empty() => match &**n {
                     types::IP | types::CIDR | types::QUANTITY | types::SEMVER => fixed1(),
-                    types::FORMAT => {
-                        Some(CallEstimate::cost(CostEstimate { min: 1, max: MAX_FORMAT_SIZE }.multiply_by_cost_factor(TRAV)))
-                    }
+                    types::FORMAT => Some(CallEstimate::cost(
+                        CostEstimate {
+                            min: 1,
+                            max: MAX_FORMAT_SIZE,
+                        }
+                        .multiply_by_cost_factor(TRAV),
+                    )),
                     types::URL => {
                         // apiserver reads the right-hand size twice.
                         let size = args[1].computed_size.unwrap_or(SizeEstimate::fixed(1));
-                        Some(CallEstimate::cost(CostEstimate { min: 1, max: size.max }.multiply_by_cost_factor(TRAV)))
+                        Some(CallEstimate::cost(
+                            CostEstimate {
+                                min: 1,
+                                max: size.max,
+                            }
+                            .multiply_by_cost_factor(TRAV),
+                        ))
                     }
                     _ => None,
                 },
@@ -599,25 +715,69 @@ mod tests {
     fn traversal_truncates_byte_lengths() {
         assert_eq!(traversal_cost(&Val::str("tacocat"), 0), 0);
         assert_eq!(traversal_cost(&Val::str("hello wello"), 0), 1);
-        assert_eq!(traversal_cost(&Val::list(vec![Val::Int(1), Val::Int(2)]), 0), 2);
+        assert_eq!(
+            traversal_cost(&Val::list(vec![Val::Int(1), Val::Int(2)]), 0),
+            2
+        );
     }
 
     #[test]
     fn runtime_costs() {
-        assert_eq!(call_cost("indexOf", "string_index_of_string", &[Val::str("ta©o©αT"), Val::str("©")], &Val::Int(2)), Some(1));
         assert_eq!(
-            call_cost("sets.contains", "list_sets_contains_list", &[Val::list(vec![Val::Int(1); 4]), Val::list(vec![Val::Int(1); 2])], &Val::Bool(true)),
+            call_cost(
+                "indexOf",
+                "string_index_of_string",
+                &[Val::str("ta©o©αT"), Val::str("©")],
+                &Val::Int(2)
+            ),
+            Some(1)
+        );
+        assert_eq!(
+            call_cost(
+                "sets.contains",
+                "list_sets_contains_list",
+                &[
+                    Val::list(vec![Val::Int(1); 4]),
+                    Val::list(vec![Val::Int(1); 2])
+                ],
+                &Val::Bool(true)
+            ),
             Some(9)
         );
-        assert_eq!(call_cost("distinct", "list_distinct", &[Val::list(vec![Val::Int(1); 3])], &Val::Null), Some(29));
-        assert_eq!(call_cost("split", "string_split_string", &[Val::str("hello world events!")], &Val::Null), Some(4));
-        assert_eq!(call_cost("size", "size_string", &[Val::str("x")], &Val::Int(1)), None);
+        assert_eq!(
+            call_cost(
+                "distinct",
+                "list_distinct",
+                &[Val::list(vec![Val::Int(1); 3])],
+                &Val::Null
+            ),
+            Some(29)
+        );
+        assert_eq!(
+            call_cost(
+                "split",
+                "string_split_string",
+                &[Val::str("hello world events!")],
+                &Val::Null
+            ),
+            Some(4)
+        );
+        assert_eq!(
+            call_cost("size", "size_string", &[Val::str("x")], &Val::Int(1)),
+            None
+        );
     }
 
     #[test]
     fn estimates() {
-        let lit = AstNode { path: vec![], ty: Type::list(Type::Int), expr: None, computed_size: Some(SizeEstimate::fixed(4)) };
-        let e = estimate_call_cost("isSorted", "list_int_is_sorted", Some(&lit), &[], None).unwrap();
+        let lit = AstNode {
+            path: vec![],
+            ty: Type::list(Type::Int),
+            expr: None,
+            computed_size: Some(SizeEstimate::fixed(4)),
+        };
+        let e =
+            estimate_call_cost("isSorted", "list_int_is_sorted", Some(&lit), &[], None).unwrap();
         assert_eq!(e.cost, CostEstimate::fixed(4));
         let e = estimate_call_cost("distinct", "list_distinct", Some(&lit), &[], None).unwrap();
         assert_eq!(e.cost, CostEstimate::fixed(2 * 16 + 11));

@@ -7,7 +7,8 @@ use crate::cel::env::{EnvOptions, Function, Overload};
 use crate::cel::types::{Type, FORMAT};
 use crate::cel::value::{EvalError, EvalResult, Opaque, Val};
 use crate::schema::objectmeta::{
-    is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_qualified_name, is_valid_label_value,
+    is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_qualified_name,
+    is_valid_label_value,
 };
 use crate::validation::formats::check_format;
 use std::any::Any;
@@ -100,7 +101,11 @@ impl Opaque for NamedFormat {
         FORMAT
     }
     fn equal(&self, other: &dyn Opaque) -> bool {
-        other.as_any().downcast_ref::<NamedFormat>().map(|o| o.name == self.name).unwrap_or(false)
+        other
+            .as_any()
+            .downcast_ref::<NamedFormat>()
+            .map(|o| o.name == self.name)
+            .unwrap_or(false)
     }
     fn as_any(&self) -> &dyn Any {
         self
@@ -111,7 +116,10 @@ impl Opaque for NamedFormat {
 }
 
 fn named(key: &str) -> Option<NamedFormat> {
-    FORMATS.iter().find(|(k, _)| *k == key).map(|(k, n)| NamedFormat { key: k, name: n })
+    FORMATS
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map(|(k, n)| NamedFormat { key: k, name: n })
 }
 
 fn format_val(f: NamedFormat) -> Val<'static> {
@@ -119,27 +127,40 @@ fn format_val(f: NamedFormat) -> Val<'static> {
 }
 
 fn format_named<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
-    let s = args.first().and_then(|v| v.as_str()).ok_or_else(EvalError::no_such_overload)?;
+    let s = args
+        .first()
+        .and_then(|v| v.as_str())
+        .ok_or_else(EvalError::no_such_overload)?;
     Ok(Val::optional(named(s).map(format_val)))
 }
 
 fn format_validate<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
     let f = match args.first() {
-        Some(Val::Opaque(o)) => o.as_any().downcast_ref::<NamedFormat>().ok_or_else(EvalError::no_such_overload)?,
+        Some(Val::Opaque(o)) => o
+            .as_any()
+            .downcast_ref::<NamedFormat>()
+            .ok_or_else(EvalError::no_such_overload)?,
         _ => return Err(EvalError::no_such_overload()),
     };
-    let s = args.get(1).and_then(|v| v.as_str()).ok_or_else(EvalError::no_such_overload)?;
+    let s = args
+        .get(1)
+        .and_then(|v| v.as_str())
+        .ok_or_else(EvalError::no_such_overload)?;
     let res = f.validate(s);
     if res.is_empty() {
         return Ok(Val::optional(None));
     }
-    Ok(Val::optional(Some(Val::list(res.into_iter().map(Val::string).collect()))))
+    Ok(Val::optional(Some(Val::list(
+        res.into_iter().map(Val::string).collect(),
+    ))))
 }
 
 macro_rules! constant_format {
     ($fname:ident, $key:literal) => {
         fn $fname<'a>(_args: &[Val<'a>]) -> EvalResult<'a> {
-            named($key).map(format_val).ok_or_else(EvalError::no_such_overload)
+            named($key)
+                .map(format_val)
+                .ok_or_else(EvalError::no_such_overload)
         }
     };
 }
@@ -164,7 +185,9 @@ pub fn functions(opts: &EnvOptions) -> Vec<Function> {
         return Vec::new();
     }
     let f = || Type::opaque(FORMAT);
-    let constant = |name: &'static str, imp: crate::cel::env::Impl| Function::new(name, vec![Overload::global(name, vec![], f(), imp)]);
+    let constant = |name: &'static str, imp: crate::cel::env::Impl| {
+        Function::new(name, vec![Overload::global(name, vec![], f(), imp)])
+    };
     vec![
         Function::new(
             "validate",
@@ -177,7 +200,12 @@ pub fn functions(opts: &EnvOptions) -> Vec<Function> {
         ),
         Function::new(
             "format.named",
-            vec![Overload::global("format-named", vec![Type::String], Type::optional(f()), format_named)],
+            vec![Overload::global(
+                "format-named",
+                vec![Type::String],
+                Type::optional(f()),
+                format_named,
+            )],
         ),
         constant("format.dns1123Label", f_dns1123_label),
         constant("format.dns1123Subdomain", f_dns1123_subdomain),
@@ -209,11 +237,17 @@ mod tests {
         assert!(v("dns1123LabelPrefix", "a_-").is_empty());
         assert!(v("qualifiedName", "apiextensions.k8s.io/v1beta1").is_empty());
         assert!(v("uuid", "123e4567-e89b-12d3-a456-426614174000").is_empty());
-        assert_eq!(v("uuid", "x"), vec!["does not match the UUID format".to_string()]);
+        assert_eq!(
+            v("uuid", "x"),
+            vec!["does not match the UUID format".to_string()]
+        );
         assert!(v("byte", "aGVsbG8=").is_empty());
         assert!(v("date", "2021-01-01").is_empty());
         assert!(v("datetime", "2021-01-01T00:00:00Z").is_empty());
-        assert_eq!(v("uri", "foo"), vec!["parse \"foo\": invalid URI for request".to_string()]);
+        assert_eq!(
+            v("uri", "foo"),
+            vec!["parse \"foo\": invalid URI for request".to_string()]
+        );
         assert_eq!(mask_trailing_dash("-"), "-");
         assert_eq!(mask_trailing_dash("ab-"), "aa");
         assert_eq!(mask_trailing_dash("aé-").len(), 3);

@@ -41,7 +41,11 @@ fn parse_v4_fields(input: &str, off: usize, end: usize) -> Result<[u8; 4], Strin
         let c = s[i];
         if c.is_ascii_digit() {
             if dig_len == 1 && val == 0 {
-                return Err(addr_error(input, "IPv4 field has octet with leading zero", ""));
+                return Err(addr_error(
+                    input,
+                    "IPv4 field has octet with leading zero",
+                    "",
+                ));
             }
             val = val * 10 + (c - b'0') as u32;
             dig_len += 1;
@@ -50,7 +54,11 @@ fn parse_v4_fields(input: &str, off: usize, end: usize) -> Result<[u8; 4], Strin
             }
         } else if c == b'.' {
             if i == 0 || i == s.len() - 1 || s[i - 1] == b'.' {
-                return Err(addr_error(input, "IPv4 field must have at least one digit", &tail(i)));
+                return Err(addr_error(
+                    input,
+                    "IPv4 field must have at least one digit",
+                    &tail(i),
+                ));
             }
             if pos == 3 {
                 return Err(addr_error(input, "IPv4 address too long", ""));
@@ -86,7 +94,10 @@ fn parse_v6(input: &str) -> Result<Parsed, String> {
         ellipsis = 0;
         s = &s[2..];
         if s.is_empty() {
-            return Ok(Parsed { addr: Addr::V6([0; 16]), zone: zone.to_string() });
+            return Ok(Parsed {
+                addr: Addr::V6([0; 16]),
+                zone: zone.to_string(),
+            });
         }
     }
     let mut i = 0usize;
@@ -104,7 +115,11 @@ fn parse_v6(input: &str) -> Result<Parsed, String> {
             };
             acc = (acc << 4) + d as u32;
             if off > 3 {
-                return Err(addr_error(input, "each group must have 4 or less digits", s));
+                return Err(addr_error(
+                    input,
+                    "each group must have 4 or less digits",
+                    s,
+                ));
             }
             if acc > 0xffff {
                 return Err(addr_error(input, "IPv6 field has value >=2^16", s));
@@ -112,11 +127,19 @@ fn parse_v6(input: &str) -> Result<Parsed, String> {
             off += 1;
         }
         if off == 0 {
-            return Err(addr_error(input, "each colon-separated field must have at least one digit", s));
+            return Err(addr_error(
+                input,
+                "each colon-separated field must have at least one digit",
+                s,
+            ));
         }
         if off < b.len() && b[off] == b'.' {
             if ellipsis < 0 && i != 12 {
-                return Err(addr_error(input, "embedded IPv4 address must replace the final 2 fields of the address", s));
+                return Err(addr_error(
+                    input,
+                    "embedded IPv4 address must replace the final 2 fields of the address",
+                    s,
+                ));
             }
             if i + 4 > 16 {
                 return Err(addr_error(
@@ -145,7 +168,11 @@ fn parse_v6(input: &str) -> Result<Parsed, String> {
         if !s.starts_with(':') {
             return Err(addr_error(input, "unexpected character, want colon", s));
         } else if s.len() == 1 {
-            return Err(addr_error(input, "colon must be followed by more characters", s));
+            return Err(addr_error(
+                input,
+                "colon must be followed by more characters",
+                s,
+            ));
         }
         s = &s[1..];
         if s.starts_with(':') {
@@ -177,9 +204,16 @@ fn parse_v6(input: &str) -> Result<Parsed, String> {
             *b = 0;
         }
     } else if ellipsis >= 0 {
-        return Err(addr_error(input, "the :: must expand to at least one field of zeros", s));
+        return Err(addr_error(
+            input,
+            "the :: must expand to at least one field of zeros",
+            s,
+        ));
     }
-    Ok(Parsed { addr: Addr::V6(ip), zone: zone.to_string() })
+    Ok(Parsed {
+        addr: Addr::V6(ip),
+        zone: zone.to_string(),
+    })
 }
 
 /// `netip.ParseAddr`.
@@ -188,7 +222,10 @@ fn parse_addr_zone(s: &str) -> Result<Parsed, String> {
         match c {
             b'.' => {
                 let f = parse_v4_fields(s, 0, s.len())?;
-                return Ok(Parsed { addr: Addr::V4(f), zone: String::new() });
+                return Ok(Parsed {
+                    addr: Addr::V4(f),
+                    zone: String::new(),
+                });
             }
             b':' => return parse_v6(s),
             b'%' => return Err(addr_error(s, "missing IPv6 address", "")),
@@ -325,13 +362,24 @@ impl Addr {
 
 /// The library's `parseIPAddr`: no zones, no IPv4-mapped IPv6.
 pub fn parse_ip_addr(raw: &str) -> Result<Addr, String> {
-    let p = parse_addr_zone(raw)
-        .map_err(|e| format!("IP Address {} parse error during conversion from string: {}", quote(raw), e))?;
+    let p = parse_addr_zone(raw).map_err(|e| {
+        format!(
+            "IP Address {} parse error during conversion from string: {}",
+            quote(raw),
+            e
+        )
+    })?;
     if !p.zone.is_empty() {
-        return Err(format!("IP address {} with zone value is not allowed", quote(raw)));
+        return Err(format!(
+            "IP address {} with zone value is not allowed",
+            quote(raw)
+        ));
     }
     if p.addr.is4in6() {
-        return Err(format!("IPv4-mapped IPv6 address {} is not allowed", quote(raw)));
+        return Err(format!(
+            "IPv4-mapped IPv6 address {} is not allowed",
+            quote(raw)
+        ));
     }
     Ok(p.addr)
 }
@@ -345,7 +393,11 @@ impl Opaque for IpValue {
         IP
     }
     fn equal(&self, other: &dyn Opaque) -> bool {
-        other.as_any().downcast_ref::<IpValue>().map(|o| o.0 == self.0).unwrap_or(false)
+        other
+            .as_any()
+            .downcast_ref::<IpValue>()
+            .map(|o| o.0 == self.0)
+            .unwrap_or(false)
     }
     fn as_any(&self) -> &dyn Any {
         self
@@ -361,13 +413,18 @@ pub fn ip_val(a: Addr) -> Val<'static> {
 
 pub fn ip_arg(v: Option<&Val>) -> Result<Addr, EvalError> {
     match v {
-        Some(Val::Opaque(o)) => o.as_any().downcast_ref::<IpValue>().map(|i| i.0).ok_or_else(EvalError::no_such_overload),
+        Some(Val::Opaque(o)) => o
+            .as_any()
+            .downcast_ref::<IpValue>()
+            .map(|i| i.0)
+            .ok_or_else(EvalError::no_such_overload),
         _ => Err(EvalError::no_such_overload()),
     }
 }
 
 fn str_arg<'v>(v: Option<&'v Val>) -> Result<&'v str, EvalError> {
-    v.and_then(|v| v.as_str()).ok_or_else(EvalError::no_such_overload)
+    v.and_then(|v| v.as_str())
+        .ok_or_else(EvalError::no_such_overload)
 }
 
 /// `ip(string)`.
@@ -421,25 +478,91 @@ pub fn functions(opts: &EnvOptions) -> Vec<Function> {
     }
     let ip = || Type::opaque(IP);
     vec![
-        Function::new("ip", vec![Overload::global("string_to_ip", vec![Type::String], ip(), string_to_ip)]),
-        Function::new("family", vec![Overload::member("ip_family", vec![ip()], Type::Int, family)]),
-        Function::new("ip.isCanonical", vec![Overload::global("ip_is_canonical", vec![Type::String], Type::Bool, is_canonical)]),
-        Function::new("isUnspecified", vec![Overload::member("ip_is_unspecified", vec![ip()], Type::Bool, is_unspecified)]),
-        Function::new("isLoopback", vec![Overload::member("ip_is_loopback", vec![ip()], Type::Bool, is_loopback)]),
+        Function::new(
+            "ip",
+            vec![Overload::global(
+                "string_to_ip",
+                vec![Type::String],
+                ip(),
+                string_to_ip,
+            )],
+        ),
+        Function::new(
+            "family",
+            vec![Overload::member("ip_family", vec![ip()], Type::Int, family)],
+        ),
+        Function::new(
+            "ip.isCanonical",
+            vec![Overload::global(
+                "ip_is_canonical",
+                vec![Type::String],
+                Type::Bool,
+                is_canonical,
+            )],
+        ),
+        Function::new(
+            "isUnspecified",
+            vec![Overload::member(
+                "ip_is_unspecified",
+                vec![ip()],
+                Type::Bool,
+                is_unspecified,
+            )],
+        ),
+        Function::new(
+            "isLoopback",
+            vec![Overload::member(
+                "ip_is_loopback",
+                vec![ip()],
+                Type::Bool,
+                is_loopback,
+            )],
+        ),
         Function::new(
             "isLinkLocalMulticast",
-            vec![Overload::member("ip_is_link_local_multicast", vec![ip()], Type::Bool, is_link_local_multicast)],
+            vec![Overload::member(
+                "ip_is_link_local_multicast",
+                vec![ip()],
+                Type::Bool,
+                is_link_local_multicast,
+            )],
         ),
         Function::new(
             "isLinkLocalUnicast",
-            vec![Overload::member("ip_is_link_local_unicast", vec![ip()], Type::Bool, is_link_local_unicast)],
+            vec![Overload::member(
+                "ip_is_link_local_unicast",
+                vec![ip()],
+                Type::Bool,
+                is_link_local_unicast,
+            )],
         ),
         Function::new(
             "isGlobalUnicast",
-            vec![Overload::member("ip_is_global_unicast", vec![ip()], Type::Bool, is_global_unicast)],
+            vec![Overload::member(
+                "ip_is_global_unicast",
+                vec![ip()],
+                Type::Bool,
+                is_global_unicast,
+            )],
         ),
-        Function::new("isIP", vec![Overload::global("is_ip", vec![Type::String], Type::Bool, is_ip)]),
-        Function::new("string", vec![Overload::global("ip_to_string", vec![ip()], Type::String, ip_to_string)]),
+        Function::new(
+            "isIP",
+            vec![Overload::global(
+                "is_ip",
+                vec![Type::String],
+                Type::Bool,
+                is_ip,
+            )],
+        ),
+        Function::new(
+            "string",
+            vec![Overload::global(
+                "ip_to_string",
+                vec![ip()],
+                Type::String,
+                ip_to_string,
+            )],
+        ),
     ]
 }
 
@@ -470,15 +593,23 @@ mod tests {
         assert_eq!(s("::"), "::");
         assert_eq!(s("::1"), "::1");
         assert_eq!(s("1::"), "1::");
-        assert_eq!(s("::ffff:1.2.3.4"), "IPv4-mapped IPv6 address \"::ffff:1.2.3.4\" is not allowed");
-        assert_eq!(s("fe80::1%eth0"), "IP address \"fe80::1%eth0\" with zone value is not allowed");
+        assert_eq!(
+            s("::ffff:1.2.3.4"),
+            "IPv4-mapped IPv6 address \"::ffff:1.2.3.4\" is not allowed"
+        );
+        assert_eq!(
+            s("fe80::1%eth0"),
+            "IP address \"fe80::1%eth0\" with zone value is not allowed"
+        );
         assert_eq!(s("::1.2.3.4"), "::102:304");
         assert!(s("01.2.3.4").ends_with("IPv4 field has octet with leading zero"));
         assert!(s("1.2.3").ends_with("IPv4 address too short"));
         assert!(s("abc").ends_with("unable to parse IP"));
         assert!(s("1.2.3.4a").ends_with("unexpected character (at \"a\")"));
         assert!(s("1:2:3:4:5:6:7:8:9").ends_with("trailing garbage after address (at \"9\")"));
-        assert!(s("1:2:3:4:5:6:7:8::").ends_with("the :: must expand to at least one field of zeros"));
+        assert!(
+            s("1:2:3:4:5:6:7:8::").ends_with("the :: must expand to at least one field of zeros")
+        );
         assert!(s("12345::").ends_with("each group must have 4 or less digits (at \"12345::\")"));
     }
 

@@ -604,26 +604,64 @@ mod tests {
         ));
     }
 
+    /// A parser with cel-go's standard macros and this library's, independent of how the
+    /// crate's parser environment is assembled.
+    fn parse(text: &str) -> Result<IdedExpr, String> {
+        let mut env = cel::Env::default().with_optional_support(true);
+        let all = crate::cel::library::comprehensions::standard_macros()
+            .into_iter()
+            .chain(macros(&opts(35)));
+        for m in all {
+            env.add_macro(m).map_err(|e| format!("{:?}", e))?;
+        }
+        env.parser().parse(text).map_err(|e| e.to_string())
+    }
+
     #[test]
     fn opt_map_expands() {
-        let o = opts(35);
-        let parsed = crate::cel::parse(&o, "m.?key.optMap(k, k.size())");
-        let (expr, _) = parsed.expect("parses");
+        let expr = parse("m.?key.optMap(k, k.size())").expect("parses");
         let Expr::Call(c) = &expr.expr else {
             panic!("call")
         };
         assert_eq!(c.func_name, "_?_:_");
-        let err = crate::cel::parse(&o, "m.?key.optMap(k.j, k)")
-            .err()
-            .expect("error");
+        assert_eq!(c.args.len(), 3);
+        let Expr::Call(has) = &c.args[0].expr else {
+            panic!("hasValue")
+        };
+        assert_eq!(has.func_name, "hasValue");
+        let Expr::Call(of) = &c.args[1].expr else {
+            panic!("optional.of")
+        };
+        assert_eq!(of.func_name, "optional.of");
+        let Expr::Comprehension(fold) = &of.args[0].expr else {
+            panic!("fold")
+        };
+        assert_eq!(fold.iter_var, "#unused");
+        assert_eq!(fold.accu_var, "k");
+        let Expr::Call(value) = &fold.accu_init.expr else {
+            panic!("value")
+        };
+        assert_eq!(value.func_name, "value");
+        // The target is evaluated twice, as cel-go's copy is.
+        assert_eq!(value.target, has.target);
+        let Expr::Call(none) = &c.args[2].expr else {
+            panic!("none")
+        };
+        assert_eq!(none.func_name, "optional.none");
+
+        let flat = parse("m.?key.optFlatMap(k, k.?x)").expect("parses");
+        let Expr::Call(c) = &flat.expr else {
+            panic!("call")
+        };
+        assert!(matches!(c.args[1].expr, Expr::Comprehension(_)));
+
+        let err = parse("m.?key.optMap(k.j, k)").err().expect("error");
         assert!(
             err.contains("optMap() variable name must be a simple identifier"),
             "{}",
             err
         );
-        let err = crate::cel::parse(&o, "m.?key.optFlatMap(1, k)")
-            .err()
-            .expect("error");
+        let err = parse("m.?key.optFlatMap(1, k)").err().expect("error");
         assert!(
             err.contains("optFlatMap() variable name must be a simple identifier"),
             "{}",

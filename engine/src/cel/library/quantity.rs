@@ -265,7 +265,11 @@ impl Dec {
     }
 
     fn from_i64(v: i64, scale: i64) -> Dec {
-        Dec { neg: v < 0, mag: Big::from_u64(v.unsigned_abs()), scale }
+        Dec {
+            neg: v < 0,
+            mag: Big::from_u64(v.unsigned_abs()),
+            scale,
+        }
     }
 
     /// The magnitude at scale `s` (`s >= self.scale`).
@@ -291,26 +295,50 @@ impl Dec {
                 _ => (an, a.sub(&b)),
             }
         };
-        Ok(Dec { neg: neg && !mag.is_zero(), mag, scale: s })
+        Ok(Dec {
+            neg: neg && !mag.is_zero(),
+            mag,
+            scale: s,
+        })
     }
 
     /// `inf.Dec.Round(x, s, inf.RoundUp)`: the result has scale exactly `s`, rounded away
     /// from zero.
     fn round_up(&self, s: i64) -> Result<Dec, EvalError> {
         if s >= self.scale {
-            return Ok(Dec { neg: self.neg, mag: self.mag_at(s)?, scale: s });
+            return Ok(Dec {
+                neg: self.neg,
+                mag: self.mag_at(s)?,
+                scale: s,
+            });
         }
         let (q, rem) = self.mag.div_pow10((self.scale - s) as u64);
         let mag = if rem { q.add(&Big::from_u64(1)) } else { q };
-        Ok(Dec { neg: self.neg && !mag.is_zero(), mag, scale: s })
+        Ok(Dec {
+            neg: self.neg && !mag.is_zero(),
+            mag,
+            scale: s,
+        })
     }
 }
 
 /// Compares two signed decimals `(neg, mag, exponent)` meaning `mag × 10^exp`, settling
 /// different magnitudes before aligning (so the alignment stays within the digits).
 fn cmp_decimal(a: (bool, &Big, i64), b: (bool, &Big, i64)) -> Ordering {
-    let sa = if a.1.is_zero() { 0 } else if a.0 { -1 } else { 1 };
-    let sb = if b.1.is_zero() { 0 } else if b.0 { -1 } else { 1 };
+    let sa = if a.1.is_zero() {
+        0
+    } else if a.0 {
+        -1
+    } else {
+        1
+    };
+    let sb = if b.1.is_zero() {
+        0
+    } else if b.0 {
+        -1
+    } else {
+        1
+    };
     if sa != sb {
         return sa.cmp(&sb);
     }
@@ -362,7 +390,8 @@ pub struct Quantity {
     cached: Option<String>,
 }
 
-pub const ERR_FORMAT: &str = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+pub const ERR_FORMAT: &str =
+    "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 pub const ERR_NUMERIC: &str = "unable to parse numeric part of quantity";
 pub const ERR_SUFFIX: &str = "unable to parse quantity's suffix";
 
@@ -447,13 +476,21 @@ fn int_add(a: &mut (i64, i32), b: (i64, i32)) -> bool {
             None => false,
         }
     } else if a.1 > b.1 {
-        let Some(c) = positive_scale(a.0, a.1 as i64 - b.1 as i64) else { return false };
-        let Some(c) = c.checked_add(b.0) else { return false };
+        let Some(c) = positive_scale(a.0, a.1 as i64 - b.1 as i64) else {
+            return false;
+        };
+        let Some(c) = c.checked_add(b.0) else {
+            return false;
+        };
         *a = (c, b.1);
         true
     } else {
-        let Some(c) = positive_scale(b.0, b.1 as i64 - a.1 as i64) else { return false };
-        let Some(c) = a.0.checked_add(c) else { return false };
+        let Some(c) = positive_scale(b.0, b.1 as i64 - a.1 as i64) else {
+            return false;
+        };
+        let Some(c) = a.0.checked_add(c) else {
+            return false;
+        };
         a.0 = c;
         true
     }
@@ -523,7 +560,13 @@ struct Scanned<'s> {
 fn scan(s: &str) -> Result<Scanned<'_>, &'static str> {
     let b = s.as_bytes();
     let end = b.len();
-    let mut out = Scanned { positive: true, value: "", num: "", denom: "", suffix: "" };
+    let mut out = Scanned {
+        positive: true,
+        value: "",
+        num: "",
+        denom: "",
+        suffix: "",
+    };
     let mut pos = 0;
     if pos < end {
         match b[0] {
@@ -641,7 +684,11 @@ fn dec_from_str(v: &str) -> Option<Dec> {
     }
     let scale = dot.map(|d| (digits.len() - d) as i64).unwrap_or(0);
     let mag = Big::from_digits(&digits);
-    Some(Dec { neg: neg && !mag.is_zero(), mag, scale })
+    Some(Dec {
+        neg: neg && !mag.is_zero(),
+        mag,
+        scale,
+    })
 }
 
 impl Quantity {
@@ -652,10 +699,15 @@ impl Quantity {
             return Err(ERR_FORMAT.into());
         }
         if s == "0" {
-            return Ok(Quantity { amount: Amount::Int { value: 0, scale: 0 }, format: Format::DecimalSI, cached: Some("0".into()) });
+            return Ok(Quantity {
+                amount: Amount::Int { value: 0, scale: 0 },
+                format: Format::DecimalSI,
+                cached: Some("0".into()),
+            });
         }
         let sc = scan(s).map_err(String::from)?;
-        let (base, exponent, format) = interpret_suffix(sc.suffix).ok_or_else(|| ERR_SUFFIX.to_string())?;
+        let (base, exponent, format) =
+            interpret_suffix(sc.suffix).ok_or_else(|| ERR_SUFFIX.to_string())?;
         let (num, denom) = (sc.num, sc.denom);
 
         let precision: i64;
@@ -687,10 +739,15 @@ impl Quantity {
                     }
                     let canonical = match format {
                         Format::BinarySI => exponent % 10 == 0 && (value & 0x07) != 0,
-                        _ => scale % 3 == 0 && !shifted.ends_with("000") && !shifted.starts_with('0'),
+                        _ => {
+                            scale % 3 == 0 && !shifted.ends_with("000") && !shifted.starts_with('0')
+                        }
                     };
                     return Ok(Quantity {
-                        amount: Amount::Int { value: result, scale },
+                        amount: Amount::Int {
+                            value: result,
+                            scale,
+                        },
                         format,
                         cached: if canonical { Some(s.to_string()) } else { None },
                     });
@@ -700,7 +757,8 @@ impl Quantity {
 
         let mut amount = dec_from_str(sc.value).ok_or_else(|| ERR_NUMERIC.to_string())?;
         if base == 10 {
-            amount.scale = (amount.scale as i32).wrapping_add((exponent as i64).wrapping_neg() as i32) as i64;
+            amount.scale =
+                (amount.scale as i32).wrapping_add((exponent as i64).wrapping_neg() as i32) as i64;
         } else {
             amount.mag = amount.mag.mul_small(1u64 << exponent.clamp(0, 63));
         }
@@ -722,12 +780,20 @@ impl Quantity {
         if negative && !amount.mag.is_zero() {
             amount.neg = true;
         }
-        Ok(Quantity { amount: Amount::Dec(amount), format, cached: None })
+        Ok(Quantity {
+            amount: Amount::Dec(amount),
+            format,
+            cached: None,
+        })
     }
 
     /// `resource.NewQuantity(v, DecimalExponent)`.
     pub fn from_int(v: i64) -> Quantity {
-        Quantity { amount: Amount::Int { value: v, scale: 0 }, format: Format::DecimalExponent, cached: None }
+        Quantity {
+            amount: Amount::Int { value: v, scale: 0 },
+            format: Format::DecimalExponent,
+            cached: None,
+        }
     }
 
     fn as_dec(&self) -> Dec {
@@ -761,13 +827,26 @@ impl Quantity {
     pub fn add(&self, y: &Quantity) -> Result<Quantity, EvalError> {
         let mut q = self.clone();
         q.cached = None;
-        if let (Amount::Int { value: av, scale: asc }, Amount::Int { value: bv, scale: bsc }) = (&q.amount, &y.amount) {
+        if let (
+            Amount::Int {
+                value: av,
+                scale: asc,
+            },
+            Amount::Int {
+                value: bv,
+                scale: bsc,
+            },
+        ) = (&q.amount, &y.amount)
+        {
             if *av == 0 {
                 q.format = y.format;
             }
             let mut a = (*av, *asc);
             if int_add(&mut a, (*bv, *bsc)) {
-                q.amount = Amount::Int { value: a.0, scale: a.1 };
+                q.amount = Amount::Int {
+                    value: a.0,
+                    scale: a.1,
+                };
                 return Ok(q);
             }
         } else if q.is_zero() {
@@ -784,11 +863,24 @@ impl Quantity {
         if q.is_zero() {
             q.format = y.format;
         }
-        if let (Amount::Int { value: av, scale: asc }, Amount::Int { value: bv, scale: bsc }) = (&q.amount, &y.amount) {
+        if let (
+            Amount::Int {
+                value: av,
+                scale: asc,
+            },
+            Amount::Int {
+                value: bv,
+                scale: bsc,
+            },
+        ) = (&q.amount, &y.amount)
+        {
             if *bv != MOST_NEGATIVE {
                 let mut a = (*av, *asc);
                 if int_add(&mut a, (-*bv, *bsc)) {
-                    q.amount = Amount::Int { value: a.0, scale: a.1 };
+                    q.amount = Amount::Int {
+                        value: a.0,
+                        scale: a.1,
+                    };
                     return Ok(q);
                 }
             }
@@ -926,8 +1018,12 @@ fn canonical_bytes(a: &Amount) -> (String, i32) {
             let (amount, times) = remove_int_factors(*value, 10);
             let exponent = scale.wrapping_add(times);
             let r = match exponent % 3 {
-                1 | -2 => amount.checked_mul(10).map(|a| (a, exponent.wrapping_sub(1))),
-                2 | -1 => amount.checked_mul(100).map(|a| (a, exponent.wrapping_sub(2))),
+                1 | -2 => amount
+                    .checked_mul(10)
+                    .map(|a| (a, exponent.wrapping_sub(1))),
+                2 | -1 => amount
+                    .checked_mul(100)
+                    .map(|a| (a, exponent.wrapping_sub(2))),
                 _ => Some((amount, exponent)),
             };
             match r {
@@ -982,11 +1078,15 @@ fn base1024_bytes(a: &Amount) -> (String, i32) {
 /// Go's `math.Pow10`.
 fn go_pow10(n: i64) -> f64 {
     const TAB: [f64; 32] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
-        1e20, 1e21, 1e22, 1e23, 1e24, 1e25, 1e26, 1e27, 1e28, 1e29, 1e30, 1e31,
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+        1e17, 1e18, 1e19, 1e20, 1e21, 1e22, 1e23, 1e24, 1e25, 1e26, 1e27, 1e28, 1e29, 1e30, 1e31,
     ];
-    const POS32: [f64; 10] = [1e0, 1e32, 1e64, 1e96, 1e128, 1e160, 1e192, 1e224, 1e256, 1e288];
-    const NEG32: [f64; 11] = [1e-0, 1e-32, 1e-64, 1e-96, 1e-128, 1e-160, 1e-192, 1e-224, 1e-256, 1e-288, 1e-320];
+    const POS32: [f64; 10] = [
+        1e0, 1e32, 1e64, 1e96, 1e128, 1e160, 1e192, 1e224, 1e256, 1e288,
+    ];
+    const NEG32: [f64; 11] = [
+        1e-0, 1e-32, 1e-64, 1e-96, 1e-128, 1e-160, 1e-192, 1e-224, 1e-256, 1e-288, 1e-320,
+    ];
     if (0..=308).contains(&n) {
         return POS32[(n / 32) as usize] * TAB[(n % 32) as usize];
     }
@@ -1023,7 +1123,10 @@ impl Opaque for Quantity {
 
 fn q_arg<'v>(v: &'v Val) -> Result<&'v Quantity, EvalError> {
     match v {
-        Val::Opaque(o) => o.as_any().downcast_ref::<Quantity>().ok_or_else(EvalError::no_such_overload),
+        Val::Opaque(o) => o
+            .as_any()
+            .downcast_ref::<Quantity>()
+            .ok_or_else(EvalError::no_such_overload),
         _ => Err(EvalError::no_such_overload()),
     }
 }
@@ -1121,18 +1224,87 @@ pub fn functions(opts: &EnvOptions) -> Vec<Function> {
     }
     let q = || Type::opaque(QUANTITY);
     vec![
-        Function::new("quantity", vec![Overload::global("string_to_quantity", vec![Type::String], q(), string_to_quantity)]),
-        Function::new("isQuantity", vec![Overload::global("is_quantity_string", vec![Type::String], Type::Bool, is_quantity)]),
-        Function::new("sign", vec![Overload::global("quantity_sign", vec![q()], Type::Int, quantity_sign)]),
+        Function::new(
+            "quantity",
+            vec![Overload::global(
+                "string_to_quantity",
+                vec![Type::String],
+                q(),
+                string_to_quantity,
+            )],
+        ),
+        Function::new(
+            "isQuantity",
+            vec![Overload::global(
+                "is_quantity_string",
+                vec![Type::String],
+                Type::Bool,
+                is_quantity,
+            )],
+        ),
+        Function::new(
+            "sign",
+            vec![Overload::global(
+                "quantity_sign",
+                vec![q()],
+                Type::Int,
+                quantity_sign,
+            )],
+        ),
         Function::new(
             "isGreaterThan",
-            vec![Overload::member("quantity_is_greater_than", vec![q(), q()], Type::Bool, is_greater_than)],
+            vec![Overload::member(
+                "quantity_is_greater_than",
+                vec![q(), q()],
+                Type::Bool,
+                is_greater_than,
+            )],
         ),
-        Function::new("isLessThan", vec![Overload::member("quantity_is_less_than", vec![q(), q()], Type::Bool, is_less_than)]),
-        Function::new("compareTo", vec![Overload::member("quantity_compare_to", vec![q(), q()], Type::Int, compare_to)]),
-        Function::new("asApproximateFloat", vec![Overload::member("quantity_get_float", vec![q()], Type::Double, get_float)]),
-        Function::new("asInteger", vec![Overload::member("quantity_get_int", vec![q()], Type::Int, get_int)]),
-        Function::new("isInteger", vec![Overload::member("quantity_is_integer", vec![q()], Type::Bool, is_integer)]),
+        Function::new(
+            "isLessThan",
+            vec![Overload::member(
+                "quantity_is_less_than",
+                vec![q(), q()],
+                Type::Bool,
+                is_less_than,
+            )],
+        ),
+        Function::new(
+            "compareTo",
+            vec![Overload::member(
+                "quantity_compare_to",
+                vec![q(), q()],
+                Type::Int,
+                compare_to,
+            )],
+        ),
+        Function::new(
+            "asApproximateFloat",
+            vec![Overload::member(
+                "quantity_get_float",
+                vec![q()],
+                Type::Double,
+                get_float,
+            )],
+        ),
+        Function::new(
+            "asInteger",
+            vec![Overload::member(
+                "quantity_get_int",
+                vec![q()],
+                Type::Int,
+                get_int,
+            )],
+        ),
+        Function::new(
+            "isInteger",
+            vec![Overload::member(
+                "quantity_is_integer",
+                vec![q()],
+                Type::Bool,
+                is_integer,
+            )],
+        ),
         Function::new(
             "add",
             vec![
@@ -1155,7 +1327,9 @@ mod tests {
     use super::*;
 
     fn canon(s: &str) -> String {
-        Quantity::parse(s).map(|q| q.canonical()).unwrap_or_else(|e| format!("ERR {}", e))
+        Quantity::parse(s)
+            .map(|q| q.canonical())
+            .unwrap_or_else(|e| format!("ERR {}", e))
     }
 
     #[test]
@@ -1187,7 +1361,10 @@ mod tests {
             ("8Ki", "8Ki"),
             ("1025Ki", "1025Ki"),
             ("Mi", "0"),
-            ("9999999999999999999999999999999999999G", "9999999999999999999999999999999999999G"),
+            (
+                "9999999999999999999999999999999999999G",
+                "9999999999999999999999999999999999999G",
+            ),
             ("50.02k", "50020"),
         ] {
             assert_eq!(canon(i), o, "{}", i);
@@ -1203,7 +1380,11 @@ mod tests {
     #[test]
     fn arithmetic_and_comparison() {
         let p = |s: &str| Quantity::parse(s).unwrap();
-        let r = p("50k").add(&Quantity::from_int(20)).unwrap().sub(&p("100k")).unwrap();
+        let r = p("50k")
+            .add(&Quantity::from_int(20))
+            .unwrap()
+            .sub(&p("100k"))
+            .unwrap();
         assert_eq!(r.as_int64(), Some(-49980));
         let r = r.sub(&Quantity::from_int(-50000)).unwrap();
         assert_eq!(r.as_int64(), Some(20));
@@ -1211,7 +1392,10 @@ mod tests {
         assert_eq!(p("50M").cmp(&p("50Mi")), Ordering::Less);
         assert_eq!(p("9999999999999999999999999999999999999G").as_int64(), None);
         assert_eq!(p("50.703k").as_approximate_float64(), 50703.0);
-        assert_eq!(p("0").add(&Quantity::from_int(5000)).unwrap().canonical(), "5e3");
+        assert_eq!(
+            p("0").add(&Quantity::from_int(5000)).unwrap().canonical(),
+            "5e3"
+        );
         assert_eq!(p("1e2147483647").cmp(&p("5")), Ordering::Greater);
         assert!(p("1e2147483647").add(&p("1m")).is_err());
         assert_eq!(p("-1e2147483647").sign(), -1);

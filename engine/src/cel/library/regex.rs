@@ -1,12 +1,10 @@
 //! Kubernetes regex library (apiserver `pkg/cel/library/regex.go`): `find`, `findAll`,
 //! with Go RE2 semantics (`crate::validation::regex`).
 
-use crate::cel::checker::Checked;
 use crate::cel::env::{EnvOptions, Function, Overload};
 use crate::cel::types::Type;
 use crate::cel::value::{EvalError, EvalResult, Val};
 use crate::validation::regex::{compile_re2, go_compile_error};
-use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 use std::cell::RefCell;
 
 /// The functions this library declares at the environment's compatibility version
@@ -101,58 +99,6 @@ fn find_all<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
         out.push(Val::str(m.as_str()));
     }
     Ok(Val::list(out))
-}
-
-/// cel-go's regex program optimization (`OptimizeRegex` with `OptOptimize`): a constant
-/// pattern given to `find`/`findAll` is compiled when the program is built, and an
-/// invalid one fails the program (Go's error text, without the `Illegal regex` prefix).
-pub fn program_error(checked: &Checked) -> Option<String> {
-    first_bad_pattern(checked, &checked.expr)
-}
-
-fn first_bad_pattern(checked: &Checked, e: &IdedExpr) -> Option<String> {
-    match &e.expr {
-        Expr::Call(c) => {
-            if (c.func_name == "find" || c.func_name == "findAll") && c.target.is_some() {
-                let ours = checked
-                    .overloads
-                    .get(&e.id)
-                    .map(|ids| ids.iter().any(|id| id.starts_with("string_find")))
-                    .unwrap_or(false);
-                if ours {
-                    if let Some(Expr::Literal(LiteralValue::String(p))) = c.args.first().map(|a| &a.expr) {
-                        if let Some(msg) = go_compile_error(p.inner()) {
-                            return Some(msg);
-                        }
-                    }
-                }
-            }
-            if let Some(t) = &c.target {
-                if let Some(m) = first_bad_pattern(checked, t) {
-                    return Some(m);
-                }
-            }
-            c.args.iter().find_map(|a| first_bad_pattern(checked, a))
-        }
-        Expr::Select(s) => first_bad_pattern(checked, &s.operand),
-        Expr::List(l) => l.elements.iter().find_map(|x| first_bad_pattern(checked, x)),
-        Expr::Map(m) => m.entries.iter().find_map(|en| match &en.expr {
-            EntryExpr::MapEntry(me) => {
-                first_bad_pattern(checked, &me.key).or_else(|| first_bad_pattern(checked, &me.value))
-            }
-            EntryExpr::StructField(f) => first_bad_pattern(checked, &f.value),
-        }),
-        Expr::Struct(s) => s.entries.iter().find_map(|en| match &en.expr {
-            EntryExpr::MapEntry(me) => {
-                first_bad_pattern(checked, &me.key).or_else(|| first_bad_pattern(checked, &me.value))
-            }
-            EntryExpr::StructField(f) => first_bad_pattern(checked, &f.value),
-        }),
-        Expr::Comprehension(c) => [&c.iter_range, &c.accu_init, &c.loop_cond, &c.loop_step, &c.result]
-            .into_iter()
-            .find_map(|x| first_bad_pattern(checked, x)),
-        _ => None,
-    }
 }
 
 #[cfg(test)]

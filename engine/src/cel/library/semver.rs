@@ -42,9 +42,17 @@ fn has_leading_zeroes(s: &str) -> bool {
 /// `strconv.ParseUint(s, 10, 64)` for a string of digits (possibly empty).
 fn parse_uint(s: &str) -> Result<u64, String> {
     if s.is_empty() {
-        return Err(format!("strconv.ParseUint: parsing {}: invalid syntax", quote(s)));
+        return Err(format!(
+            "strconv.ParseUint: parsing {}: invalid syntax",
+            quote(s)
+        ));
     }
-    s.parse::<u64>().map_err(|_| format!("strconv.ParseUint: parsing {}: value out of range", quote(s)))
+    s.parse::<u64>().map_err(|_| {
+        format!(
+            "strconv.ParseUint: parsing {}: value out of range",
+            quote(s)
+        )
+    })
 }
 
 /// blang/semver v4 `Parse`.
@@ -57,17 +65,29 @@ pub fn parse(s: &str) -> Result<Version, String> {
         return Err("No Major.Minor.Patch elements found".into());
     }
     if !contains_only_digits(parts[0]) {
-        return Err(format!("Invalid character(s) found in major number {}", quote(parts[0])));
+        return Err(format!(
+            "Invalid character(s) found in major number {}",
+            quote(parts[0])
+        ));
     }
     if has_leading_zeroes(parts[0]) {
-        return Err(format!("Major number must not contain leading zeroes {}", quote(parts[0])));
+        return Err(format!(
+            "Major number must not contain leading zeroes {}",
+            quote(parts[0])
+        ));
     }
     let major = parse_uint(parts[0])?;
     if !contains_only_digits(parts[1]) {
-        return Err(format!("Invalid character(s) found in minor number {}", quote(parts[1])));
+        return Err(format!(
+            "Invalid character(s) found in minor number {}",
+            quote(parts[1])
+        ));
     }
     if has_leading_zeroes(parts[1]) {
-        return Err(format!("Minor number must not contain leading zeroes {}", quote(parts[1])));
+        return Err(format!(
+            "Minor number must not contain leading zeroes {}",
+            quote(parts[1])
+        ));
     }
     let minor = parse_uint(parts[1])?;
 
@@ -83,10 +103,16 @@ pub fn parse(s: &str) -> Result<Version, String> {
         patch_str = &patch_str[..i];
     }
     if !contains_only_digits(patch_str) {
-        return Err(format!("Invalid character(s) found in patch number {}", quote(patch_str)));
+        return Err(format!(
+            "Invalid character(s) found in patch number {}",
+            quote(patch_str)
+        ));
     }
     if has_leading_zeroes(patch_str) {
-        return Err(format!("Patch number must not contain leading zeroes {}", quote(patch_str)));
+        return Err(format!(
+            "Patch number must not contain leading zeroes {}",
+            quote(patch_str)
+        ));
     }
     let patch = parse_uint(patch_str)?;
 
@@ -97,13 +123,19 @@ pub fn parse(s: &str) -> Result<Version, String> {
         }
         if contains_only_digits(p) {
             if has_leading_zeroes(p) {
-                return Err(format!("Numeric PreRelease version must not contain leading zeroes {}", quote(p)));
+                return Err(format!(
+                    "Numeric PreRelease version must not contain leading zeroes {}",
+                    quote(p)
+                ));
             }
             pre.push(Pre::Num(parse_uint(p)?));
         } else if p.chars().all(is_alphanum) {
             pre.push(Pre::Alpha(p.to_string()));
         } else {
-            return Err(format!("Invalid character(s) found in prerelease {}", quote(p)));
+            return Err(format!(
+                "Invalid character(s) found in prerelease {}",
+                quote(p)
+            ));
         }
     }
     let mut builds = Vec::with_capacity(build.len());
@@ -112,11 +144,20 @@ pub fn parse(s: &str) -> Result<Version, String> {
             return Err("Build meta data is empty".into());
         }
         if !b.chars().all(is_alphanum) {
-            return Err(format!("Invalid character(s) found in build meta data {}", quote(b)));
+            return Err(format!(
+                "Invalid character(s) found in build meta data {}",
+                quote(b)
+            ));
         }
         builds.push(b.to_string());
     }
-    Ok(Version { major, minor, patch, pre, build: builds })
+    Ok(Version {
+        major,
+        minor,
+        patch,
+        pre,
+        build: builds,
+    })
 }
 
 /// The library's `normalizeAndParse`: no "v" prefix, missing minor/patch filled with 0,
@@ -134,7 +175,11 @@ pub fn normalize_and_parse(s: &str) -> Result<Version, String> {
         }
     }
     if parts.len() < 3 {
-        if parts.last().map(|l| l.contains(['+', '-'])).unwrap_or(false) {
+        if parts
+            .last()
+            .map(|l| l.contains(['+', '-']))
+            .unwrap_or(false)
+        {
             return Err("short version cannot contain PreRelease/Build meta data".into());
         }
         while parts.len() < 3 {
@@ -203,7 +248,11 @@ impl Opaque for SemverValue {
         SEMVER
     }
     fn equal(&self, other: &dyn Opaque) -> bool {
-        other.as_any().downcast_ref::<SemverValue>().map(|o| self.0.compare(&o.0) == Ordering::Equal).unwrap_or(false)
+        other
+            .as_any()
+            .downcast_ref::<SemverValue>()
+            .map(|o| self.0.compare(&o.0) == Ordering::Equal)
+            .unwrap_or(false)
     }
     fn as_any(&self) -> &dyn Any {
         self
@@ -215,13 +264,18 @@ impl Opaque for SemverValue {
 
 fn v_arg<'v>(v: Option<&'v Val>) -> Result<&'v Version, EvalError> {
     match v {
-        Some(Val::Opaque(o)) => o.as_any().downcast_ref::<SemverValue>().map(|s| &s.0).ok_or_else(EvalError::no_such_overload),
+        Some(Val::Opaque(o)) => o
+            .as_any()
+            .downcast_ref::<SemverValue>()
+            .map(|s| &s.0)
+            .ok_or_else(EvalError::no_such_overload),
         _ => Err(EvalError::no_such_overload()),
     }
 }
 
 fn str_arg<'v>(v: Option<&'v Val>) -> Result<&'v str, EvalError> {
-    v.and_then(|v| v.as_str()).ok_or_else(EvalError::no_such_overload)
+    v.and_then(|v| v.as_str())
+        .ok_or_else(EvalError::no_such_overload)
 }
 
 fn bool_arg(v: Option<&Val>) -> Result<bool, EvalError> {
@@ -241,13 +295,23 @@ fn parse_with(s: &str, normalize: bool) -> Result<Version, String> {
 
 fn to_semver<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
     let s = str_arg(args.first())?;
-    let normalize = if args.len() > 1 { bool_arg(args.get(1))? } else { false };
-    parse_with(s, normalize).map(|v| Val::Opaque(Rc::new(SemverValue(v)))).map_err(EvalError::new)
+    let normalize = if args.len() > 1 {
+        bool_arg(args.get(1))?
+    } else {
+        false
+    };
+    parse_with(s, normalize)
+        .map(|v| Val::Opaque(Rc::new(SemverValue(v))))
+        .map_err(EvalError::new)
 }
 
 fn is_semver<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
     let s = str_arg(args.first())?;
-    let normalize = if args.len() > 1 { bool_arg(args.get(1))? } else { false };
+    let normalize = if args.len() > 1 {
+        bool_arg(args.get(1))?
+    } else {
+        false
+    };
     Ok(Val::Bool(parse_with(s, normalize).is_ok()))
 }
 
@@ -294,22 +358,85 @@ pub fn functions(opts: &EnvOptions) -> Vec<Function> {
             "semver",
             vec![
                 Overload::global("string_to_semver", vec![Type::String], sv(), to_semver),
-                Overload::global("string_bool_to_semver", vec![Type::String, Type::Bool], sv(), to_semver),
+                Overload::global(
+                    "string_bool_to_semver",
+                    vec![Type::String, Type::Bool],
+                    sv(),
+                    to_semver,
+                ),
             ],
         ),
         Function::new(
             "isSemver",
             vec![
-                Overload::global("is_semver_string", vec![Type::String], Type::Bool, is_semver),
-                Overload::global("is_semver_string_bool", vec![Type::String, Type::Bool], Type::Bool, is_semver),
+                Overload::global(
+                    "is_semver_string",
+                    vec![Type::String],
+                    Type::Bool,
+                    is_semver,
+                ),
+                Overload::global(
+                    "is_semver_string_bool",
+                    vec![Type::String, Type::Bool],
+                    Type::Bool,
+                    is_semver,
+                ),
             ],
         ),
-        Function::new("isGreaterThan", vec![Overload::member("semver_is_greater_than", vec![sv(), sv()], Type::Bool, is_greater_than)]),
-        Function::new("isLessThan", vec![Overload::member("semver_is_less_than", vec![sv(), sv()], Type::Bool, is_less_than)]),
-        Function::new("compareTo", vec![Overload::member("semver_compare_to", vec![sv(), sv()], Type::Int, compare_to)]),
-        Function::new("major", vec![Overload::member("semver_major", vec![sv()], Type::Int, major)]),
-        Function::new("minor", vec![Overload::member("semver_minor", vec![sv()], Type::Int, minor)]),
-        Function::new("patch", vec![Overload::member("semver_patch", vec![sv()], Type::Int, patch)]),
+        Function::new(
+            "isGreaterThan",
+            vec![Overload::member(
+                "semver_is_greater_than",
+                vec![sv(), sv()],
+                Type::Bool,
+                is_greater_than,
+            )],
+        ),
+        Function::new(
+            "isLessThan",
+            vec![Overload::member(
+                "semver_is_less_than",
+                vec![sv(), sv()],
+                Type::Bool,
+                is_less_than,
+            )],
+        ),
+        Function::new(
+            "compareTo",
+            vec![Overload::member(
+                "semver_compare_to",
+                vec![sv(), sv()],
+                Type::Int,
+                compare_to,
+            )],
+        ),
+        Function::new(
+            "major",
+            vec![Overload::member(
+                "semver_major",
+                vec![sv()],
+                Type::Int,
+                major,
+            )],
+        ),
+        Function::new(
+            "minor",
+            vec![Overload::member(
+                "semver_minor",
+                vec![sv()],
+                Type::Int,
+                minor,
+            )],
+        ),
+        Function::new(
+            "patch",
+            vec![Overload::member(
+                "semver_patch",
+                vec![sv()],
+                Type::Int,
+                patch,
+            )],
+        ),
     ]
 }
 
@@ -319,21 +446,47 @@ mod tests {
 
     #[test]
     fn parses_like_blang() {
-        assert_eq!(parse("1.2.3-beta.1+build.1").unwrap().to_go_string(), "1.2.3-beta.1+build.1");
-        assert_eq!(parse("v1.0").unwrap_err(), "No Major.Minor.Patch elements found");
-        assert_eq!(parse("01.01.01").unwrap_err(), "Major number must not contain leading zeroes \"01\"");
-        assert_eq!(parse("1.0.0 ").unwrap_err(), "Invalid character(s) found in patch number \"0 \"");
+        assert_eq!(
+            parse("1.2.3-beta.1+build.1").unwrap().to_go_string(),
+            "1.2.3-beta.1+build.1"
+        );
+        assert_eq!(
+            parse("v1.0").unwrap_err(),
+            "No Major.Minor.Patch elements found"
+        );
+        assert_eq!(
+            parse("01.01.01").unwrap_err(),
+            "Major number must not contain leading zeroes \"01\""
+        );
+        assert_eq!(
+            parse("1.0.0 ").unwrap_err(),
+            "Invalid character(s) found in patch number \"0 \""
+        );
         assert_eq!(parse("").unwrap_err(), "Version string empty");
         assert_eq!(
             parse("99999999999999999999.0.0").unwrap_err(),
             "strconv.ParseUint: parsing \"99999999999999999999\": value out of range"
         );
-        assert_eq!(parse("1..0").unwrap_err(), "strconv.ParseUint: parsing \"\": invalid syntax");
-        assert_eq!(parse("1234.56789012345.67890123456789").unwrap().to_go_string(), "1234.56789012345.67890123456789");
+        assert_eq!(
+            parse("1..0").unwrap_err(),
+            "strconv.ParseUint: parsing \"\": invalid syntax"
+        );
+        assert_eq!(
+            parse("1234.56789012345.67890123456789")
+                .unwrap()
+                .to_go_string(),
+            "1234.56789012345.67890123456789"
+        );
         assert_eq!(normalize_and_parse("v1.1").unwrap().to_go_string(), "1.1.0");
-        assert_eq!(normalize_and_parse("01.01.01").unwrap().to_go_string(), "1.1.1");
+        assert_eq!(
+            normalize_and_parse("01.01.01").unwrap().to_go_string(),
+            "1.1.1"
+        );
         assert!(normalize_and_parse(" 1.0.0").is_err());
-        assert_eq!(normalize_and_parse("1-beta").unwrap_err(), "short version cannot contain PreRelease/Build meta data");
+        assert_eq!(
+            normalize_and_parse("1-beta").unwrap_err(),
+            "short version cannot contain PreRelease/Build meta data"
+        );
     }
 
     #[test]
@@ -341,7 +494,10 @@ mod tests {
         let p = |s: &str| parse(s).unwrap();
         assert_eq!(p("1.0.0").compare(&p("1.2.3")), Ordering::Less);
         assert_eq!(p("1.0.0-alpha").compare(&p("1.0.0")), Ordering::Less);
-        assert_eq!(p("1.0.0-alpha.1").compare(&p("1.0.0-alpha")), Ordering::Greater);
+        assert_eq!(
+            p("1.0.0-alpha.1").compare(&p("1.0.0-alpha")),
+            Ordering::Greater
+        );
         assert_eq!(p("1.0.0-1").compare(&p("1.0.0-a")), Ordering::Less);
         assert_eq!(p("1.0.0+a").compare(&p("1.0.0+b")), Ordering::Equal);
     }

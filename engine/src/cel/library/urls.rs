@@ -27,7 +27,25 @@ fn should_escape(c: u8, mode: Mode) -> bool {
         return false;
     }
     if (mode == Mode::Host || mode == Mode::Zone)
-        && matches!(c, b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'=' | b':' | b'[' | b']' | b'<' | b'>' | b'"')
+        && matches!(
+            c,
+            b'!' | b'$'
+                | b'&'
+                | b'\''
+                | b'('
+                | b')'
+                | b'*'
+                | b'+'
+                | b','
+                | b';'
+                | b'='
+                | b':'
+                | b'['
+                | b']'
+                | b'<'
+                | b'>'
+                | b'"'
+        )
     {
         return false;
     }
@@ -70,7 +88,10 @@ fn unescape(s: &[u8], mode: Mode) -> Result<Vec<u8>, String> {
         match s[i] {
             b'%' => {
                 n += 1;
-                if i + 2 >= s.len() || !s[i + 1].is_ascii_hexdigit() || !s[i + 2].is_ascii_hexdigit() {
+                if i + 2 >= s.len()
+                    || !s[i + 1].is_ascii_hexdigit()
+                    || !s[i + 2].is_ascii_hexdigit()
+                {
                     let rest = &s[i..];
                     let rest = &rest[..rest.len().min(3)];
                     return Err(format!("invalid URL escape {}", quote_bytes(rest)));
@@ -92,8 +113,12 @@ fn unescape(s: &[u8], mode: Mode) -> Result<Vec<u8>, String> {
                 i += 1;
             }
             c => {
-                if (mode == Mode::Host || mode == Mode::Zone) && c < 0x80 && should_escape(c, mode) {
-                    return Err(format!("invalid character {} in host name", quote_bytes(&[c])));
+                if (mode == Mode::Host || mode == Mode::Zone) && c < 0x80 && should_escape(c, mode)
+                {
+                    return Err(format!(
+                        "invalid character {} in host name",
+                        quote_bytes(&[c])
+                    ));
                 }
                 i += 1;
             }
@@ -111,7 +136,11 @@ fn unescape(s: &[u8], mode: Mode) -> Result<Vec<u8>, String> {
                 i += 3;
             }
             b'+' => {
-                out.push(if mode == Mode::QueryComponent { b' ' } else { b'+' });
+                out.push(if mode == Mode::QueryComponent {
+                    b' '
+                } else {
+                    b'+'
+                });
                 i += 1;
             }
             c => {
@@ -251,7 +280,26 @@ fn parse_host(host: &[u8]) -> Result<Vec<u8>, String> {
 fn valid_userinfo(s: &[u8]) -> bool {
     String::from_utf8_lossy(s).chars().all(|c| {
         c.is_ascii_alphanumeric()
-            || matches!(c, '-' | '.' | '_' | ':' | '~' | '!' | '$' | '&' | '\'' | '(' | ')' | '*' | '+' | ',' | ';' | '=' | '%' | '@')
+            || matches!(
+                c,
+                '-' | '.'
+                    | '_'
+                    | ':'
+                    | '~'
+                    | '!'
+                    | '$'
+                    | '&'
+                    | '\''
+                    | '('
+                    | ')'
+                    | '*'
+                    | '+'
+                    | ','
+                    | ';'
+                    | '='
+                    | '%'
+                    | '@'
+            )
     })
 }
 
@@ -269,10 +317,16 @@ fn parse_authority(authority: &[u8]) -> Result<(Option<Userinfo>, Vec<u8>), Stri
         return Err("net/url: invalid userinfo".into());
     }
     let user = if !userinfo.contains(&b':') {
-        Userinfo { username: unescape(userinfo, Mode::UserPassword)?, password: None }
+        Userinfo {
+            username: unescape(userinfo, Mode::UserPassword)?,
+            password: None,
+        }
     } else {
         let (u, p) = cut(userinfo, b':');
-        Userinfo { username: unescape(u, Mode::UserPassword)?, password: Some(unescape(p, Mode::UserPassword)?) }
+        Userinfo {
+            username: unescape(u, Mode::UserPassword)?,
+            password: Some(unescape(p, Mode::UserPassword)?),
+        }
     };
     Ok((Some(user), host))
 }
@@ -315,7 +369,9 @@ fn parse_inner(raw: &[u8], via_request: bool) -> Result<Url, String> {
         }
     }
     let mut path = rest;
-    if (!url.scheme.is_empty() || !via_request && !rest.starts_with(b"///")) && rest.starts_with(b"//") {
+    if (!url.scheme.is_empty() || !via_request && !rest.starts_with(b"///"))
+        && rest.starts_with(b"//")
+    {
         let after = &rest[2..];
         let (authority, p): (&[u8], &[u8]) = match after.iter().position(|&b| b == b'/') {
             Some(i) => (&after[..i], &after[i..]),
@@ -329,7 +385,11 @@ fn parse_inner(raw: &[u8], via_request: bool) -> Result<Url, String> {
         url.omit_host = true;
     }
     let p = unescape(path, Mode::Path)?;
-    url.raw_path = if escape(&p, Mode::Path) == path { Vec::new() } else { path.to_vec() };
+    url.raw_path = if escape(&p, Mode::Path) == path {
+        Vec::new()
+    } else {
+        path.to_vec()
+    };
     url.path = p;
     Ok(url)
 }
@@ -352,15 +412,35 @@ pub fn parse(raw: &str) -> Result<Url, String> {
         return Ok(url);
     }
     let f = unescape(frag, Mode::Fragment).map_err(|e| url_error(rb, e))?;
-    url.raw_fragment = if escape(&f, Mode::Fragment) == frag { Vec::new() } else { frag.to_vec() };
+    url.raw_fragment = if escape(&f, Mode::Fragment) == frag {
+        Vec::new()
+    } else {
+        frag.to_vec()
+    };
     url.fragment = f;
     Ok(url)
 }
 
 fn valid_encoded(s: &[u8], mode: Mode) -> bool {
     s.iter().all(|&c| {
-        matches!(c, b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'=' | b':' | b'@' | b'[' | b']' | b'%')
-            || !should_escape(c, mode)
+        matches!(
+            c,
+            b'!' | b'$'
+                | b'&'
+                | b'\''
+                | b'('
+                | b')'
+                | b'*'
+                | b'+'
+                | b','
+                | b';'
+                | b'='
+                | b':'
+                | b'@'
+                | b'['
+                | b']'
+                | b'%'
+        ) || !should_escape(c, mode)
     })
 }
 
@@ -469,7 +549,8 @@ impl Url {
 
     /// `URL.Query()`: keys in sorted order (Go's map order is random), values in order.
     pub fn query(&self) -> Vec<(Vec<u8>, Vec<Vec<u8>>)> {
-        let mut out: std::collections::BTreeMap<Vec<u8>, Vec<Vec<u8>>> = std::collections::BTreeMap::new();
+        let mut out: std::collections::BTreeMap<Vec<u8>, Vec<Vec<u8>>> =
+            std::collections::BTreeMap::new();
         let mut q: &[u8] = &self.raw_query;
         // Go 1.24+: more than 10000 parameters and nothing is parsed.
         if q.iter().filter(|&&b| b == b'&').count() + 1 > 10_000 {
@@ -482,8 +563,12 @@ impl Url {
                 continue;
             }
             let (k, v) = cut(key, b'=');
-            let Ok(k) = unescape(k, Mode::QueryComponent) else { continue };
-            let Ok(v) = unescape(v, Mode::QueryComponent) else { continue };
+            let Ok(k) = unescape(k, Mode::QueryComponent) else {
+                continue;
+            };
+            let Ok(v) = unescape(v, Mode::QueryComponent) else {
+                continue;
+            };
             out.entry(k).or_default().push(v);
         }
         out.into_iter().collect()
@@ -499,7 +584,11 @@ impl Opaque for UrlValue {
         URL
     }
     fn equal(&self, other: &dyn Opaque) -> bool {
-        other.as_any().downcast_ref::<UrlValue>().map(|o| o.0.to_go_string() == self.0.to_go_string()).unwrap_or(false)
+        other
+            .as_any()
+            .downcast_ref::<UrlValue>()
+            .map(|o| o.0.to_go_string() == self.0.to_go_string())
+            .unwrap_or(false)
     }
     fn as_any(&self) -> &dyn Any {
         self
@@ -511,13 +600,18 @@ impl Opaque for UrlValue {
 
 fn u_arg<'v>(v: Option<&'v Val>) -> Result<&'v Url, EvalError> {
     match v {
-        Some(Val::Opaque(o)) => o.as_any().downcast_ref::<UrlValue>().map(|u| &u.0).ok_or_else(EvalError::no_such_overload),
+        Some(Val::Opaque(o)) => o
+            .as_any()
+            .downcast_ref::<UrlValue>()
+            .map(|u| &u.0)
+            .ok_or_else(EvalError::no_such_overload),
         _ => Err(EvalError::no_such_overload()),
     }
 }
 
 fn str_arg<'v>(v: Option<&'v Val>) -> Result<&'v str, EvalError> {
-    v.and_then(|v| v.as_str()).ok_or_else(EvalError::no_such_overload)
+    v.and_then(|v| v.as_str())
+        .ok_or_else(EvalError::no_such_overload)
 }
 
 fn bytes_val<'a>(b: &[u8]) -> Val<'a> {
@@ -526,7 +620,12 @@ fn bytes_val<'a>(b: &[u8]) -> Val<'a> {
 
 fn string_to_url<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
     let s = str_arg(args.first())?;
-    let conv = |e: String| EvalError::new(format!("URL parse error during conversion from string: {}", e));
+    let conv = |e: String| {
+        EvalError::new(format!(
+            "URL parse error during conversion from string: {}",
+            e
+        ))
+    };
     parse_request_uri(s).map_err(conv)?;
     let u = parse(s).map_err(conv)?;
     Ok(Val::Opaque(Rc::new(UrlValue(u))))
@@ -554,7 +653,16 @@ fn get_escaped_path<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
 
 fn get_query<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
     let q = u_arg(args.first())?.query();
-    Ok(Val::map(q.into_iter().map(|(k, vs)| (bytes_val(&k), Val::list(vs.iter().map(|v| bytes_val(v)).collect()))).collect()))
+    Ok(Val::map(
+        q.into_iter()
+            .map(|(k, vs)| {
+                (
+                    bytes_val(&k),
+                    Val::list(vs.iter().map(|v| bytes_val(v)).collect()),
+                )
+            })
+            .collect(),
+    ))
 }
 
 fn is_url<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
@@ -565,14 +673,59 @@ fn is_url<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
 pub fn functions(_opts: &EnvOptions) -> Vec<Function> {
     let u = || Type::opaque(URL);
     vec![
-        Function::new("url", vec![Overload::global("string_to_url", vec![Type::String], u(), string_to_url)]),
-        Function::new("getScheme", vec![Overload::member("url_get_scheme", vec![u()], Type::String, get_scheme_fn)]),
-        Function::new("getHost", vec![Overload::member("url_get_host", vec![u()], Type::String, get_host)]),
-        Function::new("getHostname", vec![Overload::member("url_get_hostname", vec![u()], Type::String, get_hostname)]),
-        Function::new("getPort", vec![Overload::member("url_get_port", vec![u()], Type::String, get_port)]),
+        Function::new(
+            "url",
+            vec![Overload::global(
+                "string_to_url",
+                vec![Type::String],
+                u(),
+                string_to_url,
+            )],
+        ),
+        Function::new(
+            "getScheme",
+            vec![Overload::member(
+                "url_get_scheme",
+                vec![u()],
+                Type::String,
+                get_scheme_fn,
+            )],
+        ),
+        Function::new(
+            "getHost",
+            vec![Overload::member(
+                "url_get_host",
+                vec![u()],
+                Type::String,
+                get_host,
+            )],
+        ),
+        Function::new(
+            "getHostname",
+            vec![Overload::member(
+                "url_get_hostname",
+                vec![u()],
+                Type::String,
+                get_hostname,
+            )],
+        ),
+        Function::new(
+            "getPort",
+            vec![Overload::member(
+                "url_get_port",
+                vec![u()],
+                Type::String,
+                get_port,
+            )],
+        ),
         Function::new(
             "getEscapedPath",
-            vec![Overload::member("url_get_escaped_path", vec![u()], Type::String, get_escaped_path)],
+            vec![Overload::member(
+                "url_get_escaped_path",
+                vec![u()],
+                Type::String,
+                get_escaped_path,
+            )],
         ),
         Function::new(
             "getQuery",
@@ -583,7 +736,15 @@ pub fn functions(_opts: &EnvOptions) -> Vec<Function> {
                 get_query,
             )],
         ),
-        Function::new("isURL", vec![Overload::global("is_url_string", vec![Type::String], Type::Bool, is_url)]),
+        Function::new(
+            "isURL",
+            vec![Overload::global(
+                "is_url_string",
+                vec![Type::String],
+                Type::Bool,
+                is_url,
+            )],
+        ),
     ]
 }
 
@@ -597,35 +758,68 @@ mod tests {
 
     #[test]
     fn parses_like_net_url() {
-        let u = parse("https://user:pass@kubernetes.io:80/docs/home?k1=a&k2=b&k2=c#anchor").unwrap();
+        let u =
+            parse("https://user:pass@kubernetes.io:80/docs/home?k1=a&k2=b&k2=c#anchor").unwrap();
         assert_eq!(u.scheme, b"https");
         assert_eq!(u.hostname(), b"kubernetes.io");
         assert_eq!(u.port(), b"80");
         assert_eq!(u.escaped_path(), b"/docs/home");
         assert_eq!(
             u.query(),
-            vec![(b"k1".to_vec(), vec![b"a".to_vec()]), (b"k2".to_vec(), vec![b"b".to_vec(), b"c".to_vec()])]
+            vec![
+                (b"k1".to_vec(), vec![b"a".to_vec()]),
+                (b"k2".to_vec(), vec![b"b".to_vec(), b"c".to_vec()])
+            ]
         );
-        assert_eq!(s(&u), "https://user:pass@kubernetes.io:80/docs/home?k1=a&k2=b&k2=c#anchor");
+        assert_eq!(
+            s(&u),
+            "https://user:pass@kubernetes.io:80/docs/home?k1=a&k2=b&k2=c#anchor"
+        );
         let u = parse("https:://kubernetes.io/").unwrap();
         assert_eq!(u.scheme, b"https");
         assert_eq!(u.hostname(), b"");
         assert_eq!(s(&u), "https:://kubernetes.io/");
         assert_eq!(parse("https://[::1]/").unwrap().host, b"[::1]");
         assert_eq!(parse("https://[::1]/").unwrap().hostname(), b"::1");
-        assert_eq!(parse("https://example.com/path with spaces/").unwrap().escaped_path(), b"/path%20with%20spaces/");
-        assert_eq!(parse_request_uri("../relative-path").unwrap_err(), "parse \"../relative-path\": invalid URI for request");
+        assert_eq!(
+            parse("https://example.com/path with spaces/")
+                .unwrap()
+                .escaped_path(),
+            b"/path%20with%20spaces/"
+        );
+        assert_eq!(
+            parse_request_uri("../relative-path").unwrap_err(),
+            "parse \"../relative-path\": invalid URI for request"
+        );
         assert!(parse_request_uri("/path").is_ok());
         assert_eq!(parse_request_uri("").unwrap_err(), "parse \"\": empty url");
-        assert_eq!(parse_request_uri(":foo").unwrap_err(), "parse \":foo\": missing protocol scheme");
-        assert_eq!(parse_request_uri("http://a b/").unwrap_err(), "parse \"http://a b/\": invalid character \" \" in host name");
-        assert_eq!(parse_request_uri("http://[1.2.3.4]/").unwrap_err(), "parse \"http://[1.2.3.4]/\": invalid IP-literal");
-        assert_eq!(parse_request_uri("http://x:8a/").unwrap_err(), "parse \"http://x:8a/\": invalid port \":8a\" after host");
-        assert_eq!(parse_request_uri("http://x/%zz").unwrap_err(), "parse \"http://x/%zz\": invalid URL escape \"%zz\"");
+        assert_eq!(
+            parse_request_uri(":foo").unwrap_err(),
+            "parse \":foo\": missing protocol scheme"
+        );
+        assert_eq!(
+            parse_request_uri("http://a b/").unwrap_err(),
+            "parse \"http://a b/\": invalid character \" \" in host name"
+        );
+        assert_eq!(
+            parse_request_uri("http://[1.2.3.4]/").unwrap_err(),
+            "parse \"http://[1.2.3.4]/\": invalid IP-literal"
+        );
+        assert_eq!(
+            parse_request_uri("http://x:8a/").unwrap_err(),
+            "parse \"http://x:8a/\": invalid port \":8a\" after host"
+        );
+        assert_eq!(
+            parse_request_uri("http://x/%zz").unwrap_err(),
+            "parse \"http://x/%zz\": invalid URL escape \"%zz\""
+        );
         assert_eq!(s(&parse("/path").unwrap()), "/path");
         assert_eq!(s(&parse("file:///etc/hosts").unwrap()), "file:///etc/hosts");
         assert_eq!(s(&parse("mailto:a@b").unwrap()), "mailto:a@b");
         assert_eq!(s(&parse("http://x/a%2fb").unwrap()), "http://x/a%2fb");
-        assert!(parse("https://example.com/path?").unwrap().query().is_empty());
+        assert!(parse("https://example.com/path?")
+            .unwrap()
+            .query()
+            .is_empty());
     }
 }
