@@ -2,6 +2,7 @@
 //! reports problems as these, and they print byte for byte like the apiserver's.
 
 use crate::gofmt;
+use crate::version::KubeVersion;
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt;
@@ -138,10 +139,15 @@ impl BadValue {
         }
     }
 
-    fn render(&self, out: &mut String) {
+    fn render(&self, out: &mut String, kube: KubeVersion) {
+        // Before 1.34 apimachinery printed nil as the string "null" and other values with
+        // Go's %#v; from 1.34 it prints null and JSON.
+        let go_style = !kube.at_least(34);
         match self {
             BadValue::Omit => {}
+            BadValue::Null if go_style => out.push_str("\"null\""),
             BadValue::Null => out.push_str("null"),
+            BadValue::Json(v) if go_style => out.push_str(&gofmt::go_sharp_v(v)),
             BadValue::Int(i) => out.push_str(&i.to_string()),
             BadValue::Float(f) => out.push_str(&gofmt::format_float_v(*f)),
             BadValue::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -212,8 +218,13 @@ impl FieldError {
         Self::new(ErrorType::Internal, field, BadValue::Null, detail)
     }
 
-    /// `ErrorBody()`: the message without the field.
+    /// `ErrorBody()`: the message without the field, as the latest release prints it.
     pub fn body(&self) -> String {
+        self.body_for(KubeVersion::LATEST)
+    }
+
+    /// `ErrorBody()` as the given release prints it.
+    pub fn body_for(&self, kube: KubeVersion) -> String {
         let mut s = String::from(self.kind.as_str());
         let omit = matches!(
             self.kind,
@@ -221,7 +232,7 @@ impl FieldError {
         ) || self.value == BadValue::Omit;
         if !omit {
             s.push_str(": ");
-            self.value.render(&mut s);
+            self.value.render(&mut s, kube);
         }
         if !self.detail.is_empty() {
             s.push_str(": ");
@@ -232,7 +243,12 @@ impl FieldError {
 
     /// `Error()`: `<field>: <body>`.
     pub fn message(&self) -> String {
-        format!("{}: {}", self.field, self.body())
+        self.message_for(KubeVersion::LATEST)
+    }
+
+    /// `Error()` as the given release prints it.
+    pub fn message_for(&self, kube: KubeVersion) -> String {
+        format!("{}: {}", self.field, self.body_for(kube))
     }
 
     /// Blocking errors stop CEL validation (apiextensions strategy `hasBlockingErr`).
@@ -248,11 +264,16 @@ impl FieldError {
     }
 
     pub fn to_report(&self) -> ErrorReport {
+        self.to_report_for(KubeVersion::LATEST)
+    }
+
+    /// The answer form, rendered as the given release prints it.
+    pub fn to_report_for(&self, kube: KubeVersion) -> ErrorReport {
         ErrorReport {
             field: self.field.to_string(),
             kind: self.kind.as_str().to_string(),
             detail: self.detail.clone(),
-            message: self.message(),
+            message: self.message_for(kube),
         }
     }
 }

@@ -263,3 +263,47 @@ mod tests {
         assert_eq!(json_marshal(&v), r#"{"a":"\u003cx\u003e","b":1,"c":[1.5,null,true]}"#);
     }
 }
+
+/// Go's `%#v` of an unstructured value (`map[string]interface {}{"a":1}`,
+/// `[]interface {}{"x", 2}`), as field errors printed values before Kubernetes 1.34.
+pub fn go_sharp_v(v: &Value) -> String {
+    let mut out = String::new();
+    sharp_into(v, &mut out, true);
+    out
+}
+
+fn sharp_into(v: &Value, out: &mut String, top: bool) {
+    match v {
+        Value::Null => out.push_str(if top { "<nil>" } else { "interface {}(nil)" }),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => out.push_str(&i.to_string()),
+            None => out.push_str(&format_float_v(n.as_f64().unwrap_or(0.0))),
+        },
+        Value::String(s) => out.push_str(&quote(s)),
+        Value::Array(a) => {
+            out.push_str("[]interface {}{");
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                sharp_into(x, out, false);
+            }
+            out.push('}');
+        }
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            out.push_str("map[string]interface {}{");
+            for (i, k) in keys.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(&quote(k));
+                out.push(':');
+                sharp_into(&m[k.as_str()], out, false);
+            }
+            out.push('}');
+        }
+    }
+}

@@ -210,7 +210,7 @@ impl Engine {
         })?;
         let mut answer = Answer { id: req.id.clone(), ..Default::default() };
         if !req.skip_crd_validation.unwrap_or(false) {
-            answer.crd_errors = Some(crd.crd_errors.iter().map(|e| e.to_report()).collect());
+            answer.crd_errors = Some(crd.crd_errors.iter().map(|e| e.to_report_for(kube)).collect());
             answer.crd_warnings = Some(crd.crd_warnings.clone());
         }
         let rules = crate::cel::rule_reports(version);
@@ -236,8 +236,8 @@ impl Engine {
         let out = strategy::validate_object(&crd, version, &obj, old.as_ref(), &opts)?;
         answer.defaulted = Some(out.defaulted);
         answer.unknown_fields = Some(out.unknown_fields);
-        answer.errors = Some(out.errors.iter().map(|e| e.to_report()).collect());
-        answer.warnings = Some(out.warnings.iter().map(|e| e.to_report()).collect());
+        answer.errors = Some(out.errors.iter().map(|e| e.to_report_for(kube)).collect());
+        answer.warnings = Some(out.warnings.iter().map(|e| e.to_report_for(kube)).collect());
         answer.remaining_budget = out.remaining_budget;
         Ok(answer)
     }

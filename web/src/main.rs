@@ -116,7 +116,12 @@ fn render_answer(answer: &Answer) -> Html {
                     <ul id="crd-warnings">{ for crd_warnings.iter().map(|w| html! { <li class="warning">{ w }</li> }) }</ul>
                 }) }
             }
-            { section("Errors", "errors", html! { <ul id="errors">{ error_items(errors, "error") }</ul> }) }
+            { section("Errors", "errors", html! {
+                <>
+                    <ul id="errors">{ error_items(errors, "error") }</ul>
+                    if errors.is_empty() { <p class="none">{ "none" }</p> }
+                </>
+            }) }
             if !warnings.is_empty() {
                 { section("Warnings", "warnings", html! { <ul id="warnings">{ error_items(warnings, "warning") }</ul> }) }
             }

@@ -49,6 +49,8 @@ pub struct RuleTree {
 pub struct RuleSet {
     pub schema: JsonSchemaProps,
     pub tree: RuleTree,
+    /// Failed rules print the value from 1.35 (scalars) and the schema type before.
+    pub print_values: bool,
 }
 
 impl std::fmt::Debug for RuleSet {
@@ -276,7 +278,7 @@ pub fn compile_node_rules(node: &JsonSchemaProps, is_root: bool, kube: crate::ve
 pub fn compile_rules(schema: &JsonSchemaProps, opts: &EnvOptions) -> RuleSet {
     let cs = cel_schema(schema, true);
     let tree = build_tree(&cs, "selfType", true, opts);
-    RuleSet { schema: cs, tree }
+    RuleSet { schema: cs, tree, print_values: opts.compat_minor + 1 >= 35 }
 }
 
 fn build_tree(s: &JsonSchemaProps, name: &str, root: bool, opts: &EnvOptions) -> RuleTree {
@@ -341,16 +343,24 @@ struct Run<'a> {
     errors: ErrorList,
     warnings: ErrorList,
     budget: i64,
+    print_values: bool,
     _p: std::marker::PhantomData<&'a ()>,
 }
 
 /// Runs every rule over `obj` (with `old` on updates), as apiextensions' CEL validator.
 pub fn validate(rules: &RuleSet, obj: &Value, old: Option<&Value>, ratcheting: bool) -> CelOutcome {
-    let mut run = Run { errors: Vec::new(), warnings: Vec::new(), budget: RUNTIME_CEL_COST_BUDGET, _p: Default::default() };
+    let mut run = Run {
+        errors: Vec::new(),
+        warnings: Vec::new(),
+        budget: RUNTIME_CEL_COST_BUDGET,
+        print_values: true,
+        _p: Default::default(),
+    };
     let corr = match old {
         Some(o) if ratcheting => Correlation { current: Some((obj, o)), parent: None },
         _ => Correlation::default(),
     };
+    run.print_values = rules.print_values;
     run.node(&rules.tree, &rules.schema, &Path::root(), obj, old, corr);
     CelOutcome { errors: run.errors, warnings: run.warnings, remaining_budget: run.budget }
 }
@@ -550,6 +560,7 @@ impl<'a> Run<'a> {
                 }
             });
             let value = match obj {
+                _ if !self.print_values => type_name.clone(),
                 Value::Object(_) | Value::Array(_) => BadValue::Omit,
                 other => BadValue::from_json(other),
             };

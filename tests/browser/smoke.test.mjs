@@ -67,7 +67,6 @@ let server;
 let baseUrl;
 let context;
 let userDataDir;
-const pageErrors = [];
 
 function serveDist() {
   return new Promise((resolve, reject) => {
@@ -131,18 +130,52 @@ after(async () => {
   if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
 });
 
-test('playground shows live validation errors', { timeout: 120_000 }, async () => {
+// A new page on the playground; its uncaught exceptions and console errors go to pageErrors.
+async function openPlayground() {
   const page = await context.newPage();
+  const pageErrors = [];
   page.on('pageerror', (e) => pageErrors.push(String(e)));
   page.on('console', (m) => {
-    if (m.type() === 'error' && /panicked|RuntimeError|unreachable/i.test(m.text())) pageErrors.push(m.text());
+    if (m.type() === 'error') pageErrors.push(m.text());
   });
-
   await page.goto(baseUrl, { waitUntil: 'load', timeout: WAIT });
+  return { page, pageErrors };
+}
 
-  // The app renders the preloaded example: its object has an error already.
+test('playground reports request and metadata errors', { timeout: 120_000 }, async () => {
+  const { page, pageErrors } = await openPlayground();
   await page.locator('#summary').waitFor({ state: 'visible' });
-  await page.locator('#errors li.error').first().waitFor({ state: 'visible' });
+  await page.locator('#crd').fill(CRD);
+
+  // Not an object at all: a request-level error.
+  await page.locator('#object').fill('just text');
+  await page.locator('#request-error').waitFor({ state: 'visible' });
+  assert.match(await page.locator('#summary').textContent(), /^request error: /);
+
+  // A bad metadata.name: an object error.
+  await page.locator('#object').fill(objectWith('3').replace('name: g1', 'name: Bad_Name'));
+  const nameError = page.locator('#errors li.error', { hasText: 'metadata.name: Invalid value: "Bad_Name"' });
+  await nameError.first().waitFor({ state: 'visible' });
+  assert.equal(await nameError.first().getAttribute('data-field'), 'metadata.name');
+
+  // Fixed: the list empties and the summary says valid.
+  await page.locator('#object').fill(objectWith('3'));
+  await page.waitForFunction(
+    () => document.querySelectorAll('#errors li').length === 0 &&
+      document.querySelector('#summary')?.textContent === 'valid',
+    null,
+    { timeout: WAIT },
+  );
+
+  assert.deepEqual(pageErrors, []);
+  await page.close();
+});
+
+test('playground shows live schema validation errors', { timeout: 120_000 }, async () => {
+  const { page, pageErrors } = await openPlayground();
+
+  // The app renders the preloaded example.
+  await page.locator('#summary').waitFor({ state: 'visible' });
 
   // Replace the CRD and the object with our own.
   await page.locator('#crd').fill(CRD);
