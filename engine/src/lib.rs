@@ -19,8 +19,10 @@
 
 pub mod cel;
 pub mod crd;
+pub mod diff;
 pub mod field;
 pub mod gofmt;
+pub mod positions;
 pub mod request;
 pub mod schema;
 pub mod strategy;

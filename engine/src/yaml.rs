@@ -45,9 +45,32 @@ fn err_at(message: impl Into<String>, mark: Option<&Marker>) -> ReadError {
 
 /// Reads every document of a YAML stream (or one JSON document).
 pub fn read_documents(text: &str) -> Result<Vec<Value>, ReadError> {
+    Ok(read_documents_impl(text, false)?
+        .into_iter()
+        .map(|(v, _)| v)
+        .collect())
+}
+
+/// Reads every document like [`read_documents`], each with its [`SourceMap`]: where every
+/// node of the JSON value stands in `text`.
+pub fn read_documents_with_positions(text: &str) -> Result<Vec<(Value, SourceMap)>, ReadError> {
+    Ok(read_documents_impl(text, true)?
+        .into_iter()
+        .map(|(v, p)| (v, p.unwrap_or_else(|| SourceMap::empty(text))))
+        .collect())
+}
+
+fn read_documents_impl(
+    text: &str,
+    track: bool,
+) -> Result<Vec<(Value, Option<SourceMap>)>, ReadError> {
     if text.len() > MAX_BYTES {
         return Err(err_at(
-            format!("document is {} bytes, more than the {} bytes crdlab reads", text.len(), MAX_BYTES),
+            format!(
+                "document is {} bytes, more than the {} bytes crdlab reads",
+                text.len(),
+                MAX_BYTES
+            ),
             None,
         ));
     }
@@ -56,12 +79,21 @@ pub fn read_documents(text: &str) -> Result<Vec<Value>, ReadError> {
         // JSON: numbers keep the int/float distinction the apiserver's JSON decoder makes.
         // A JSON text that fails may still be YAML flow style; fall back to YAML then.
         match read_json(trimmed) {
-            Ok(v) => return Ok(vec![v]),
-            Err(e) if looks_like_json(trimmed) => return Err(e),
+            Ok(v) => {
+                let map = if track {
+                    Some(json_source_map(text, text.len() - trimmed.len()))
+                } else {
+                    None
+                };
+                return Ok(vec![(v, map)]);
+            }
+            Err(e) if looks_like_json(trimmed) => {
+                return Err(shift_position(e, &text[..text.len() - trimmed.len()]))
+            }
             Err(_) => {}
         }
     }
-    read_yaml(text)
+    read_yaml_impl(text, track)
 }
 
 /// Reads exactly one document; empty input is an error.
@@ -74,6 +106,30 @@ pub fn read_document(text: &str) -> Result<Value, ReadError> {
     }
 }
 
+/// Reads exactly one document like [`read_document`], with its [`SourceMap`].
+pub fn read_document_with_positions(text: &str) -> Result<(Value, SourceMap), ReadError> {
+    let mut docs = read_documents_with_positions(text)?;
+    docs.retain(|(d, _)| !d.is_null());
+    match docs.len() {
+        0 => Err(err_at("empty document", None)),
+        _ => Ok(docs.swap_remove(0)),
+    }
+}
+
+/// A JSON error's position counted from the start of the whole text (JSON is read after
+/// the leading blanks, `skipped`).
+fn shift_position(mut e: ReadError, skipped: &str) -> ReadError {
+    let newlines = skipped.matches('\n').count();
+    if let Some(l) = e.line.as_mut() {
+        if *l == 1 {
+            let last = skipped.rsplit('\n').next().unwrap_or("");
+            e.column = e.column.map(|c| c + last.chars().count());
+        }
+        *l += newlines;
+    }
+    e
+}
+
 fn looks_like_json(t: &str) -> bool {
     // A document that is JSON from its first line on (quoted keys) is judged as JSON.
     t.starts_with('{') && t[1..].trim_start().starts_with('"') || t.starts_with("[")
@@ -84,13 +140,29 @@ pub fn read_json(text: &str) -> Result<Value, ReadError> {
     check_json_depth(text)?;
     let mut de = serde_json::Deserializer::from_str(text);
     de.disable_recursion_limit();
-    let v = <Value as serde::Deserialize>::deserialize(&mut de).map_err(json_err)?;
-    de.end().map_err(json_err)?;
+    let v = <Value as serde::Deserialize>::deserialize(&mut de).map_err(|e| json_err(text, e))?;
+    de.end().map_err(|e| json_err(text, e))?;
     Ok(v)
 }
 
-fn json_err(e: serde_json::Error) -> ReadError {
-    ReadError { message: format!("invalid JSON: {}", strip_pos(&e.to_string())), line: Some(e.line()), column: Some(e.column()) }
+/// serde_json counts columns in bytes; ours count characters.
+fn json_err(text: &str, e: serde_json::Error) -> ReadError {
+    let column = text
+        .split('\n')
+        .nth(e.line().saturating_sub(1))
+        .map(|l| {
+            let mut b = e.column().min(l.len());
+            while !l.is_char_boundary(b) {
+                b -= 1;
+            }
+            l[..b].chars().count().max(1)
+        })
+        .unwrap_or(e.column());
+    ReadError {
+        message: format!("invalid JSON: {}", strip_pos(&e.to_string())),
+        line: Some(e.line()),
+        column: Some(column),
+    }
 }
 
 fn strip_pos(s: &str) -> String {
@@ -141,13 +213,37 @@ fn check_json_depth(text: &str) -> Result<(), ReadError> {
 }
 
 enum Frame {
-    Seq { items: Vec<Value>, anchor: usize },
-    Map { map: Map<String, Value>, key: Option<(String, Marker)>, anchor: usize, merged: Vec<String> },
+    Seq {
+        items: Vec<Value>,
+        anchor: usize,
+    },
+    Map {
+        map: Map<String, Value>,
+        key: Option<(String, Marker)>,
+        anchor: usize,
+        merged: Vec<String>,
+    },
 }
 
 /// Reads a YAML stream into JSON values, one per document.
 pub fn read_yaml(text: &str) -> Result<Vec<Value>, ReadError> {
+    Ok(read_yaml_impl(text, false)?
+        .into_iter()
+        .map(|(v, _)| v)
+        .collect())
+}
+
+/// The YAML builder; with `track`, a [`SourceMap`] is built beside each document.
+fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMap>)>, ReadError> {
     let mut parser = Parser::new_from_str(text);
+    let mut pos = if track {
+        Some(PosBuilder {
+            merge_keys: true,
+            ..PosBuilder::new(text)
+        })
+    } else {
+        None
+    };
     let mut docs = Vec::new();
     let mut stack: Vec<Frame> = Vec::new();
     let mut anchors: std::collections::HashMap<usize, Value> = Default::default();
@@ -163,14 +259,23 @@ pub fn read_yaml(text: &str) -> Result<Vec<Value>, ReadError> {
             Event::DocumentStart => {
                 doc_value = None;
                 anchors.clear();
+                if let Some(p) = pos.as_mut() {
+                    p.root = None;
+                }
                 None
             }
             Event::DocumentEnd => {
-                docs.push(doc_value.take().unwrap_or(Value::Null));
+                let map = pos.as_mut().map(|p| p.take_root());
+                docs.push((doc_value.take().unwrap_or(Value::Null), map));
                 None
             }
             Event::Alias(id) => match anchors.get(&id) {
-                Some(v) => Some((v.clone(), 0)),
+                Some(v) => {
+                    if let Some(p) = pos.as_mut() {
+                        p.leaf(&mark, None);
+                    }
+                    Some((v.clone(), 0))
+                }
                 None => return Err(err_at("yaml: unknown anchor referenced", Some(&mark))),
             },
             Event::Scalar(s, style, anchor, tag) => {
@@ -181,34 +286,71 @@ pub fn read_yaml(text: &str) -> Result<Vec<Value>, ReadError> {
                     if let Some(Frame::Map { key, .. }) = stack.last_mut() {
                         *key = Some((k, mark));
                     }
+                    if let Some(p) = pos.as_mut() {
+                        p.key(&mark, &s, style);
+                    }
                     if anchor > 0 {
                         anchors.insert(anchor, Value::String(s));
                     }
                     None
                 } else {
-                    Some((resolve_scalar(&s, style, tag.as_ref(), &mark)?, anchor))
+                    let v = resolve_scalar(&s, style, tag.as_ref(), &mark)?;
+                    if let Some(p) = pos.as_mut() {
+                        p.leaf(&mark, Some((&s, style)));
+                    }
+                    Some((v, anchor))
                 }
             }
             Event::SequenceStart(anchor, _) => {
                 if stack.len() >= MAX_DEPTH {
-                    return Err(err_at(format!("nesting deeper than {} levels", MAX_DEPTH), Some(&mark)));
+                    return Err(err_at(
+                        format!("nesting deeper than {} levels", MAX_DEPTH),
+                        Some(&mark),
+                    ));
                 }
-                stack.push(Frame::Seq { items: Vec::new(), anchor });
+                stack.push(Frame::Seq {
+                    items: Vec::new(),
+                    anchor,
+                });
+                if let Some(p) = pos.as_mut() {
+                    p.open(&mark, b'[');
+                }
                 None
             }
             Event::MappingStart(anchor, _) => {
                 if stack.len() >= MAX_DEPTH {
-                    return Err(err_at(format!("nesting deeper than {} levels", MAX_DEPTH), Some(&mark)));
+                    return Err(err_at(
+                        format!("nesting deeper than {} levels", MAX_DEPTH),
+                        Some(&mark),
+                    ));
                 }
-                stack.push(Frame::Map { map: Map::new(), key: None, anchor, merged: Vec::new() });
+                stack.push(Frame::Map {
+                    map: Map::new(),
+                    key: None,
+                    anchor,
+                    merged: Vec::new(),
+                });
+                if let Some(p) = pos.as_mut() {
+                    p.open(&mark, b'{');
+                }
                 None
             }
             Event::SequenceEnd => match stack.pop() {
-                Some(Frame::Seq { items, anchor }) => Some((Value::Array(items), anchor)),
+                Some(Frame::Seq { items, anchor }) => {
+                    if let Some(p) = pos.as_mut() {
+                        p.close(&mark, b']');
+                    }
+                    Some((Value::Array(items), anchor))
+                }
                 _ => return Err(err_at("yaml: unbalanced sequence", Some(&mark))),
             },
             Event::MappingEnd => match stack.pop() {
-                Some(Frame::Map { map, anchor, .. }) => Some((Value::Object(map), anchor)),
+                Some(Frame::Map { map, anchor, .. }) => {
+                    if let Some(p) = pos.as_mut() {
+                        p.close(&mark, b'}');
+                    }
+                    Some((Value::Object(map), anchor))
+                }
                 _ => return Err(err_at("yaml: unbalanced mapping", Some(&mark))),
             },
         };
@@ -217,9 +359,21 @@ pub fn read_yaml(text: &str) -> Result<Vec<Value>, ReadError> {
                 anchors.insert(anchor, value.clone());
             }
             match stack.last_mut() {
-                None => doc_value = Some(value),
-                Some(Frame::Seq { items, .. }) => items.push(value),
-                Some(Frame::Map { map, key, merged, .. }) => {
+                None => {
+                    if let Some(p) = pos.as_mut() {
+                        p.attach(None);
+                    }
+                    doc_value = Some(value)
+                }
+                Some(Frame::Seq { items, .. }) => {
+                    if let Some(p) = pos.as_mut() {
+                        p.attach(None);
+                    }
+                    items.push(value)
+                }
+                Some(Frame::Map {
+                    map, key, merged, ..
+                }) => {
                     let (k, kmark) = match key.take() {
                         Some(k) => k,
                         None => {
@@ -231,6 +385,9 @@ pub fn read_yaml(text: &str) -> Result<Vec<Value>, ReadError> {
                             ));
                         }
                     };
+                    if let Some(p) = pos.as_mut() {
+                        p.attach(Some(&k));
+                    }
                     if k == "<<" {
                         merge_into(map, merged, value, &kmark)?;
                     } else {
@@ -252,13 +409,19 @@ pub fn read_yaml(text: &str) -> Result<Vec<Value>, ReadError> {
         }
     }
     if let Some(v) = doc_value {
-        docs.push(v);
+        let map = pos.as_mut().map(|p| p.take_root());
+        docs.push((v, map));
     }
     Ok(docs)
 }
 
 /// `<<: *anchor` (or a list of them): keys not already present are merged in.
-fn merge_into(map: &mut Map<String, Value>, merged: &mut Vec<String>, v: Value, mark: &Marker) -> Result<(), ReadError> {
+fn merge_into(
+    map: &mut Map<String, Value>,
+    merged: &mut Vec<String>,
+    v: Value,
+    mark: &Marker,
+) -> Result<(), ReadError> {
     let sources = match v {
         Value::Object(m) => vec![m],
         Value::Array(a) => {
@@ -266,12 +429,22 @@ fn merge_into(map: &mut Map<String, Value>, merged: &mut Vec<String>, v: Value, 
             for x in a {
                 match x {
                     Value::Object(m) => out.push(m),
-                    _ => return Err(err_at("yaml: map merge requires map or sequence of maps as the value", Some(mark))),
+                    _ => {
+                        return Err(err_at(
+                            "yaml: map merge requires map or sequence of maps as the value",
+                            Some(mark),
+                        ))
+                    }
                 }
             }
             out
         }
-        _ => return Err(err_at("yaml: map merge requires map or sequence of maps as the value", Some(mark))),
+        _ => {
+            return Err(err_at(
+                "yaml: map merge requires map or sequence of maps as the value",
+                Some(mark),
+            ))
+        }
     };
     for m in sources {
         for (k, v) in m {
@@ -308,7 +481,9 @@ fn resolve_plain(s: &str) -> Resolved {
             return Resolved::Bool(false)
         }
         ".nan" | ".NaN" | ".NAN" => return Resolved::Float(f64::NAN),
-        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => return Resolved::Float(f64::INFINITY),
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
+            return Resolved::Float(f64::INFINITY)
+        }
         "-.inf" | "-.Inf" | "-.INF" => return Resolved::Float(f64::NEG_INFINITY),
         _ => {}
     }
@@ -434,7 +609,10 @@ fn is_yaml_float(s: &str) -> bool {
 fn float_value(f: f64, mark: &Marker) -> Result<Value, ReadError> {
     if !f.is_finite() {
         return Err(err_at(
-            format!("error converting YAML to JSON: json: unsupported value: {}", crate::gofmt::format_float_v(f)),
+            format!(
+                "error converting YAML to JSON: json: unsupported value: {}",
+                crate::gofmt::format_float_v(f)
+            ),
             Some(mark),
         ));
     }
@@ -444,12 +622,22 @@ fn float_value(f: f64, mark: &Marker) -> Result<Value, ReadError> {
             return Ok(Value::Number(i.into()));
         }
     }
-    Ok(Number::from_f64(f).map(Value::Number).unwrap_or(Value::Null))
+    Ok(Number::from_f64(f)
+        .map(Value::Number)
+        .unwrap_or(Value::Null))
 }
 
-fn resolve_scalar(s: &str, style: TScalarStyle, tag: Option<&Tag>, mark: &Marker) -> Result<Value, ReadError> {
+fn resolve_scalar(
+    s: &str,
+    style: TScalarStyle,
+    tag: Option<&Tag>,
+    mark: &Marker,
+) -> Result<Value, ReadError> {
     let explicit = tag_suffix(tag);
-    if style != TScalarStyle::Plain || explicit == Some("str") || explicit == Some("tag:yaml.org,2002:str") {
+    if style != TScalarStyle::Plain
+        || explicit == Some("str")
+        || explicit == Some("tag:yaml.org,2002:str")
+    {
         return Ok(Value::String(s.to_string()));
     }
     if explicit == Some("binary") {
@@ -467,7 +655,12 @@ fn resolve_scalar(s: &str, style: TScalarStyle, tag: Option<&Tag>, mark: &Marker
 }
 
 /// Map keys become JSON strings the way sigs.k8s.io/yaml converts go-yaml's keys.
-fn resolve_key(s: &str, style: TScalarStyle, tag: Option<&Tag>, mark: &Marker) -> Result<String, ReadError> {
+fn resolve_key(
+    s: &str,
+    style: TScalarStyle,
+    tag: Option<&Tag>,
+    mark: &Marker,
+) -> Result<String, ReadError> {
     if style != TScalarStyle::Plain || tag_suffix(tag) == Some("str") {
         return Ok(s.to_string());
     }
@@ -478,12 +671,615 @@ fn resolve_key(s: &str, style: TScalarStyle, tag: Option<&Tag>, mark: &Marker) -
         Resolved::Uint(u) => u.to_string(),
         Resolved::Float(f) => {
             if !f.is_finite() {
-                return Err(err_at("error converting YAML to JSON: invalid map key", Some(mark)));
+                return Err(err_at(
+                    "error converting YAML to JSON: invalid map key",
+                    Some(mark),
+                ));
             }
             crate::gofmt::format_float_v(f)
         }
         Resolved::Str => s.to_string(),
     })
+}
+
+// ---------------------------------------------------------------------------------------
+// Source positions: where each node of a document stands in its text.
+
+/// A range of source text as editors take it: 1-based lines, 1-based columns counted in
+/// UTF-16 code units (Monaco; CodeMirror 5 and LSP take the column minus one), the end
+/// exclusive; the offsets count UTF-16 code units from the start of the text (CodeMirror 6,
+/// `textarea.setSelectionRange`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+pub struct Range {
+    pub start_line: u32,
+    pub start_column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+    pub start_offset: u32,
+    pub end_offset: u32,
+}
+
+/// One step of a path into a JSON value.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum PathSeg {
+    Key(String),
+    Index(usize),
+}
+
+/// Where one node of a document stands: its key (when it is a map entry), its value, and
+/// its children's positions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PosNode {
+    /// The key's range, for a map entry.
+    pub key: Option<Range>,
+    /// The whole value: a scalar's text (quotes included), a flow collection with its
+    /// brackets, a block collection from its first entry to the end of its last.
+    pub value: Range,
+    /// The value's first line (the whole value when it is on one line).
+    pub head: Range,
+    pub children: PosChildren,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum PosChildren {
+    Leaf,
+    Map(std::collections::HashMap<String, PosNode>),
+    Seq(Vec<PosNode>),
+}
+
+impl PosNode {
+    /// The range an editor underlines for a problem with this node: a scalar's value (its
+    /// key when the value is empty), a collection's key (its first line in a list).
+    pub fn underline(&self) -> Range {
+        match (&self.children, self.key) {
+            (PosChildren::Leaf, Some(k)) if self.value.start_offset == self.value.end_offset => k,
+            (PosChildren::Leaf, _) => self.value,
+            (_, Some(k)) => k,
+            (_, None) => self.head,
+        }
+    }
+
+    fn child(&self, seg: &PathSeg) -> Option<&PosNode> {
+        match (&self.children, seg) {
+            (PosChildren::Map(m), PathSeg::Key(k)) => m.get(k),
+            (PosChildren::Seq(v), PathSeg::Index(i)) => v.get(*i),
+            _ => None,
+        }
+    }
+}
+
+/// The positions of one document's nodes, by JSON path (see [`read_document_with_positions`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SourceMap {
+    /// `None` for an empty document.
+    pub root: Option<PosNode>,
+}
+
+impl SourceMap {
+    pub fn empty(_text: &str) -> SourceMap {
+        SourceMap { root: None }
+    }
+
+    /// The node at `path`, if the text has it.
+    pub fn get(&self, path: &[PathSeg]) -> Option<&PosNode> {
+        let mut n = self.root.as_ref()?;
+        for seg in path {
+            n = n.child(seg)?;
+        }
+        Some(n)
+    }
+
+    /// The deepest node on `path` the text has, with how many steps of `path` it covers
+    /// (`path.len()` when the node itself is there).
+    pub fn nearest(&self, path: &[PathSeg]) -> Option<(&PosNode, usize)> {
+        let mut n = self.root.as_ref()?;
+        for (i, seg) in path.iter().enumerate() {
+            match n.child(seg) {
+                Some(c) => n = c,
+                None => return Some((n, i)),
+            }
+        }
+        Some((n, path.len()))
+    }
+}
+
+/// Converts char indices (yaml-rust2's markers) and byte offsets to lines and UTF-16
+/// columns: a checkpoint at every line start and every 64 characters, so converting costs a
+/// binary search and a short walk even in one-line (minified) texts.
+struct Locator<'a> {
+    text: &'a str,
+    cps: Vec<Checkpoint>,
+}
+
+#[derive(Clone, Copy)]
+struct Checkpoint {
+    ch: usize,
+    byte: usize,
+    u16: usize,
+    /// 1-based line and the UTF-16 offset of its start.
+    line: usize,
+    line_u16: usize,
+}
+
+#[derive(Clone, Copy)]
+struct Point {
+    byte: usize,
+    u16: usize,
+    line: usize,
+    line_u16: usize,
+}
+
+impl<'a> Locator<'a> {
+    fn new(text: &'a str) -> Locator<'a> {
+        let mut cps = vec![Checkpoint {
+            ch: 0,
+            byte: 0,
+            u16: 0,
+            line: 1,
+            line_u16: 0,
+        }];
+        let (mut ch, mut u16, mut line, mut since) = (0usize, 0usize, 1usize, 0usize);
+        for (byte, c) in text.char_indices() {
+            ch += 1;
+            u16 += c.len_utf16();
+            since += 1;
+            let next = byte + c.len_utf8();
+            if c == '\n' {
+                line += 1;
+                cps.push(Checkpoint {
+                    ch,
+                    byte: next,
+                    u16,
+                    line,
+                    line_u16: u16,
+                });
+                since = 0;
+            } else if since >= 64 {
+                let line_u16 = cps.last().map(|c| c.line_u16).unwrap_or(0);
+                cps.push(Checkpoint {
+                    ch,
+                    byte: next,
+                    u16,
+                    line,
+                    line_u16,
+                });
+                since = 0;
+            }
+        }
+        Locator { text, cps }
+    }
+
+    fn walk(&self, cp: Checkpoint, stop: impl Fn(usize, usize) -> bool) -> Point {
+        let mut p = Point {
+            byte: cp.byte,
+            u16: cp.u16,
+            line: cp.line,
+            line_u16: cp.line_u16,
+        };
+        let mut ch = cp.ch;
+        for c in self.text[cp.byte..].chars() {
+            if stop(ch, p.byte) || c == '\n' {
+                break;
+            }
+            ch += 1;
+            p.byte += c.len_utf8();
+            p.u16 += c.len_utf16();
+        }
+        p
+    }
+
+    /// The point at a char index (clamped to the text).
+    fn at_char(&self, ch: usize) -> Point {
+        let i = self.cps.partition_point(|c| c.ch <= ch).saturating_sub(1);
+        self.walk(self.cps[i], |c, _| c >= ch)
+    }
+
+    /// The point at a byte offset (clamped to the text).
+    fn at_byte(&self, byte: usize) -> Point {
+        let i = self
+            .cps
+            .partition_point(|c| c.byte <= byte)
+            .saturating_sub(1);
+        self.walk(self.cps[i], |_, b| b >= byte)
+    }
+
+    fn range(&self, start: usize, end: usize) -> Range {
+        let a = self.at_byte(start);
+        let b = self.at_byte(end.max(start));
+        let n = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
+        Range {
+            start_line: n(a.line),
+            start_column: n(a.u16 - a.line_u16 + 1),
+            end_line: n(b.line),
+            end_column: n(b.u16 - b.line_u16 + 1),
+            start_offset: n(a.u16),
+            end_offset: n(b.u16),
+        }
+    }
+
+    /// The end of the line holding `byte`, trailing blanks left out (never before `byte`).
+    fn line_end(&self, byte: usize) -> usize {
+        let rest = &self.text[byte.min(self.text.len())..];
+        let line = rest.split('\n').next().unwrap_or("");
+        byte + line.trim_end().len()
+    }
+}
+
+/// A node finished by the builder, waiting for its parent; `start`/`end` are the bytes it
+/// covers with its key.
+struct Built {
+    node: PosNode,
+    start: usize,
+    end: usize,
+}
+
+struct PosFrame {
+    open: usize,
+    bracket: bool,
+    key: Option<(usize, usize)>,
+    pending_key: Option<(usize, usize)>,
+    first: Option<usize>,
+    last: usize,
+    children: PosChildren,
+}
+
+/// Builds a [`SourceMap`] from the reader's events (YAML) or the JSON scanner's tokens,
+/// with byte offsets.
+struct PosBuilder<'a> {
+    loc: Locator<'a>,
+    stack: Vec<PosFrame>,
+    done: Option<Built>,
+    root: Option<PosNode>,
+    /// YAML: a `<<` key merges, it is not a child.
+    merge_keys: bool,
+}
+
+impl<'a> PosBuilder<'a> {
+    fn new(text: &'a str) -> PosBuilder<'a> {
+        PosBuilder {
+            loc: Locator::new(text),
+            stack: Vec::new(),
+            done: None,
+            root: None,
+            merge_keys: false,
+        }
+    }
+
+    fn text(&self) -> &'a str {
+        self.loc.text
+    }
+
+    fn take_root(&mut self) -> SourceMap {
+        self.stack.clear();
+        self.done = None;
+        SourceMap {
+            root: self.root.take(),
+        }
+    }
+
+    fn key_span(&mut self, start: usize, end: usize) {
+        if let Some(f) = self.stack.last_mut() {
+            f.pending_key = Some((start, end));
+        }
+    }
+
+    fn leaf_span(&mut self, start: usize, end: usize) {
+        let key = self.stack.last_mut().and_then(|f| f.pending_key.take());
+        let value = self.loc.range(start, end);
+        self.done = Some(Built {
+            node: PosNode {
+                key: key.map(|(a, b)| self.loc.range(a, b)),
+                value,
+                head: value,
+                children: PosChildren::Leaf,
+            },
+            start: key.map(|k| k.0).unwrap_or(start),
+            end,
+        });
+    }
+
+    fn open_at(&mut self, byte: usize, bracket: u8) {
+        let key = self.stack.last_mut().and_then(|f| f.pending_key.take());
+        let is_bracket = self.text().as_bytes().get(byte) == Some(&bracket);
+        let children = if bracket == b'{' {
+            PosChildren::Map(Default::default())
+        } else {
+            PosChildren::Seq(Vec::new())
+        };
+        self.stack.push(PosFrame {
+            open: byte,
+            bracket: is_bracket,
+            key,
+            pending_key: None,
+            first: None,
+            last: byte,
+            children,
+        });
+    }
+
+    fn close_at(&mut self, byte: usize, bracket: u8) {
+        let Some(f) = self.stack.pop() else { return };
+        let flow = f.bracket && self.text().as_bytes().get(byte) == Some(&bracket);
+        let (start, end) = match (flow, f.first) {
+            (true, _) => (f.open, byte + 1),
+            (false, Some(first)) => (first, f.last),
+            (false, None) => (f.open, f.open),
+        };
+        let value = self.loc.range(start, end);
+        let head = self
+            .loc
+            .range(start, self.loc.line_end(start).min(end).max(start));
+        self.done = Some(Built {
+            node: PosNode {
+                key: f.key.map(|(a, b)| self.loc.range(a, b)),
+                value,
+                head,
+                children: f.children,
+            },
+            start: f.key.map(|k| k.0).unwrap_or(start),
+            end,
+        });
+    }
+
+    /// Attaches the node just finished to its parent (under `key` in a map).
+    fn attach(&mut self, key: Option<&str>) {
+        let Some(b) = self.done.take() else { return };
+        match self.stack.last_mut() {
+            None => self.root = Some(b.node),
+            Some(f) => {
+                f.first.get_or_insert(b.start);
+                f.last = f.last.max(b.end);
+                match (&mut f.children, key) {
+                    (PosChildren::Map(m), Some(k)) if !(self.merge_keys && k == "<<") => {
+                        m.insert(k.to_string(), b.node);
+                    }
+                    (PosChildren::Seq(v), None) => v.push(b.node),
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    // YAML events: markers count chars.
+
+    fn byte_of(&self, mark: &Marker) -> usize {
+        self.loc.at_char(mark.index()).byte
+    }
+
+    fn key(&mut self, mark: &Marker, s: &str, style: TScalarStyle) {
+        let (a, b) = self.scalar_span(mark, s, style);
+        self.key_span(a, b);
+    }
+
+    /// A value scalar (`Some`) or an alias (`None`).
+    fn leaf(&mut self, mark: &Marker, scalar: Option<(&str, TScalarStyle)>) {
+        let (a, b) = match scalar {
+            Some((s, style)) => self.scalar_span(mark, s, style),
+            None => {
+                let a = self.byte_of(mark);
+                let rest = &self.text()[a..];
+                let n = rest
+                    .char_indices()
+                    .skip(1)
+                    .find(|&(_, c)| c.is_whitespace() || ",[]{}".contains(c))
+                    .map(|(i, _)| i)
+                    .unwrap_or(rest.len());
+                (a, a + n)
+            }
+        };
+        self.leaf_span(a, b);
+    }
+
+    fn open(&mut self, mark: &Marker, bracket: u8) {
+        let b = self.byte_of(mark);
+        self.open_at(b, bracket);
+    }
+
+    fn close(&mut self, mark: &Marker, bracket: u8) {
+        let b = self.byte_of(mark);
+        self.close_at(b, bracket);
+    }
+
+    /// The bytes a scalar's text covers, from its marker (the scalar's first character;
+    /// for block scalars the first content line) and its value.
+    fn scalar_span(&self, mark: &Marker, s: &str, style: TScalarStyle) -> (usize, usize) {
+        let text = self.text();
+        let start = self.byte_of(mark);
+        let rest = &text[start..];
+        let line = rest.split('\n').next().unwrap_or("");
+        match style {
+            TScalarStyle::SingleQuoted | TScalarStyle::DoubleQuoted => {
+                let q = if style == TScalarStyle::SingleQuoted {
+                    '\''
+                } else {
+                    '"'
+                };
+                let Some(open) = line.find(q) else {
+                    return (start, start + line.trim_end().len());
+                };
+                let body = &rest[open + 1..];
+                let mut it = body.char_indices().peekable();
+                let mut end = body.len();
+                while let Some((i, c)) = it.next() {
+                    if q == '"' && c == '\\' {
+                        it.next();
+                    } else if c == q {
+                        if q == '\'' && matches!(it.peek(), Some((_, '\''))) {
+                            it.next();
+                        } else {
+                            end = i + 1;
+                            break;
+                        }
+                    }
+                }
+                (start + open, start + open + 1 + end)
+            }
+            TScalarStyle::Literal | TScalarStyle::Folded => {
+                if s.is_empty() {
+                    return (start, start);
+                }
+                // Content lines: the first, then every blank or at-least-as-indented line.
+                let indent = mark.col();
+                let mut end = start + line.trim_end().len();
+                let mut at = start + line.len();
+                while at < text.len() {
+                    let next = &text[at + 1..];
+                    let l = next.split('\n').next().unwrap_or("");
+                    let t = l.trim_start_matches(' ');
+                    if !t.trim().is_empty() {
+                        if l.len() - t.len() < indent {
+                            break;
+                        }
+                        end = at + 1 + l.trim_end().len();
+                    }
+                    at += 1 + l.len();
+                }
+                (start, end)
+            }
+            _ => {
+                if s.is_empty() {
+                    return (start, start);
+                }
+                if rest.starts_with(s) {
+                    return (start, start + s.len());
+                }
+                if let Some(i) = line.find(s) {
+                    return (start + i, start + i + s.len());
+                }
+                // A multi-line plain scalar: line breaks folded into spaces.
+                match match_folded(rest, s) {
+                    Some(n) => (start, start + n),
+                    None => (start, start + line.trim_end().len()),
+                }
+            }
+        }
+    }
+}
+
+/// How many bytes of `text` a folded plain scalar `s` covers: runs of whitespace (line
+/// breaks included) in the text match runs of spaces or newlines in `s`.
+fn match_folded(text: &str, s: &str) -> Option<usize> {
+    let t = text.as_bytes();
+    let v = s.as_bytes();
+    let (mut i, mut j) = (0usize, 0usize);
+    while j < v.len() {
+        if v[j] == b' ' || v[j] == b'\n' {
+            while j < v.len() && (v[j] == b' ' || v[j] == b'\n') {
+                j += 1;
+            }
+            let ws = i;
+            while i < t.len() && matches!(t[i], b' ' | b'\t' | b'\n' | b'\r') {
+                i += 1;
+            }
+            if i == ws {
+                return None;
+            }
+        } else if i < t.len() && t[i] == v[j] {
+            i += 1;
+            j += 1;
+        } else {
+            return None;
+        }
+    }
+    Some(i)
+}
+
+/// The source map of a JSON text that `read_json` accepted, from byte `start` (after a BOM
+/// and leading blanks). An iterative scanner: the text is known to be valid JSON.
+fn json_source_map(text: &str, start: usize) -> SourceMap {
+    struct Frame {
+        object: bool,
+        expect_key: bool,
+        key: Option<String>,
+    }
+    let mut p = PosBuilder::new(text);
+    let b = text.as_bytes();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut i = start;
+    loop {
+        while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
+            i += 1;
+        }
+        if i >= b.len() {
+            break;
+        }
+        let finished = match b[i] {
+            b'{' | b'[' => {
+                p.open_at(i, if b[i] == b'{' { b'{' } else { b'[' });
+                stack.push(Frame {
+                    object: b[i] == b'{',
+                    expect_key: b[i] == b'{',
+                    key: None,
+                });
+                i += 1;
+                false
+            }
+            b'}' | b']' => {
+                p.close_at(i, b[i]);
+                stack.pop();
+                i += 1;
+                true
+            }
+            b',' => {
+                if let Some(f) = stack.last_mut() {
+                    f.expect_key = f.object;
+                }
+                i += 1;
+                false
+            }
+            b':' => {
+                i += 1;
+                false
+            }
+            b'"' => {
+                let mut j = i + 1;
+                while j < b.len() && b[j] != b'"' {
+                    j += if b[j] == b'\\' { 2 } else { 1 };
+                }
+                let end = (j + 1).min(b.len());
+                let raw = &text[i..end];
+                let is_key = matches!(stack.last(), Some(f) if f.expect_key);
+                i = end;
+                if is_key {
+                    let k = if raw.contains('\\') {
+                        serde_json::from_str::<String>(raw).unwrap_or_else(|_| raw.to_string())
+                    } else {
+                        raw.trim_matches('"').to_string()
+                    };
+                    if let Some(f) = stack.last_mut() {
+                        f.key = Some(k);
+                        f.expect_key = false;
+                    }
+                    p.key_span(i - raw.len(), i);
+                    false
+                } else {
+                    p.leaf_span(i - raw.len(), i);
+                    true
+                }
+            }
+            _ => {
+                let mut j = i;
+                while j < b.len()
+                    && !matches!(b[j], b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r')
+                {
+                    j += 1;
+                }
+                p.leaf_span(i, j.max(i + 1));
+                i = j.max(i + 1);
+                true
+            }
+        };
+        if finished {
+            let key = stack.last_mut().and_then(|f| f.key.take());
+            p.attach(key.as_deref());
+            if stack.is_empty() {
+                break;
+            }
+        }
+    }
+    p.take_root()
 }
 
 #[cfg(test)]
@@ -504,7 +1300,10 @@ mod tests {
     #[test]
     fn keys_become_strings() {
         // go-yaml v2 resolves `on` and `y` as booleans, keys included: both become "true".
-        assert_eq!(one("1: a\non: c\n0x10: d\n"), json!({"1": "a", "true": "c", "16": "d"}));
+        assert_eq!(
+            one("1: a\non: c\n0x10: d\n"),
+            json!({"1": "a", "true": "c", "16": "d"})
+        );
         assert_eq!(one("y: 1\nn: 2\n"), json!({"true": 1, "false": 2}));
     }
 
@@ -517,7 +1316,10 @@ mod tests {
 
     #[test]
     fn anchors_and_merge() {
-        assert_eq!(one("base: &b {a: 1, b: 2}\nd:\n  <<: *b\n  b: 3\n"), json!({"base": {"a": 1, "b": 2}, "d": {"a": 1, "b": 3}}));
+        assert_eq!(
+            one("base: &b {a: 1, b: 2}\nd:\n  <<: *b\n  b: 3\n"),
+            json!({"base": {"a": 1, "b": 2}, "d": {"a": 1, "b": 3}})
+        );
     }
 
     #[test]
@@ -538,7 +1340,10 @@ mod tests {
         let deep = "[".repeat(10_000) + &"]".repeat(10_000);
         let e = read_document(&deep).unwrap_err();
         assert!(e.message.contains("nesting deeper than"), "{}", e);
-        let deep_yaml = "a:\n".to_string() + &(1..3000).map(|i| format!("{}a:\n", " ".repeat(i))).collect::<String>();
+        let deep_yaml = "a:\n".to_string()
+            + &(1..3000)
+                .map(|i| format!("{}a:\n", " ".repeat(i)))
+                .collect::<String>();
         assert!(read_document(&deep_yaml).is_err());
     }
 
@@ -546,5 +1351,137 @@ mod tests {
     fn malformed_yaml_has_position() {
         let e = read_document("a: [1, 2\nb: c").unwrap_err();
         assert!(e.line.is_some());
+    }
+
+    fn seg(path: &str) -> Vec<PathSeg> {
+        path.split('/')
+            .filter(|s| !s.is_empty())
+            .map(|s| match s.parse::<usize>() {
+                Ok(i) => PathSeg::Index(i),
+                Err(_) => PathSeg::Key(s.to_string()),
+            })
+            .collect()
+    }
+
+    /// (start line, start column, end line, end column) of the underline of `path`.
+    fn under(map: &SourceMap, path: &str) -> (u32, u32, u32, u32) {
+        let r = map
+            .get(&seg(path))
+            .unwrap_or_else(|| panic!("no node at {}", path))
+            .underline();
+        (r.start_line, r.start_column, r.end_line, r.end_column)
+    }
+
+    fn value_range(map: &SourceMap, path: &str) -> (u32, u32, u32, u32) {
+        let r = map
+            .get(&seg(path))
+            .unwrap_or_else(|| panic!("no node at {}", path))
+            .value;
+        (r.start_line, r.start_column, r.end_line, r.end_column)
+    }
+
+    const POS_YAML: &str = "a: 1\nspec:\n  replicas: \"é😀x\"\n  list:\n  - x\n  - {k: v, m: [1, 'it''s']}\n  rule: |\n    self.x > 1\n    && y\n\n  # c\n  folded: one\n    two\nz: plain text  # comment\nempty:\n";
+
+    #[test]
+    fn yaml_positions() {
+        let (v, map) = read_document_with_positions(POS_YAML).unwrap();
+        assert_eq!(v, read_document(POS_YAML).unwrap());
+        assert_eq!(under(&map, "a"), (1, 4, 1, 5));
+        // Keys of collections are underlined; UTF-16 columns: é is 1 unit, 😀 is 2.
+        assert_eq!(under(&map, "spec"), (2, 1, 2, 5));
+        assert_eq!(under(&map, "spec/replicas"), (3, 13, 3, 19));
+        assert_eq!(
+            map.get(&seg("spec/replicas"))
+                .unwrap()
+                .key
+                .unwrap()
+                .start_column,
+            3
+        );
+        assert_eq!(under(&map, "spec/list/0"), (5, 5, 5, 6));
+        assert_eq!(value_range(&map, "spec/list/1"), (6, 5, 6, 28));
+        assert_eq!(under(&map, "spec/list/1/k"), (6, 9, 6, 10));
+        assert_eq!(under(&map, "spec/list/1/m/1"), (6, 19, 6, 26));
+        assert_eq!(value_range(&map, "spec/list/1/m"), (6, 15, 6, 27));
+        // A block scalar: its content lines, the comment after it left out.
+        assert_eq!(under(&map, "spec/rule"), (8, 5, 9, 9));
+        assert_eq!(under(&map, "spec/folded"), (12, 11, 13, 8));
+        assert_eq!(under(&map, "z"), (14, 4, 14, 14));
+        // A null value: its key.
+        assert_eq!(under(&map, "empty"), (15, 1, 15, 6));
+        assert_eq!(value_range(&map, "spec"), (3, 3, 13, 8));
+        // Offsets are UTF-16 code units from the start.
+        let r = map.get(&seg("spec/replicas")).unwrap().value;
+        let utf16: Vec<u16> = POS_YAML.encode_utf16().collect();
+        assert_eq!(
+            String::from_utf16(&utf16[r.start_offset as usize..r.end_offset as usize]).unwrap(),
+            "\"é😀x\""
+        );
+        let (n, depth) = map.nearest(&seg("spec/list/1/nope/x")).unwrap();
+        assert_eq!(depth, 3);
+        assert_eq!(n.value, map.get(&seg("spec/list/1")).unwrap().value);
+    }
+
+    #[test]
+    fn yaml_positions_multi_document_and_anchors() {
+        let docs =
+            read_documents_with_positions("a: 1\n---\nb: &x {c: 2}\nd: *x\ne:\n  <<: *x\n  f: 3\n")
+                .unwrap();
+        assert_eq!(docs.len(), 2);
+        assert_eq!(under(&docs[0].1, "a"), (1, 4, 1, 5));
+        assert_eq!(under(&docs[1].1, "b/c"), (3, 11, 3, 12));
+        assert_eq!(under(&docs[1].1, "d"), (4, 4, 4, 6));
+        assert_eq!(under(&docs[1].1, "e/f"), (7, 6, 7, 7));
+        assert!(docs[1].1.get(&seg("e/c")).is_none());
+        let (_, map) = read_document_with_positions("---\n---\nkind: X\n").unwrap();
+        assert_eq!(under(&map, "kind"), (3, 7, 3, 8));
+    }
+
+    #[test]
+    fn yaml_positions_with_crlf() {
+        let (_, map) = read_document_with_positions("a: é\r\nb: 'x'\r\n").unwrap();
+        assert_eq!(under(&map, "a"), (1, 4, 1, 5));
+        assert_eq!(under(&map, "b"), (2, 4, 2, 7));
+    }
+
+    #[test]
+    fn json_positions() {
+        let text = "\u{feff}\n {\"a\": [1, {\"b\\u0041\": \"x\\\"y\"}, true],\n  \"c\": {}, \"é\": -1.5e3}";
+        let (v, map) = read_document_with_positions(text).unwrap();
+        assert_eq!(v, read_document(text).unwrap());
+        assert_eq!(under(&map, "a"), (2, 3, 2, 6));
+        assert_eq!(under(&map, "a/0"), (2, 9, 2, 10));
+        assert_eq!(under(&map, "a/1/bA"), (2, 24, 2, 30));
+        assert_eq!(value_range(&map, "a/1"), (2, 12, 2, 31));
+        assert_eq!(under(&map, "a/2"), (2, 33, 2, 37));
+        assert_eq!(value_range(&map, "c"), (3, 8, 3, 10));
+        assert_eq!(under(&map, "é"), (3, 17, 3, 23));
+        assert_eq!(value_range(&map, ""), (2, 2, 3, 24));
+    }
+
+    #[test]
+    fn positions_in_a_long_line() {
+        let items: Vec<String> = (0..2000).map(|i| format!("{{\"n\":\"ü{}\"}}", i)).collect();
+        let text = format!("{{\"items\":[{}]}}", items.join(","));
+        let (_, map) = read_document_with_positions(&text).unwrap();
+        let r = map.get(&seg("items/1999/n")).unwrap().value;
+        let utf16: Vec<u16> = text.encode_utf16().collect();
+        assert_eq!(
+            String::from_utf16(&utf16[r.start_offset as usize..r.end_offset as usize]).unwrap(),
+            "\"ü1999\""
+        );
+        assert_eq!(r.start_line, 1);
+        assert_eq!(r.start_column, r.start_offset + 1);
+    }
+
+    #[test]
+    fn positions_keep_reading_errors() {
+        assert_eq!(
+            read_document_with_positions("a: 1\na: 2\n").unwrap_err(),
+            read_document("a: 1\na: 2\n").unwrap_err()
+        );
+        assert!(read_document_with_positions("").is_err());
+        let deep = "[".repeat(10_000) + &"]".repeat(10_000);
+        assert!(read_document_with_positions(&deep).is_err());
     }
 }

@@ -1,5 +1,6 @@
 //! The `crdlab` command line: `batch` (the JSON Lines protocol of
-//! shared/docs/vector-format.md) and `validate` (kubectl-style output for one object).
+//! shared/docs/vector-format.md), `validate` (kubectl-style output for one object) and
+//! `diff` (breaking changes between two CRDs).
 
 use clap::{Parser, Subcommand, ValueEnum};
 use crdlab::request::{Answer, Engine, Request};
@@ -18,6 +19,14 @@ struct Cli {
 enum Output {
     Text,
     Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum DiffOutput {
+    Text,
+    Markdown,
+    Json,
+    Yaml,
 }
 
 #[derive(Subcommand)]
@@ -50,6 +59,28 @@ enum Command {
         #[arg(short = 'o', long, value_enum, default_value = "text")]
         output: Output,
     },
+    /// Find breaking changes from OLD to NEW (crd-diff/crdify checks plus CEL rules);
+    /// exit 1 when a finding has error severity.
+    Diff {
+        /// The CRD before the change (YAML or JSON; with status.storedVersions when taken
+        /// from a cluster).
+        old: String,
+        /// The CRD after the change.
+        new: String,
+        /// A crd-diff (`checks:`) or crdify (`validations:`) configuration, YAML or JSON.
+        #[arg(long)]
+        config: Option<String>,
+        /// A directory of sample objects: rules are judged on them, and objects valid with
+        /// OLD that NEW rejects are reported.
+        #[arg(long)]
+        objects: Option<String>,
+        /// The Kubernetes release the new CRD is applied to, e.g. 1.30 (default: inferred
+        /// from the rules of OLD).
+        #[arg(long)]
+        kubernetes_version: Option<String>,
+        #[arg(short = 'o', long, value_enum, default_value = "text")]
+        output: DiffOutput,
+    },
 }
 
 fn main() -> ExitCode {
@@ -69,6 +100,9 @@ fn run() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Batch => batch(),
+        Command::Diff { old, new, config, objects, kubernetes_version, output } => {
+            diff(&old, &new, config.as_deref(), objects.as_deref(), kubernetes_version.as_deref(), output)
+        }
         Command::Validate { crd, object, old, version, kubernetes_version, status, no_ratcheting, output } => {
             let read = |p: &str| std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {}", p, e));
             let run = || -> Result<Answer, String> {
@@ -95,6 +129,55 @@ fn run() -> ExitCode {
                     ExitCode::from(2)
                 }
             }
+        }
+    }
+}
+
+fn diff(
+    old: &str,
+    new: &str,
+    config: Option<&str>,
+    objects: Option<&str>,
+    kubernetes_version: Option<&str>,
+    output: DiffOutput,
+) -> ExitCode {
+    use crdlab::diff::{self, report};
+    let read = |p: &str| std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {}", p, e));
+    let run = || -> Result<diff::Report, String> {
+        let mut opts = diff::Options::default();
+        if let Some(c) = config {
+            opts.config = diff::Config::parse(&read(c)?).map_err(|e| format!("{}: {}", c, e))?;
+        }
+        if let Some(d) = objects {
+            opts.objects = diff::load_objects_dir(d)?;
+        }
+        if let Some(k) = kubernetes_version {
+            opts.kubernetes_version = Some(crdlab::KubeVersion::parse(k)?);
+        }
+        diff::diff(&read(old)?, &read(new)?, &opts)
+    };
+    match run() {
+        Ok(r) => {
+            let format = match output {
+                DiffOutput::Text => report::Format::Text,
+                DiffOutput::Markdown => report::Format::Markdown,
+                DiffOutput::Json => report::Format::Json,
+                DiffOutput::Yaml => report::Format::Yaml,
+            };
+            let text = report::render(&r, format);
+            print!("{}", text);
+            if !text.ends_with('\n') {
+                println!();
+            }
+            if r.breaking {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {}", e);
+            ExitCode::from(2)
         }
     }
 }

@@ -1235,6 +1235,35 @@ pub fn rule_estimated_cost(
     }
 }
 
+/// The figures the apiserver reports for one compiled rule (or messageExpression).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RuleCost {
+    /// `EstimateCost(...).Max` with the node's size hints.
+    pub max_cost: u64,
+    /// How many values of the node's minimum size fit in one request.
+    pub max_cardinality: u64,
+    /// `max_cost` times the ancestors' cardinality (or `max_cardinality` when unbounded).
+    pub estimated_cost: u64,
+}
+
+/// Costs a checked rule at a schema node: `node` is the schema as written (not the
+/// `WithTypeAndObjectMeta` copy), `ancestors` the nodes from the root down to its parent,
+/// `resource_root` true at the root and at embedded resources.
+pub fn rule_cost(
+    checked: &Checked,
+    node: &JsonSchemaProps,
+    ancestors: &[&JsonSchemaProps],
+    resource_root: bool,
+) -> RuleCost {
+    let sizes = SchemaSizes::new(node, resource_root);
+    let max_cost = estimate(checked, Some(&sizes)).max;
+    RuleCost {
+        max_cost,
+        max_cardinality: unbounded_cardinality(node, resource_root),
+        estimated_cost: rule_estimated_cost(max_cost, ancestors, node, resource_root),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1315,14 +1344,8 @@ mod tests {
         }
         let root = steps.is_empty() || node.x_embedded_resource;
         let program = t.rules.get(idx)?.program.as_ref()?;
-        let sizes = SchemaSizes::new(node, root);
-        let max_cost = estimate(&program.checked, Some(&sizes)).max;
-        let card = unbounded_cardinality(node, root);
-        Some((
-            max_cost,
-            card,
-            rule_estimated_cost(max_cost, &ancestors, node, root),
-        ))
+        let c = rule_cost(&program.checked, node, &ancestors, root);
+        Some((c.max_cost, c.max_cardinality, c.estimated_cost))
     }
 
     /// Compares every compile-only vector of a source; returns (agreeing, total, report).

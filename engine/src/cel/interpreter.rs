@@ -169,20 +169,31 @@ impl<'a, 'v> Evaluator<'a, 'v> {
                 // Type names are constants: no cost.
                 None => match type_value(name) {
                     Some(t) => Ok(Val::Type(t)),
-                    None => Err(EvalError::new(format!("no such attribute(s): {}", name))),
+                    None => match library_type_variable(&self.prog.env, name) {
+                        Some(v) => {
+                            self.charge(1)?;
+                            Ok(v)
+                        }
+                        None => Err(EvalError::new(format!("no such attribute(s): {}", name))),
+                    },
                 },
             },
             Expr::Select(sel) => {
-                // A qualified variable name (`a.b`) declared as such.
-                if !sel.test {
-                    if let Some(q) = super::checker::qualified_name(e) {
-                        if self.lookup(q.split('.').next().unwrap_or("")).is_none() {
-                            if let Some(v) = self.vars.iter().find(|(n, _)| *n == q).map(|(_, v)| v.clone()) {
-                                self.charge(1)?;
-                                return Ok(v);
-                            }
-                        }
+                // A qualified identifier the checker resolved: a variable `a.b` declared as
+                // such, a type name (a constant), a library's type-name variable.
+                if let Some(q) = self.prog.checked.idents.get(&e.id) {
+                    if let Some(v) = self.vars.iter().find(|(n, _)| *n == q.as_str()).map(|(_, v)| v.clone()) {
+                        self.charge(1)?;
+                        return Ok(v);
                     }
+                    if let Some(v) = library_type_variable(&self.prog.env, q) {
+                        self.charge(1)?;
+                        return Ok(v);
+                    }
+                    if let Some(t) = type_value(q) {
+                        return Ok(Val::Type(t));
+                    }
+                    return Err(EvalError::new(format!("no such attribute(s): {}", q)));
                 }
                 let operand = self.eval(&sel.operand)?;
                 self.charge(1)?;
@@ -500,14 +511,22 @@ fn type_value(name: &str) -> Option<Type> {
         "string" => Type::String,
         "bytes" => Type::Bytes,
         "null_type" => Type::Null,
-        "dyn" => Type::Dyn,
         "list" => Type::list(Type::Dyn),
         "map" => Type::map(Type::Dyn, Type::Dyn),
         "type" => Type::type_of(Type::Dyn),
         "google.protobuf.Duration" => Type::Duration,
         "google.protobuf.Timestamp" => Type::Timestamp,
+        super::checker::OPTIONAL_TYPE_NAME => Type::optional(Type::Dyn),
         _ => return None,
     })
+}
+
+/// The value of a library's type-name variable (`net.IP`): the type it names.
+fn library_type_variable<'a>(env: &Env, name: &str) -> Option<Val<'a>> {
+    match super::checker::library_variable(&env.options, name)? {
+        Type::TypeOf(t) => Some(Val::Type((*t).clone())),
+        _ => None,
+    }
 }
 
 fn display_key(k: &Val) -> String {
@@ -534,7 +553,10 @@ pub fn select_field<'a>(operand: &Val<'a>, field: &str) -> EvalResult<'a> {
             },
             None => Val::optional(None),
         }),
-        _ => Err(EvalError::no_such_overload_for(format!("{}.{}", operand.type_name(), field))),
+        // cel-go `refQualify`: a list takes only numeric indexes; other values have no
+        // fields.
+        Val::List(_) => Err(EvalError::new("unsupported index type 'string' in list")),
+        _ => Err(EvalError::new(format!("no such key: {}", field))),
     }
 }
 
@@ -548,11 +570,15 @@ pub fn has_field(operand: &Val, field: &str) -> Result<bool, EvalError> {
         Val::Map(m) => Ok(m.get(&Val::str(field)).is_some()),
         Val::Optional(Some(inner)) => has_field(inner, field),
         Val::Optional(None) => Ok(false),
-        _ => Err(EvalError::no_such_overload_for(format!("has({}.{})", operand.type_name(), field))),
+        // cel-go `refQualify` with a presence test: lists refuse a string index, other
+        // values have no fields.
+        Val::List(_) => Err(EvalError::new("unsupported index type 'string' in list")),
+        _ => Ok(false),
     }
 }
 
-/// `operand.?field`: an optional of the field when present.
+/// `operand.?field`: an optional of the field when present (cel-go `QualifyIfPresent`:
+/// values without fields have none; lists refuse a string index).
 fn optional_select<'a>(operand: &Val<'a>, field: &str) -> EvalResult<'a> {
     match operand {
         Val::Optional(None) => Ok(Val::optional(None)),
@@ -564,7 +590,8 @@ fn optional_select<'a>(operand: &Val<'a>, field: &str) -> EvalResult<'a> {
                 Ok(Val::optional(None))
             }
         }
-        _ => Err(EvalError::no_such_overload()),
+        Val::List(_) => Err(EvalError::new("unsupported index type 'string' in list")),
+        _ => Ok(Val::optional(None)),
     }
 }
 

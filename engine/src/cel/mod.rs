@@ -10,6 +10,7 @@ pub mod env;
 pub mod eval;
 pub mod interpreter;
 pub mod library;
+pub mod parse_limits;
 pub mod rules;
 pub mod types;
 pub mod value;
@@ -36,8 +37,10 @@ fn parser_env(opts: &EnvOptions) -> Arc<cel::Env> {
     guard
         .entry(opts.clone())
         .or_insert_with(|| {
-            let mut env = cel::Env::stdlib().with_optional_support(opts.optional_syntax);
-            for m in library::macros(opts) {
+            // cel-go's own macro expansions (the `cel` crate's stdlib adds its own
+            // optMap/optFlatMap, which would shadow the library's cel-go-shaped ones).
+            let mut env = cel::Env::default().with_optional_support(opts.optional_syntax);
+            for m in library::comprehensions::standard_macros().into_iter().chain(library::macros(opts)) {
                 let _ = env.add_macro(m);
             }
             Arc::new(env)
@@ -57,25 +60,47 @@ pub fn base_env(opts: &EnvOptions) -> Arc<Env> {
 }
 
 /// Parses an expression; errors come formatted as cel-go prints them.
+///
+/// cel-go's parser limits (expression size, recursion) are checked first, on the token
+/// stream: they are reported alone, without a location, and they keep the `cel` crate's
+/// recursive parser away from input deeper than cel-go accepts. The crate parses with
+/// backtick-escaped identifiers enabled so that, as in cel-go (which Kubernetes runs
+/// without `EnableIdentifierEscapeSyntax`), each one is an `unsupported syntax` error at
+/// the identifier and the expression around it still parses.
 pub fn parse(opts: &EnvOptions, text: &str) -> Result<(cel::common::ast::IdedExpr, Source), String> {
+    if let Some(msg) = parse_limits::exceeded(text) {
+        return Err(format!("ERROR: <input>:-1:0: {}", msg));
+    }
     let env = parser_env(opts);
-    match env.parser().parse_with_source_info(text) {
-        Ok((expr, info)) => {
+    let escaped = parse_limits::escaped_identifiers(text);
+    let parser = env
+        .parser()
+        .enable_ident_escape_syntax(true)
+        .max_recursion_depth(parse_limits::MAX_RECURSION_DEPTH as u16);
+    let source = |info: &cel::common::ast::SourceInfo, ids: Vec<u64>| Source::new(text, info, ids.into_iter());
+    // (line, 0-based column, message) of every error, sorted by position as cel-go prints.
+    let mut errors: Vec<(usize, usize, String)> = Vec::new();
+    let plain = source(&cel::common::ast::SourceInfo::default(), Vec::new());
+    for offset in &escaped {
+        let (line, col) = plain.location(*offset);
+        errors.push((line, col, "unsupported syntax: '`'".to_string()));
+    }
+    match parser.parse_with_source_info(text) {
+        Ok((expr, info)) if errors.is_empty() => {
             let mut ids = Vec::new();
             checker::node_ids(&expr, &mut ids);
-            let source = Source::new(text, &info, ids.into_iter());
-            Ok((expr, source))
+            let source = source(&info, ids);
+            return Ok((expr, source));
         }
+        Ok(_) => {}
         Err(errs) => {
-            let source = Source::new(text, &cel::common::ast::SourceInfo::default(), std::iter::empty());
-            let mut out = Vec::new();
             for e in &errs.errors {
-                let (line, col) = (e.pos.0.max(1) as usize, (e.pos.1.max(1) - 1) as usize);
-                out.push(source.format_error(line, col, &e.msg));
+                errors.push((e.pos.0.max(1) as usize, (e.pos.1.max(1) - 1) as usize, e.msg.clone()));
             }
-            Err(out.join("\n"))
         }
     }
+    errors.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    Err(errors.iter().map(|(l, c, m)| plain.format_error(*l, *c, m)).collect::<Vec<_>>().join("\n"))
 }
 
 /// Why an expression did not become a program.
@@ -91,7 +116,11 @@ pub enum CompileError {
 pub fn compile_program(env: Arc<Env>, text: &str) -> Result<interpreter::Program, CompileError> {
     let (expr, source) = parse(&env.options, text).map_err(CompileError::Compile)?;
     let checked = checker::check(&env, expr, source).map_err(CompileError::Compile)?;
-    if let Some(issues) = library::validate_literals(&env.options, &checked) {
+    // cel-go runs the AST validators only on a clean check. The homogeneous aggregate
+    // literal validator applies at every version, the literal ones from 1.29.
+    let mut issues = library::validators::validate(&env.options, &checked);
+    issues.extend(library::strings::validate_format_calls(&env.options, &checked));
+    if !issues.is_empty() {
         return Err(CompileError::Compile(format_issues(&checked.source, &issues)));
     }
     interpreter::Program::new(checked, env).map_err(CompileError::Program)

@@ -32,6 +32,12 @@ pub struct CompiledRule {
     pub message_error: Option<String>,
     /// `fieldPath` normalized to a field path suffix (`foo.bar`, `foo[key]`).
     pub field_path: Option<String>,
+    /// The static cost of the rule (set by [`compile_rules`]).
+    pub cost: Option<super::cost::RuleCost>,
+    /// The static maximum cost of the messageExpression.
+    pub message_cost: Option<u64>,
+    /// `openAPIV3Schema.properties[spec].x-kubernetes-validations[0]`.
+    pub schema_path: String,
 }
 
 /// The rules of a schema node and of the nodes below it, mirroring the schema tree.
@@ -154,6 +160,9 @@ pub fn compile_rule(rule: &ValidationRule, self_type: &Type, opts: &EnvOptions, 
         message_program: None,
         message_error: None,
         field_path: None,
+        cost: None,
+        message_cost: None,
+        schema_path: String::new(),
     };
     if !rule.field_path.is_empty() {
         out.field_path = normalize_field_path(&rule.field_path, node).ok();
@@ -274,37 +283,74 @@ pub fn compile_node_rules(node: &JsonSchemaProps, is_root: bool, kube: crate::ve
     cs.x_validations.iter().map(|r| compile_rule(r, &ty, &opts, &cs)).collect()
 }
 
-/// Compiles every rule of a version's schema for a compatibility version.
+/// Compiles every rule of a version's schema for a compatibility version, with costs.
 pub fn compile_rules(schema: &JsonSchemaProps, opts: &EnvOptions) -> RuleSet {
     let cs = cel_schema(schema, true);
-    let tree = build_tree(&cs, "selfType", true, opts);
+    let mut ancestors = Vec::new();
+    let tree = build_tree(schema, "selfType", "openAPIV3Schema", true, &mut ancestors, opts);
     RuleSet { schema: cs, tree, print_values: opts.compat_minor + 1 >= 35 }
 }
 
-fn build_tree(s: &JsonSchemaProps, name: &str, root: bool, opts: &EnvOptions) -> RuleTree {
-    let mut t = RuleTree { is_resource_root: root || s.x_embedded_resource, ..Default::default() };
+/// Walks the schema as written (costs are computed on it); types come from the node as
+/// CEL sees it.
+fn build_tree<'s>(
+    s: &'s JsonSchemaProps,
+    name: &str,
+    path: &str,
+    root: bool,
+    ancestors: &mut Vec<&'s JsonSchemaProps>,
+    opts: &EnvOptions,
+) -> RuleTree {
+    let resource_root = root || s.x_embedded_resource;
+    let mut t = RuleTree { is_resource_root: resource_root, ..Default::default() };
     if !s.x_validations.is_empty() {
-        let ty = decl_type(s, name).unwrap_or(Type::Dyn);
-        t.rules = s.x_validations.iter().map(|r| compile_rule(r, &ty, opts, s)).collect();
+        let view = cel_schema(s, resource_root);
+        let ty = decl_type(&view, name).unwrap_or(Type::Dyn);
+        t.rules = s
+            .x_validations
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let mut c = compile_rule(r, &ty, opts, &view);
+                c.schema_path = format!("{}.x-kubernetes-validations[{}]", path, i);
+                if let Some(p) = &c.program {
+                    c.cost = Some(super::cost::rule_cost(&p.checked, s, ancestors, resource_root));
+                }
+                if let Some(m) = &c.message_program {
+                    c.message_cost = Some(super::cost::rule_cost(&m.checked, s, ancestors, resource_root).max_cost);
+                }
+                c
+            })
+            .collect();
     }
+    ancestors.push(s);
     for (k, p) in &s.properties {
-        let child = build_tree(p, &format!("{}.{}", name, escape(k, false).unwrap_or_else(|| k.clone())), false, opts);
+        let child = build_tree(
+            p,
+            &format!("{}.{}", name, escape(k, false).unwrap_or_else(|| k.clone())),
+            &format!("{}.properties[{}]", path, k),
+            false,
+            ancestors,
+            opts,
+        );
         if !child.is_empty() {
             t.properties.insert(k.clone(), child);
         }
     }
     if let Some(i) = s.items_schema() {
-        let child = build_tree(i, &format!("{}.@idx", name), false, opts);
+        let child = build_tree(i, &format!("{}.@idx", name), &format!("{}.items", path), false, ancestors, opts);
         if !child.is_empty() {
             t.items = Some(Box::new(child));
         }
     }
     if let Some(SchemaOrBool::Schema(a)) = &s.additional_properties {
-        let child = build_tree(a, &format!("{}.@elem", name), false, opts);
+        let child =
+            build_tree(a, &format!("{}.@elem", name), &format!("{}.additionalProperties", path), false, ancestors, opts);
         if !child.is_empty() {
             t.additional = Some(Box::new(child));
         }
     }
+    ancestors.pop();
     t
 }
 
@@ -595,34 +641,36 @@ fn rule_error_string(rule: &ValidationRule) -> String {
         rule.rule.trim().to_string()
     }
 }
-/// Every `x-kubernetes-validations` rule of a version, with its schema path. Costs are
-/// left empty until the cost estimator exists.
+/// Every `x-kubernetes-validations` rule of a version with its static cost.
 pub fn rule_reports(version: &crate::crd::CompiledVersion) -> Vec<crate::request::RuleReport> {
     let mut out = Vec::new();
-    if let Some(s) = &version.schema {
-        collect_rules(s, "openAPIV3Schema", &mut out);
+    if let Some(rs) = &version.rules {
+        rs.tree.walk(&mut |c| {
+            out.push(crate::request::RuleReport {
+                schema_path: c.schema_path.clone(),
+                rule: c.rule.rule.clone(),
+                uses_old_self: c.uses_old_self,
+                max_cost: c.cost.map(|x| x.max_cost),
+                max_cardinality: c.cost.map(|x| x.max_cardinality),
+                estimated_cost: c.cost.map(|x| x.estimated_cost),
+            })
+        });
     }
     out
 }
 
-fn collect_rules(s: &JsonSchemaProps, path: &str, out: &mut Vec<crate::request::RuleReport>) {
-    for (i, r) in s.x_validations.iter().enumerate() {
-        out.push(crate::request::RuleReport {
-            schema_path: format!("{}.x-kubernetes-validations[{}]", path, i),
-            rule: r.rule.clone(),
-            uses_old_self: r.rule.contains("oldSelf"),
-            max_cost: None,
-            max_cardinality: None,
-            estimated_cost: None,
-        });
-    }
-    for (k, p) in &s.properties {
-        collect_rules(p, &format!("{}.properties[{}]", path, k), out);
-    }
-    if let Some(i) = s.items_schema() {
-        collect_rules(i, &format!("{}.items", path), out);
-    }
-    if let Some(a) = s.additional_properties_schema() {
-        collect_rules(a, &format!("{}.additionalProperties", path), out);
+impl RuleTree {
+    /// Visits every compiled rule, parents before children.
+    pub fn walk<'t>(&'t self, f: &mut dyn FnMut(&'t CompiledRule)) {
+        self.rules.iter().for_each(|r| f(r));
+        for p in self.properties.values() {
+            p.walk(f);
+        }
+        if let Some(i) = &self.items {
+            i.walk(f);
+        }
+        if let Some(a) = &self.additional {
+            a.walk(f);
+        }
     }
 }

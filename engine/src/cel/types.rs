@@ -141,7 +141,8 @@ impl fmt::Display for Type {
             }
             Type::TypeOf(t) => write!(f, "type({})", t),
             Type::Param(p) => f.write_str(p),
-            Type::Error => f.write_str("*error*"),
+            // cel-go's checker prints the error type as `!error!` in its messages.
+            Type::Error => f.write_str("!error!"),
         }
     }
 }

@@ -470,7 +470,7 @@ fn name_is_dns_subdomain(name: &str, prefix: bool) -> Vec<String> {
 
 fn mask_trailing_dash(name: &str) -> String {
     if name.len() > 1 && name.ends_with('-') {
-        format!("{}a", &name[..name.len() - 1])
+        format!("{}a", &name[..name.len() - 2])
     } else {
         name.to_string()
     }

@@ -229,8 +229,16 @@ fn masked<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
     Ok(cidr_val(cidr_arg(args.first())?.masked()))
 }
 
+/// Identifiers the library declares: `net.CIDR`, of type `type(net.CIDR)` (a variable in
+/// the Go library, plus the registered type), for the core to declare.
+pub fn type_identifiers(opts: &EnvOptions) -> Vec<(&'static str, Type)> {
+    if opts.compat_minor < 30 {
+        return Vec::new();
+    }
+    vec![(CIDR, Type::type_of(Type::opaque(CIDR)))]
+}
+
 /// The functions this library declares at the environment's compatibility version.
-/// (The library also declares the identifier `net.CIDR`, of type `type(net.CIDR)`.)
 pub fn functions(opts: &EnvOptions) -> Vec<Function> {
     if opts.compat_minor < 30 {
         return Vec::new();
@@ -380,5 +388,23 @@ mod tests {
         ));
         assert!(contains_cidr_value(p("2001:db8::/32"), p("2001:db8::/126")));
         assert!(!contains_cidr_value(p("192.168.0.0/16"), p("192.0.0.0/30")));
+    }
+
+    #[test]
+    fn evaluates_through_the_environment() {
+        let v = crate::version::KubeVersion::parse("1.36").unwrap();
+        let e = |x: &str| crate::cel::eval::evaluate(x, None, None, v);
+        assert_eq!(
+            e("cidr('10.0.0.0/8').containsIP('10.1.2.3')").get("value"),
+            Some(&serde_json::json!(true))
+        );
+        assert_eq!(
+            e("cidr('10.0.0.1/8').masked()").get("typedValue"),
+            Some(&serde_json::json!({"type": "net.CIDR", "value": "10.0.0.0/8"}))
+        );
+        assert_eq!(
+            e("cidr('10.0.0.0/8').containsIP('x')").get("evalError"),
+            Some(&serde_json::json!("no such overload"))
+        );
     }
 }

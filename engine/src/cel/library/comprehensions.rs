@@ -578,6 +578,55 @@ mod tests {
         );
     }
 
+    /// A parser with only cel-go's standard macros.
+    fn parse_standard(text: &str) -> Result<IdedExpr, String> {
+        let mut env = cel::Env::default();
+        for m in standard_macros() {
+            env.add_macro(m).map_err(|e| format!("{:?}", e))?;
+        }
+        env.parser().parse(text).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn standard_macros_expand_like_cel_go() {
+        for text in [
+            "[1].all(x, x > 0)",
+            "[1].exists(x, x > 0)",
+            "[1].exists_one(x, x > 0)",
+            "[1].existsOne(x, x > 0)",
+            "[1].map(x, x + 1)",
+            "[1].map(x, x > 0, x + 1)",
+            "[1].filter(x, x > 0)",
+        ] {
+            let e = parse_standard(text).unwrap_or_else(|err| panic!("{}: {}", text, err));
+            let c = comprehension(&e);
+            assert_eq!(
+                (c.iter_var.as_str(), c.accu_var.as_str()),
+                ("x", "@result"),
+                "{}",
+                text
+            );
+        }
+        let e = parse_standard("has(a.b)").expect("parses");
+        assert!(matches!(e.expr, Expr::Select(ref s) if s.test));
+        let err = parse_standard("has(a)").err().expect("error");
+        assert!(err.contains("invalid argument to has() macro"), "{}", err);
+        let err = parse_standard("[1].map(x.y, x)").err().expect("error");
+        assert!(err.contains("argument is not an identifier"), "{}", err);
+        let err = parse_standard("[1].filter(1, true)").err().expect("error");
+        assert!(err.contains("argument is not an identifier"), "{}", err);
+        let err = parse_standard("[1].all(x.y, true)").err().expect("error");
+        assert!(err.contains("argument must be a simple name"), "{}", err);
+        let err = parse_standard("[1].exists(__result__, true)")
+            .err()
+            .expect("error");
+        assert!(
+            err.contains("iteration variable overwrites accumulator variable"),
+            "{}",
+            err
+        );
+    }
+
     #[test]
     fn map_insert() {
         let m = Val::map(vec![(Val::Int(1), Val::Int(0))]);

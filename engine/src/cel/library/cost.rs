@@ -187,12 +187,10 @@ fn ext_call_cost(overload_id: &str, args: &[Val], result: &Val) -> Option<u64> {
             Some(alloc(depth, args.first().map(actual_size).unwrap_or(1)))
         }
         "list_distinct" => Some(self_compare(args.first())),
-        _ if overload_id.starts_with("list_") && overload_id.ends_with("_sortByAssociatedKeys") => {
+        _ if sort_elem(overload_id, "_sortByAssociatedKeys").is_some() => {
             Some(self_compare(args.get(1)))
         }
-        _ if overload_id.starts_with("list_") && overload_id.ends_with("_sort") => {
-            Some(self_compare(args.first()))
-        }
+        _ if sort_elem(overload_id, "_sort").is_some() => Some(self_compare(args.first())),
         "strings_quote" | "string_format" => Some(ceil_u64(
             args.first().map(actual_size).unwrap_or(1) as f64 * TRAV,
         )),
@@ -420,25 +418,29 @@ fn ext_estimate(
             let sz = size(t);
             Some(allocating_list(2.0, sz.multiply(sz)))
         }
-        _ if overload_id.starts_with("list_") && overload_id.ends_with("_sortByAssociatedKeys") => {
+        _ if sort_elem(overload_id, "_sortByAssociatedKeys").is_some() => {
             target?;
             if args.len() != 1 {
                 return None;
             }
-            let elem =
-                &overload_id["list_".len()..overload_id.len() - "_sortByAssociatedKeys".len()];
+            let elem = sort_elem(overload_id, "_sortByAssociatedKeys").unwrap_or("");
             Some(sort_cost(&args[0], elem == "string" || elem == "bytes"))
         }
-        _ if overload_id.starts_with("list_") && overload_id.ends_with("_sort") => {
+        _ if sort_elem(overload_id, "_sort").is_some() => {
             let t = target?;
             if !args.is_empty() {
                 return None;
             }
-            let elem = &overload_id["list_".len()..overload_id.len() - "_sort".len()];
+            let elem = sort_elem(overload_id, "_sort").unwrap_or("");
             Some(sort_cost(t, elem == "string" || elem == "bytes"))
         }
         _ => None,
     }
+}
+
+/// The element type name of a lists-extension sort overload id (`list_<T><suffix>`).
+fn sort_elem<'a>(overload_id: &'a str, suffix: &str) -> Option<&'a str> {
+    overload_id.strip_prefix("list_")?.strip_suffix(suffix)
 }
 
 /// apiserver `listElementNode`: the element node of a list (or the first type parameter

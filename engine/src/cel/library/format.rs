@@ -252,4 +252,16 @@ mod tests {
         assert_eq!(mask_trailing_dash("ab-"), "aa");
         assert_eq!(mask_trailing_dash("aé-").len(), 3);
     }
+
+    #[test]
+    fn evaluates_through_the_environment() {
+        let v = crate::version::KubeVersion::parse("1.36").unwrap();
+        let out = crate::cel::eval::evaluate("format.named('uuid').hasValue() && !format.named('nope').hasValue() && format.labelValue().validate('a b').hasValue()", None, None, v);
+        assert_eq!(
+            out.get("value"),
+            Some(&serde_json::json!(true)),
+            "{:?}",
+            out
+        );
+    }
 }

@@ -471,6 +471,15 @@ fn is_global_unicast<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
     Ok(Val::Bool(ip_arg(args.first())?.is_global_unicast()))
 }
 
+/// Identifiers the library makes resolvable: `cel.Types(net.IP)` registers the type, so
+/// `net.IP` checks as `type(net.IP)` and evaluates to that type (for the core to declare).
+pub fn type_identifiers(opts: &EnvOptions) -> Vec<(&'static str, Type)> {
+    if opts.compat_minor < 30 {
+        return Vec::new();
+    }
+    vec![(IP, Type::type_of(Type::opaque(IP)))]
+}
+
 /// The functions this library declares at the environment's compatibility version.
 pub fn functions(opts: &EnvOptions) -> Vec<Function> {
     if opts.compat_minor < 30 {
@@ -629,5 +638,27 @@ mod tests {
         assert!(!a("ff00::1").is_global_unicast());
         assert!(a("127.0.0.1").is_loopback());
         assert!(a("0.0.0.0").is_unspecified());
+    }
+
+    #[test]
+    fn evaluates_through_the_environment() {
+        let v = crate::version::KubeVersion::parse("1.36").unwrap();
+        let out = crate::cel::eval::evaluate(
+            "ip('::1').isLoopback() && string(ip('2001:DB8::1')) == '2001:db8::1'",
+            None,
+            None,
+            v,
+        );
+        assert_eq!(
+            out.get("value"),
+            Some(&serde_json::json!(true)),
+            "{:?}",
+            out
+        );
+        let old = crate::version::KubeVersion::parse("1.30").unwrap();
+        assert!(
+            crate::cel::eval::evaluate("isIP('1.2.3.4')", None, None, old)
+                .contains_key("compileError")
+        );
     }
 }

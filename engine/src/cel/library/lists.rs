@@ -55,15 +55,50 @@ pub fn functions(_opts: &EnvOptions) -> Vec<Function> {
     let mut max = Vec::new();
     let mut min = Vec::new();
     for (i, (_, t)) in COMPARABLE.iter().enumerate() {
-        is_sorted.push(Overload::member(is_sorted_ids[i], vec![Type::list(t())], Type::Bool, list_is_sorted));
-        max.push(Overload::member(max_ids[i], vec![Type::list(t())], t(), list_max));
-        min.push(Overload::member(min_ids[i], vec![Type::list(t())], t(), list_min));
+        is_sorted.push(Overload::member(
+            is_sorted_ids[i],
+            vec![Type::list(t())],
+            Type::Bool,
+            list_is_sorted,
+        ));
+        max.push(Overload::member(
+            max_ids[i],
+            vec![Type::list(t())],
+            t(),
+            list_max,
+        ));
+        min.push(Overload::member(
+            min_ids[i],
+            vec![Type::list(t())],
+            t(),
+            list_min,
+        ));
     }
     let sum = vec![
-        Overload::member("list_int_sum_int", vec![Type::list(Type::Int)], Type::Int, sum_int),
-        Overload::member("list_uint_sum_uint", vec![Type::list(Type::Uint)], Type::Uint, sum_uint),
-        Overload::member("list_double_sum_double", vec![Type::list(Type::Double)], Type::Double, sum_double),
-        Overload::member("list_duration_sum_duration", vec![Type::list(Type::Duration)], Type::Duration, sum_duration),
+        Overload::member(
+            "list_int_sum_int",
+            vec![Type::list(Type::Int)],
+            Type::Int,
+            sum_int,
+        ),
+        Overload::member(
+            "list_uint_sum_uint",
+            vec![Type::list(Type::Uint)],
+            Type::Uint,
+            sum_uint,
+        ),
+        Overload::member(
+            "list_double_sum_double",
+            vec![Type::list(Type::Double)],
+            Type::Double,
+            sum_double,
+        ),
+        Overload::member(
+            "list_duration_sum_duration",
+            vec![Type::list(Type::Duration)],
+            Type::Duration,
+            sum_duration,
+        ),
     ];
     let a = || Type::param("A");
     vec![
@@ -73,11 +108,21 @@ pub fn functions(_opts: &EnvOptions) -> Vec<Function> {
         Function::new("min", min),
         Function::new(
             "indexOf",
-            vec![Overload::member("list_a_index_of_int", vec![Type::list(a()), a()], Type::Int, list_index_of)],
+            vec![Overload::member(
+                "list_a_index_of_int",
+                vec![Type::list(a()), a()],
+                Type::Int,
+                list_index_of,
+            )],
         ),
         Function::new(
             "lastIndexOf",
-            vec![Overload::member("list_a_last_index_of_int", vec![Type::list(a()), a()], Type::Int, list_last_index_of)],
+            vec![Overload::member(
+                "list_a_last_index_of_int",
+                vec![Type::list(a()), a()],
+                Type::Int,
+                list_last_index_of,
+            )],
         ),
     ]
 }
@@ -101,9 +146,10 @@ pub fn is_comparable(v: &Val) -> bool {
 /// error (different types, NaN, not comparable). Numbers compare across int/uint/double.
 pub fn compare(a: &Val, b: &Val) -> Option<Ordering> {
     match (a, b) {
-        (Val::Int(_) | Val::Uint(_) | Val::Double(_), Val::Int(_) | Val::Uint(_) | Val::Double(_)) => {
-            compare_numbers(a, b)
-        }
+        (
+            Val::Int(_) | Val::Uint(_) | Val::Double(_),
+            Val::Int(_) | Val::Uint(_) | Val::Double(_),
+        ) => compare_numbers(a, b),
         (Val::Bool(x), Val::Bool(y)) => Some(x.cmp(y)),
         (Val::String(x), Val::String(y)) => Some(x.as_str().as_bytes().cmp(y.as_str().as_bytes())),
         (Val::Bytes(x), Val::Bytes(y)) => Some(x[..].cmp(&y[..])),
@@ -169,13 +215,19 @@ fn list_min<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
 /// `a + b` for the summable types, with cel-go's overflow errors.
 fn add<'a>(a: &Val<'a>, b: &Val<'a>) -> EvalResult<'a> {
     match (a, b) {
-        (Val::Int(x), Val::Int(y)) => x.checked_add(*y).map(Val::Int).ok_or_else(|| EvalError::new("integer overflow")),
-        (Val::Uint(x), Val::Uint(y)) => {
-            x.checked_add(*y).map(Val::Uint).ok_or_else(|| EvalError::new("unsigned integer overflow"))
-        }
+        (Val::Int(x), Val::Int(y)) => x
+            .checked_add(*y)
+            .map(Val::Int)
+            .ok_or_else(|| EvalError::new("integer overflow")),
+        (Val::Uint(x), Val::Uint(y)) => x
+            .checked_add(*y)
+            .map(Val::Uint)
+            .ok_or_else(|| EvalError::new("unsigned integer overflow")),
         (Val::Double(x), Val::Double(y)) => Ok(Val::Double(x + y)),
         (Val::Duration(x), Val::Duration(y)) => {
-            x.0.checked_add(y.0).map(|d| Val::Duration(Duration(d))).ok_or_else(|| EvalError::new("integer overflow"))
+            x.0.checked_add(y.0)
+                .map(|d| Val::Duration(Duration(d)))
+                .ok_or_else(|| EvalError::new("integer overflow"))
         }
         _ => Err(EvalError::no_such_overload()),
     }
@@ -218,13 +270,25 @@ fn sum_duration<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
 fn list_index_of<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
     let items = list_items(args.first())?;
     let item = args.get(1).ok_or_else(EvalError::no_such_overload)?;
-    Ok(Val::Int(items.iter().position(|x| equal(x, item)).map(|i| i as i64).unwrap_or(-1)))
+    Ok(Val::Int(
+        items
+            .iter()
+            .position(|x| equal(x, item))
+            .map(|i| i as i64)
+            .unwrap_or(-1),
+    ))
 }
 
 fn list_last_index_of<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
     let items = list_items(args.first())?;
     let item = args.get(1).ok_or_else(EvalError::no_such_overload)?;
-    Ok(Val::Int(items.iter().rposition(|x| equal(x, item)).map(|i| i as i64).unwrap_or(-1)))
+    Ok(Val::Int(
+        items
+            .iter()
+            .rposition(|x| equal(x, item))
+            .map(|i| i as i64)
+            .unwrap_or(-1),
+    ))
 }
 
 #[cfg(test)]
@@ -260,8 +324,14 @@ mod tests {
     fn min_max() {
         assert_eq!(show(list_max(&[ints(&[1, 5, 3])])), "5");
         assert_eq!(show(list_min(&[ints(&[4, 1, 3])])), "1");
-        assert_eq!(show(list_max(&[ints(&[])])), "error: max called on empty list");
-        assert_eq!(show(list_min(&[ints(&[])])), "error: min called on empty list");
+        assert_eq!(
+            show(list_max(&[ints(&[])])),
+            "error: max called on empty list"
+        );
+        assert_eq!(
+            show(list_min(&[ints(&[])])),
+            "error: min called on empty list"
+        );
         let strs = Val::list(vec![Val::str("b"), Val::str("c"), Val::str("a")]);
         assert_eq!(show(list_max(&[strs])), "\"c\"");
         let mixed = Val::list(vec![Val::Int(2), Val::Double(2.5), Val::Uint(1)]);
@@ -274,11 +344,17 @@ mod tests {
         assert_eq!(show(sum_int(&[ints(&[1, 2, 3])])), "6");
         assert_eq!(show(sum_int(&[ints(&[])])), "0");
         assert_eq!(show(sum_double(&[ints(&[])])), "0.0");
-        assert_eq!(show(sum_int(&[ints(&[i64::MAX, 1])])), "error: integer overflow");
+        assert_eq!(
+            show(sum_int(&[ints(&[i64::MAX, 1])])),
+            "error: integer overflow"
+        );
         let doubles = Val::list(vec![Val::Double(1.0), Val::Double(2.0)]);
         // A dyn list dispatched to the int overload sums as doubles, like cel-go.
         assert_eq!(show(sum_int(&[doubles])), "3.0");
-        let durs = Val::list(vec![Val::Duration(Duration(60_000_000_000)), Val::Duration(Duration(1_000_000_000))]);
+        let durs = Val::list(vec![
+            Val::Duration(Duration(60_000_000_000)),
+            Val::Duration(Duration(1_000_000_000)),
+        ]);
         assert_eq!(show(sum_duration(&[durs])), "duration(61000000000ns)");
         let mixed = Val::list(vec![Val::Int(1), Val::Double(2.0)]);
         assert_eq!(show(sum_int(&[mixed])), "error: no such overload");
@@ -288,8 +364,14 @@ mod tests {
 
     #[test]
     fn index_of() {
-        assert_eq!(show(list_index_of(&[ints(&[1, 2, 2, 3]), Val::Int(2)])), "1");
-        assert_eq!(show(list_last_index_of(&[ints(&[1, 2, 2, 3]), Val::Int(2)])), "2");
+        assert_eq!(
+            show(list_index_of(&[ints(&[1, 2, 2, 3]), Val::Int(2)])),
+            "1"
+        );
+        assert_eq!(
+            show(list_last_index_of(&[ints(&[1, 2, 2, 3]), Val::Int(2)])),
+            "2"
+        );
         assert_eq!(show(list_index_of(&[ints(&[1]), Val::Double(1.1)])), "-1");
         assert_eq!(show(list_index_of(&[ints(&[1, 2]), Val::Double(2.0)])), "1");
         let nested = Val::list(vec![ints(&[1]), ints(&[2])]);

@@ -14,10 +14,20 @@ use std::cmp::Ordering;
 /// The comparable types of `sort` / `@sortByAssociatedKeys`, with cel-go's type names
 /// (which make the overload ids).
 const SORT_IDS: [(&str, &str, fn() -> Type); 8] = [
-    ("list_int_sort", "list_int_sortByAssociatedKeys", || Type::Int),
-    ("list_uint_sort", "list_uint_sortByAssociatedKeys", || Type::Uint),
-    ("list_double_sort", "list_double_sortByAssociatedKeys", || Type::Double),
-    ("list_bool_sort", "list_bool_sortByAssociatedKeys", || Type::Bool),
+    ("list_int_sort", "list_int_sortByAssociatedKeys", || {
+        Type::Int
+    }),
+    ("list_uint_sort", "list_uint_sortByAssociatedKeys", || {
+        Type::Uint
+    }),
+    (
+        "list_double_sort",
+        "list_double_sortByAssociatedKeys",
+        || Type::Double,
+    ),
+    ("list_bool_sort", "list_bool_sortByAssociatedKeys", || {
+        Type::Bool
+    }),
     (
         "list_google.protobuf.Duration_sort",
         "list_google.protobuf.Duration_sortByAssociatedKeys",
@@ -28,8 +38,14 @@ const SORT_IDS: [(&str, &str, fn() -> Type); 8] = [
         "list_google.protobuf.Timestamp_sortByAssociatedKeys",
         || Type::Timestamp,
     ),
-    ("list_string_sort", "list_string_sortByAssociatedKeys", || Type::String),
-    ("list_bytes_sort", "list_bytes_sortByAssociatedKeys", || Type::Bytes),
+    (
+        "list_string_sort",
+        "list_string_sortByAssociatedKeys",
+        || Type::String,
+    ),
+    ("list_bytes_sort", "list_bytes_sortByAssociatedKeys", || {
+        Type::Bytes
+    }),
 ];
 
 /// The variable `sortBy` binds its target to.
@@ -55,18 +71,38 @@ pub fn functions(opts: &EnvOptions) -> Vec<Function> {
     let mut sort = Vec::new();
     let mut sort_by = Vec::new();
     for (sort_id, by_id, u) in SORT_IDS {
-        sort.push(Overload::member(sort_id, vec![Type::list(u())], Type::list(u()), list_sort));
-        sort_by.push(Overload::member(by_id, vec![list_t(), Type::list(u())], list_t(), sort_by_associated_keys));
+        sort.push(Overload::member(
+            sort_id,
+            vec![Type::list(u())],
+            Type::list(u()),
+            list_sort,
+        ));
+        sort_by.push(Overload::member(
+            by_id,
+            vec![list_t(), Type::list(u())],
+            list_t(),
+            sort_by_associated_keys,
+        ));
     }
     vec![
         Function::new(
             "slice",
-            vec![Overload::member("list_slice", vec![list_t(), Type::Int, Type::Int], list_t(), list_slice)],
+            vec![Overload::member(
+                "list_slice",
+                vec![list_t(), Type::Int, Type::Int],
+                list_t(),
+                list_slice,
+            )],
         ),
         Function::new(
             "flatten",
             vec![
-                Overload::member("list_flatten", vec![Type::list(list_t())], list_t(), list_flatten),
+                Overload::member(
+                    "list_flatten",
+                    vec![Type::list(list_t())],
+                    list_t(),
+                    list_flatten,
+                ),
                 Overload::member(
                     "list_flatten_int",
                     vec![Type::list(Type::Dyn), Type::Int],
@@ -79,10 +115,31 @@ pub fn functions(opts: &EnvOptions) -> Vec<Function> {
         Function::new(SORT_BY_KEYS, sort_by),
         Function::new(
             "lists.range",
-            vec![Overload::global("lists_range", vec![Type::Int], Type::list(Type::Int), lists_range)],
+            vec![Overload::global(
+                "lists_range",
+                vec![Type::Int],
+                Type::list(Type::Int),
+                lists_range,
+            )],
         ),
-        Function::new("reverse", vec![Overload::member("list_reverse", vec![list_t()], list_t(), list_reverse)]),
-        Function::new("distinct", vec![Overload::member("list_distinct", vec![list_t()], list_t(), list_distinct)]),
+        Function::new(
+            "reverse",
+            vec![Overload::member(
+                "list_reverse",
+                vec![list_t()],
+                list_t(),
+                list_reverse,
+            )],
+        ),
+        Function::new(
+            "distinct",
+            vec![Overload::member(
+                "list_distinct",
+                vec![list_t()],
+                list_t(),
+                list_distinct,
+            )],
+        ),
     ]
 }
 
@@ -105,7 +162,10 @@ fn sort_by_macro(
     let Some(list) = target.take() else {
         return Err(helper.new_error(0, "sortBy requires a target"));
     };
-    if !matches!(list.expr, Expr::List(_) | Expr::Select(_) | Expr::Ident(_) | Expr::Comprehension(_) | Expr::Call(_)) {
+    if !matches!(
+        list.expr,
+        Expr::List(_) | Expr::Select(_) | Expr::Ident(_) | Expr::Comprehension(_) | Expr::Call(_)
+    ) {
         return Err(helper.new_error(
             list.id,
             "sortBy can only be applied to a list, identifier, comprehension, call or select expression",
@@ -120,6 +180,9 @@ fn sort_by_macro(
         Expr::Ident(name) => name,
         _ => return Err(helper.new_error(var.id, "argument is not an identifier")),
     };
+    if var_name == "@result" || var_name == "__result__" {
+        return Err(helper.new_error(var.id, "iteration variable overwrites accumulator variable"));
+    }
     let input = |h: &mut MacroExprHelper<'_>| h.next_expr(Expr::Ident(SORT_BY_INPUT.to_string()));
     // The key list: `@__sortBy_input__.map(e, key)`, as the map macro expands it.
     let map_range = input(helper);
@@ -152,16 +215,18 @@ fn sort_by_macro(
     let bind_range = helper.next_expr(Expr::List(ListExpr::new(Vec::new())));
     let bind_cond = helper.next_expr(Expr::Literal(LiteralValue::Boolean(false.into())));
     let bind_step = input(helper);
-    Ok(Some(helper.next_expr(Expr::Comprehension(Box::new(ComprehensionExpr {
-        iter_range: bind_range,
-        iter_var: "#unused".to_string(),
-        iter_var2: None,
-        accu_var: SORT_BY_INPUT.to_string(),
-        accu_init: list,
-        loop_cond: bind_cond,
-        loop_step: bind_step,
-        result: sorted,
-    })))))
+    Ok(Some(helper.next_expr(Expr::Comprehension(Box::new(
+        ComprehensionExpr {
+            iter_range: bind_range,
+            iter_var: "#unused".to_string(),
+            iter_var2: None,
+            accu_var: SORT_BY_INPUT.to_string(),
+            accu_init: list,
+            loop_cond: bind_cond,
+            loop_step: bind_step,
+            result: sorted,
+        },
+    )))))
 }
 
 fn list_arg<'a>(args: &[Val<'a>], i: usize) -> Result<Vec<Val<'a>>, EvalError> {
@@ -186,7 +251,10 @@ fn list_slice<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
         _ => return Err(EvalError::no_such_overload()),
     };
     if start < 0 || end < 0 {
-        return Err(EvalError::new(format!("cannot slice({}, {}), negative indexes not supported", start, end)));
+        return Err(EvalError::new(format!(
+            "cannot slice({}, {}), negative indexes not supported",
+            start, end
+        )));
     }
     if start > end {
         return Err(EvalError::new(format!(
@@ -195,9 +263,14 @@ fn list_slice<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
         )));
     }
     if len < end {
-        return Err(EvalError::new(format!("cannot slice({}, {}), list is length {}", start, end, len)));
+        return Err(EvalError::new(format!(
+            "cannot slice({}, {}), list is length {}",
+            start, end, len
+        )));
     }
-    let Some(Val::List(l)) = args.first() else { return Err(EvalError::no_such_overload()) };
+    let Some(Val::List(l)) = args.first() else {
+        return Err(EvalError::no_such_overload());
+    };
     let mut out = Vec::with_capacity((end - start) as usize);
     for i in start as usize..end as usize {
         match l.get(i) {
@@ -240,7 +313,10 @@ fn go_val_type(v: &Val) -> &'static str {
 fn list_flatten<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
     match args.first() {
         Some(Val::List(l)) => flatten(l, 1),
-        Some(other) => Err(EvalError::no_such_overload_for(format!("{}.flatten()", runtime_type(other)))),
+        Some(other) => Err(EvalError::no_such_overload_for(format!(
+            "{}.flatten()",
+            runtime_type(other)
+        ))),
         None => Err(EvalError::no_such_overload()),
     }
 }
@@ -352,7 +428,9 @@ fn sort_by_keys<'a>(items: Vec<Val<'a>>, keys: &[Val<'a>]) -> EvalResult<'a> {
             keys.len()
         )));
     }
-    let Some(first) = keys.first() else { return Ok(Val::list(items)) };
+    let Some(first) = keys.first() else {
+        return Ok(Val::list(items));
+    };
     if !is_comparable(first) {
         return Err(EvalError::new("list elements must be comparable"));
     }
@@ -477,7 +555,11 @@ mod go_sort {
                 pivot = (b - 1) - (pivot - a);
                 hint = Hint::Increasing;
             }
-            if was_balanced && was_partitioned && hint == Hint::Increasing && partial_insertion_sort(d, a, b) {
+            if was_balanced
+                && was_partitioned
+                && hint == Hint::Increasing
+                && partial_insertion_sort(d, a, b)
+            {
                 return;
             }
             if a > 0 && !d.less(a - 1, pivot) {
@@ -679,14 +761,28 @@ mod tests {
 
     #[test]
     fn slices() {
-        assert_eq!(show(list_slice(&[ints(&[1, 2, 3, 4]), Val::Int(1), Val::Int(3)])), "[2, 3]");
-        assert_eq!(show(list_slice(&[ints(&[1, 2, 3, 4]), Val::Int(0), Val::Int(0)])), "[]");
         assert_eq!(
-            show(list_slice(&[ints(&[1, 2, 3, 4]), Val::Int(0), Val::Int(10)])),
+            show(list_slice(&[ints(&[1, 2, 3, 4]), Val::Int(1), Val::Int(3)])),
+            "[2, 3]"
+        );
+        assert_eq!(
+            show(list_slice(&[ints(&[1, 2, 3, 4]), Val::Int(0), Val::Int(0)])),
+            "[]"
+        );
+        assert_eq!(
+            show(list_slice(&[
+                ints(&[1, 2, 3, 4]),
+                Val::Int(0),
+                Val::Int(10)
+            ])),
             "error: cannot slice(0, 10), list is length 4"
         );
         assert_eq!(
-            show(list_slice(&[ints(&[1, 2, 3, 4]), Val::Int(-5), Val::Int(10)])),
+            show(list_slice(&[
+                ints(&[1, 2, 3, 4]),
+                Val::Int(-5),
+                Val::Int(10)
+            ])),
             "error: cannot slice(-5, 10), negative indexes not supported"
         );
         assert_eq!(
@@ -697,16 +793,31 @@ mod tests {
 
     #[test]
     fn flattens() {
-        let nested = Val::list(vec![Val::Int(1), Val::list(vec![Val::Int(2), ints(&[3, 4])])]);
+        let nested = Val::list(vec![
+            Val::Int(1),
+            Val::list(vec![Val::Int(2), ints(&[3, 4])]),
+        ]);
         assert_eq!(show(list_flatten(&[nested.clone()])), "[1, 2, [3, 4]]");
-        assert_eq!(show(list_flatten_depth(&[nested.clone(), Val::Int(2)])), "[1, 2, 3, 4]");
-        assert_eq!(show(list_flatten_depth(&[nested.clone(), Val::Int(0)])), "[1, [2, [3, 4]]]");
-        assert_eq!(show(list_flatten_depth(&[nested, Val::Int(-1)])), "error: level must be non-negative");
+        assert_eq!(
+            show(list_flatten_depth(&[nested.clone(), Val::Int(2)])),
+            "[1, 2, 3, 4]"
+        );
+        assert_eq!(
+            show(list_flatten_depth(&[nested.clone(), Val::Int(0)])),
+            "[1, [2, [3, 4]]]"
+        );
+        assert_eq!(
+            show(list_flatten_depth(&[nested, Val::Int(-1)])),
+            "error: level must be non-negative"
+        );
         assert_eq!(
             show(list_flatten_depth(&[ints(&[]), Val::str("1")])),
             "error: internal error: interface conversion: ref.Val is types.String, not types.Int"
         );
-        assert_eq!(show(list_flatten(&[Val::map(vec![])])), "error: no such overload: map(dyn, dyn).flatten()");
+        assert_eq!(
+            show(list_flatten(&[Val::map(vec![])])),
+            "error: no such overload: map(dyn, dyn).flatten()"
+        );
         assert_eq!(
             show(list_flatten_depth(&[Val::map(vec![]), Val::Int(0)])),
             "error: no such overload: map(dyn, dyn).flatten(int)"
@@ -723,17 +834,31 @@ mod tests {
     fn ranges_and_reverse() {
         assert_eq!(show(lists_range(&[Val::Int(3)])), "[0, 1, 2]");
         assert_eq!(show(lists_range(&[Val::Int(-3)])), "[]");
-        assert_eq!(show(lists_range(&[Val::Int(i64::MAX)])), "error: operation cancelled: actual cost limit exceeded");
+        assert_eq!(
+            show(lists_range(&[Val::Int(i64::MAX)])),
+            "error: operation cancelled: actual cost limit exceeded"
+        );
         assert_eq!(show(list_reverse(&[ints(&[3, 2, 1])])), "[1, 2, 3]");
     }
 
     #[test]
     fn distincts() {
-        assert_eq!(show(list_distinct(&[ints(&[-2, 5, -2, 1, 1, 5, -2, 1])])), "[-2, 5, 1]");
-        let mixed = Val::list(vec![Val::Int(1), Val::Double(1.0), Val::Uint(1), Val::str("1")]);
+        assert_eq!(
+            show(list_distinct(&[ints(&[-2, 5, -2, 1, 1, 5, -2, 1])])),
+            "[-2, 5, 1]"
+        );
+        let mixed = Val::list(vec![
+            Val::Int(1),
+            Val::Double(1.0),
+            Val::Uint(1),
+            Val::str("1"),
+        ]);
         assert_eq!(show(list_distinct(&[mixed])), "[1, \"1\"]");
         let big = Val::list((0..10_000).map(Val::Int).collect());
-        assert_eq!(show(list_distinct(&[big])), "error: operation cancelled: actual cost limit exceeded");
+        assert_eq!(
+            show(list_distinct(&[big])),
+            "error: operation cancelled: actual cost limit exceeded"
+        );
     }
 
     #[test]
@@ -742,12 +867,22 @@ mod tests {
         let strs = Val::list(vec![Val::str("b"), Val::str("c"), Val::str("a")]);
         assert_eq!(show(list_sort(&[strs])), "[\"a\", \"b\", \"c\"]");
         let mixed = Val::list(vec![Val::Int(1), Val::str("b")]);
-        assert_eq!(show(list_sort(&[mixed])), "error: list elements must have the same type");
+        assert_eq!(
+            show(list_sort(&[mixed])),
+            "error: list elements must have the same type"
+        );
         let lists = Val::list(vec![ints(&[1])]);
-        assert_eq!(show(list_sort(&[lists])), "error: list elements must be comparable");
+        assert_eq!(
+            show(list_sort(&[lists])),
+            "error: list elements must be comparable"
+        );
         let items = Val::list(vec![Val::str("foo"), Val::str("bar"), Val::str("baz")]);
-        assert_eq!(show(sort_by_associated_keys(&[items, ints(&[3, 1, 2])])), "[\"bar\", \"baz\", \"foo\"]");
-        assert!(show(sort_by_associated_keys(&[ints(&[1]), ints(&[])])).starts_with("error: @sortByAssociatedKeys()"));
+        assert_eq!(
+            show(sort_by_associated_keys(&[items, ints(&[3, 1, 2])])),
+            "[\"bar\", \"baz\", \"foo\"]"
+        );
+        assert!(show(sort_by_associated_keys(&[ints(&[1]), ints(&[])]))
+            .starts_with("error: @sortByAssociatedKeys()"));
         // Larger inputs go through the quicksort paths.
         let n = 500i64;
         let desc: Vec<i64> = (0..n).rev().collect();
@@ -756,7 +891,10 @@ mod tests {
         let scrambled: Vec<i64> = (0..n).map(|i| (i * 7919) % 503 % 37).collect();
         let mut expect = scrambled.clone();
         expect.sort();
-        assert_eq!(show(list_sort(&[ints(&scrambled)])), show(Ok(ints(&expect))));
+        assert_eq!(
+            show(list_sort(&[ints(&scrambled)])),
+            show(Ok(ints(&expect)))
+        );
     }
 
     #[test]

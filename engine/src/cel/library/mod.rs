@@ -299,9 +299,8 @@ pub fn macros(opts: &EnvOptions) -> Vec<cel::parser::Macro> {
 /// cel-go's literal validators (1.29+): constant duration/timestamp/regex arguments that
 /// cannot be parsed are compile errors.
 pub fn validate_literals(opts: &EnvOptions, checked: &super::checker::Checked) -> super::Issues {
-    if !opts.literal_validators {
-        return None;
-    }
+    // The validators check `opts.literal_validators` themselves: homogeneous aggregate
+    // literals apply at every version.
     let issues = validators::validate(opts, checked);
     if issues.is_empty() {
         None

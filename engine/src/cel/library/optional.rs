@@ -459,6 +459,13 @@ fn optional_unwrap<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
 
 /// Go's `%v` of a CEL value, as far as error texts need it.
 fn go_display(v: &Val) -> String {
+    go_display_at(v, 0)
+}
+
+/// [`go_display`] with a nesting bound (values from objects can be nested deeply).
+fn go_display_at(v: &Val, depth: usize) -> String {
+    const MAX_DEPTH: usize = 16;
+    const MAX_ITEMS: usize = 64;
     match v {
         Val::Null => "NULL_VALUE".to_string(),
         Val::Bool(b) => b.to_string(),
@@ -473,22 +480,36 @@ fn go_display(v: &Val) -> String {
         }
         Val::String(s) => s.as_str().to_string(),
         Val::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+        Val::List(_) | Val::Map(_) | Val::Optional(_) if depth >= MAX_DEPTH => "...".to_string(),
         Val::List(l) => {
-            let items: Vec<String> = l.iter().take(64).map(|x| go_display(&x)).collect();
+            let items: Vec<String> = l
+                .iter()
+                .take(MAX_ITEMS)
+                .map(|x| go_display_at(&x, depth + 1))
+                .collect();
             format!("[{}]", items.join(" "))
         }
         Val::Map(m) => {
             let items: Vec<String> = m
                 .entries()
                 .iter()
-                .take(64)
-                .map(|(k, x)| format!("{}:{}", go_display(k), go_display(x)))
+                .take(MAX_ITEMS)
+                .map(|(k, x)| {
+                    format!(
+                        "{}:{}",
+                        go_display_at(k, depth + 1),
+                        go_display_at(x, depth + 1)
+                    )
+                })
                 .collect();
             format!("map[{}]", items.join(" "))
         }
+        Val::Optional(Some(x)) => format!("optional({})", go_display_at(x, depth + 1)),
+        Val::Optional(None) => "optional.none()".to_string(),
         Val::Type(t) => t.to_string(),
+        Val::Duration(d) => format!("{}ns", d.0),
+        Val::Timestamp(t) => format!("{}s", t.secs),
         Val::Opaque(o) => o.to_canonical(),
-        other => format!("{:?}", other),
     }
 }
 

@@ -1401,4 +1401,16 @@ mod tests {
         assert_eq!(p("-1e2147483647").sign(), -1);
         assert_eq!(p("1e2147483647").canonical(), "10e2147483646");
     }
+
+    #[test]
+    fn evaluates_through_the_environment() {
+        let v = crate::version::KubeVersion::parse("1.36").unwrap();
+        let out = crate::cel::eval::evaluate("quantity('1.5Gi').add(quantity('512Mi')) == quantity('2Gi') && quantity('1500m').asApproximateFloat() == 1.5", None, None, v);
+        assert_eq!(
+            out.get("value"),
+            Some(&serde_json::json!(true)),
+            "{:?}",
+            out
+        );
+    }
 }

@@ -13,7 +13,12 @@ pub fn functions(_opts: &EnvOptions) -> Vec<Function> {
     vec![
         Function::new(
             "find",
-            vec![Overload::member("string_find_string", vec![Type::String, Type::String], Type::String, find)],
+            vec![Overload::member(
+                "string_find_string",
+                vec![Type::String, Type::String],
+                Type::String,
+                find,
+            )],
         ),
         Function::new(
             "findAll",
@@ -43,7 +48,12 @@ thread_local! {
 /// Compiles a pattern with Go semantics; the error is the runtime one
 /// (`Illegal regex: error parsing regexp: ...`).
 fn compile(pattern: &str) -> Result<regex::Regex, EvalError> {
-    if let Some(re) = CACHE.with(|c| c.borrow().iter().find(|(p, _)| p == pattern).map(|(_, r)| r.clone())) {
+    if let Some(re) = CACHE.with(|c| {
+        c.borrow()
+            .iter()
+            .find(|(p, _)| p == pattern)
+            .map(|(_, r)| r.clone())
+    }) {
         return Ok(re);
     }
     match compile_re2(pattern) {
@@ -58,7 +68,8 @@ fn compile(pattern: &str) -> Result<regex::Regex, EvalError> {
             Ok(re)
         }
         Err(_) => {
-            let msg = go_compile_error(pattern).unwrap_or_else(|| format!("error parsing regexp: `{}`", pattern));
+            let msg = go_compile_error(pattern)
+                .unwrap_or_else(|| format!("error parsing regexp: `{}`", pattern));
             Err(EvalError::new(format!("Illegal regex: {}", msg)))
         }
     }
@@ -122,13 +133,28 @@ mod tests {
 
     #[test]
     fn find_all_with_limits() {
-        assert_eq!(show(find_all(&[Val::str(S), Val::str("[0-9]+")])), "[\"123\", \"456\"]");
-        assert_eq!(show(find_all(&[Val::str(S), Val::str("[0-9]+"), Val::Int(-1)])), "[\"123\", \"456\"]");
-        assert_eq!(show(find_all(&[Val::str(S), Val::str("[0-9]+"), Val::Int(1)])), "[\"123\"]");
-        assert_eq!(show(find_all(&[Val::str(S), Val::str("[0-9]+"), Val::Int(0)])), "[]");
+        assert_eq!(
+            show(find_all(&[Val::str(S), Val::str("[0-9]+")])),
+            "[\"123\", \"456\"]"
+        );
+        assert_eq!(
+            show(find_all(&[Val::str(S), Val::str("[0-9]+"), Val::Int(-1)])),
+            "[\"123\", \"456\"]"
+        );
+        assert_eq!(
+            show(find_all(&[Val::str(S), Val::str("[0-9]+"), Val::Int(1)])),
+            "[\"123\"]"
+        );
+        assert_eq!(
+            show(find_all(&[Val::str(S), Val::str("[0-9]+"), Val::Int(0)])),
+            "[]"
+        );
         assert_eq!(show(find_all(&[Val::str(S), Val::str("xyz")])), "[]");
         // Go drops an empty match right after a previous match.
-        assert_eq!(show(find_all(&[Val::str("baaac"), Val::str("a*")])), "[\"\", \"aaa\", \"\"]");
+        assert_eq!(
+            show(find_all(&[Val::str("baaac"), Val::str("a*")])),
+            "[\"\", \"aaa\", \"\"]"
+        );
     }
 
     #[test]

@@ -501,4 +501,21 @@ mod tests {
         assert_eq!(p("1.0.0-1").compare(&p("1.0.0-a")), Ordering::Less);
         assert_eq!(p("1.0.0+a").compare(&p("1.0.0+b")), Ordering::Equal);
     }
+
+    #[test]
+    fn evaluates_through_the_environment() {
+        let v = crate::version::KubeVersion::parse("1.36").unwrap();
+        let out = crate::cel::eval::evaluate(
+            "semver('1.2.3').major() == 1 && semver('v1.2', true).isGreaterThan(semver('1.1.9'))",
+            None,
+            None,
+            v,
+        );
+        assert_eq!(
+            out.get("value"),
+            Some(&serde_json::json!(true)),
+            "{:?}",
+            out
+        );
+    }
 }

@@ -14,15 +14,30 @@ pub fn functions(opts: &EnvOptions) -> Vec<Function> {
     vec![
         Function::new(
             "sets.contains",
-            vec![Overload::global("list_sets_contains_list", vec![list_t(), list_t()], Type::Bool, sets_contains)],
+            vec![Overload::global(
+                "list_sets_contains_list",
+                vec![list_t(), list_t()],
+                Type::Bool,
+                sets_contains,
+            )],
         ),
         Function::new(
             "sets.equivalent",
-            vec![Overload::global("list_sets_equivalent_list", vec![list_t(), list_t()], Type::Bool, sets_equivalent)],
+            vec![Overload::global(
+                "list_sets_equivalent_list",
+                vec![list_t(), list_t()],
+                Type::Bool,
+                sets_equivalent,
+            )],
         ),
         Function::new(
             "sets.intersects",
-            vec![Overload::global("list_sets_intersects_list", vec![list_t(), list_t()], Type::Bool, sets_intersects)],
+            vec![Overload::global(
+                "list_sets_intersects_list",
+                vec![list_t(), list_t()],
+                Type::Bool,
+                sets_intersects,
+            )],
         ),
     ]
 }
@@ -35,25 +50,48 @@ fn items<'a>(v: &Val<'a>) -> Result<Vec<Val<'a>>, EvalError> {
     }
 }
 
+/// The call costs `1 + |a|·|b|·factor`: past the per-call limit it can never complete,
+/// so the quadratic comparison is refused before it starts.
+fn guard(a: &[Val], b: &[Val], factor: u64) -> Result<(), EvalError> {
+    let cost = (a.len() as u64)
+        .saturating_mul(b.len() as u64)
+        .saturating_mul(factor)
+        .saturating_add(1);
+    if cost > crate::cel::PER_CALL_LIMIT {
+        return Err(EvalError::cost_limit());
+    }
+    Ok(())
+}
+
 /// Whether every element of `sub` is in `list`.
 fn contains_all(list: &[Val], sub: &[Val]) -> bool {
     sub.iter().all(|x| list.iter().any(|y| equal(x, y)))
 }
 
 fn sets_contains<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
-    let (Some(a), Some(b)) = (args.first(), args.get(1)) else { return Err(EvalError::no_such_overload()) };
-    Ok(Val::Bool(contains_all(&items(a)?, &items(b)?)))
+    let (Some(a), Some(b)) = (args.first(), args.get(1)) else {
+        return Err(EvalError::no_such_overload());
+    };
+    let (a, b) = (items(a)?, items(b)?);
+    guard(&a, &b, 1)?;
+    Ok(Val::Bool(contains_all(&a, &b)))
 }
 
 fn sets_equivalent<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
-    let (Some(a), Some(b)) = (args.first(), args.get(1)) else { return Err(EvalError::no_such_overload()) };
+    let (Some(a), Some(b)) = (args.first(), args.get(1)) else {
+        return Err(EvalError::no_such_overload());
+    };
     let (a, b) = (items(a)?, items(b)?);
+    guard(&a, &b, 2)?;
     Ok(Val::Bool(contains_all(&a, &b) && contains_all(&b, &a)))
 }
 
 fn sets_intersects<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
-    let (Some(a), Some(b)) = (args.first(), args.get(1)) else { return Err(EvalError::no_such_overload()) };
+    let (Some(a), Some(b)) = (args.first(), args.get(1)) else {
+        return Err(EvalError::no_such_overload());
+    };
     let (a, b) = (items(a)?, items(b)?);
+    guard(&a, &b, 1)?;
     Ok(Val::Bool(a.iter().any(|x| b.iter().any(|y| equal(y, x)))))
 }
 
@@ -84,17 +122,42 @@ mod tests {
 
     #[test]
     fn equivalent_ignores_duplicates() {
-        assert!(b(sets_equivalent(&[l(vec![Val::Int(1)]), l(vec![Val::Int(1), Val::Int(1)])])));
-        assert!(!b(sets_equivalent(&[l(vec![Val::Int(1)]), l(vec![Val::Int(1), Val::Int(2)])])));
+        assert!(b(sets_equivalent(&[
+            l(vec![Val::Int(1)]),
+            l(vec![Val::Int(1), Val::Int(1)])
+        ])));
+        assert!(!b(sets_equivalent(&[
+            l(vec![Val::Int(1)]),
+            l(vec![Val::Int(1), Val::Int(2)])
+        ])));
     }
 
     #[test]
     fn intersects() {
         assert!(!b(sets_intersects(&[l(vec![Val::Int(1)]), l(vec![])])));
-        assert!(b(sets_intersects(&[l(vec![Val::Int(1)]), l(vec![Val::Int(2), Val::Uint(1)])])));
-        let nested = l(vec![l(vec![Val::Int(1)]), l(vec![Val::Int(2), Val::Int(3)])]);
-        let other = l(vec![l(vec![Val::Int(1), Val::Int(2)]), l(vec![Val::Int(2), Val::Double(3.0)])]);
+        assert!(b(sets_intersects(&[
+            l(vec![Val::Int(1)]),
+            l(vec![Val::Int(2), Val::Uint(1)])
+        ])));
+        let nested = l(vec![
+            l(vec![Val::Int(1)]),
+            l(vec![Val::Int(2), Val::Int(3)]),
+        ]);
+        let other = l(vec![
+            l(vec![Val::Int(1), Val::Int(2)]),
+            l(vec![Val::Int(2), Val::Double(3.0)]),
+        ]);
         assert!(b(sets_intersects(&[nested, other])));
+    }
+
+    #[test]
+    fn huge_inputs_are_refused() {
+        let big = l((0..2000).map(Val::Int).collect());
+        let r = sets_contains(&[big.clone(), big]);
+        assert_eq!(
+            r.err().map(|e| e.message),
+            Some("operation cancelled: actual cost limit exceeded".to_string())
+        );
     }
 
     #[test]

@@ -34,55 +34,133 @@ pub fn functions(opts: &EnvOptions) -> Vec<Function> {
     let s = || Type::String;
     let i = || Type::Int;
     let mut out = vec![
-        Function::new("charAt", vec![Overload::member("string_char_at_int", vec![s(), i()], s(), char_at)]),
+        Function::new(
+            "charAt",
+            vec![Overload::member(
+                "string_char_at_int",
+                vec![s(), i()],
+                s(),
+                char_at,
+            )],
+        ),
         Function::new(
             "indexOf",
             vec![
                 Overload::member("string_index_of_string", vec![s(), s()], i(), index_of),
-                Overload::member("string_index_of_string_int", vec![s(), s(), i()], i(), index_of),
+                Overload::member(
+                    "string_index_of_string_int",
+                    vec![s(), s(), i()],
+                    i(),
+                    index_of,
+                ),
             ],
         ),
         Function::new(
             "lastIndexOf",
             vec![
-                Overload::member("string_last_index_of_string", vec![s(), s()], i(), last_index_of),
-                Overload::member("string_last_index_of_string_int", vec![s(), s(), i()], i(), last_index_of),
+                Overload::member(
+                    "string_last_index_of_string",
+                    vec![s(), s()],
+                    i(),
+                    last_index_of,
+                ),
+                Overload::member(
+                    "string_last_index_of_string_int",
+                    vec![s(), s(), i()],
+                    i(),
+                    last_index_of,
+                ),
             ],
         ),
-        Function::new("lowerAscii", vec![Overload::member("string_lower_ascii", vec![s()], s(), lower_ascii)]),
+        Function::new(
+            "lowerAscii",
+            vec![Overload::member(
+                "string_lower_ascii",
+                vec![s()],
+                s(),
+                lower_ascii,
+            )],
+        ),
         Function::new(
             "replace",
             vec![
-                Overload::member("string_replace_string_string", vec![s(), s(), s()], s(), replace),
-                Overload::member("string_replace_string_string_int", vec![s(), s(), s(), i()], s(), replace),
+                Overload::member(
+                    "string_replace_string_string",
+                    vec![s(), s(), s()],
+                    s(),
+                    replace,
+                ),
+                Overload::member(
+                    "string_replace_string_string_int",
+                    vec![s(), s(), s(), i()],
+                    s(),
+                    replace,
+                ),
             ],
         ),
         Function::new(
             "split",
             vec![
-                Overload::member("string_split_string", vec![s(), s()], Type::list(s()), split),
-                Overload::member("string_split_string_int", vec![s(), s(), i()], Type::list(s()), split),
+                Overload::member(
+                    "string_split_string",
+                    vec![s(), s()],
+                    Type::list(s()),
+                    split,
+                ),
+                Overload::member(
+                    "string_split_string_int",
+                    vec![s(), s(), i()],
+                    Type::list(s()),
+                    split,
+                ),
             ],
         ),
         Function::new(
             "substring",
             vec![
                 Overload::member("string_substring_int", vec![s(), i()], s(), substring),
-                Overload::member("string_substring_int_int", vec![s(), i(), i()], s(), substring),
+                Overload::member(
+                    "string_substring_int_int",
+                    vec![s(), i(), i()],
+                    s(),
+                    substring,
+                ),
             ],
         ),
-        Function::new("trim", vec![Overload::member("string_trim", vec![s()], s(), trim)]),
-        Function::new("upperAscii", vec![Overload::member("string_upper_ascii", vec![s()], s(), upper_ascii)]),
+        Function::new(
+            "trim",
+            vec![Overload::member("string_trim", vec![s()], s(), trim)],
+        ),
+        Function::new(
+            "upperAscii",
+            vec![Overload::member(
+                "string_upper_ascii",
+                vec![s()],
+                s(),
+                upper_ascii,
+            )],
+        ),
     ];
     if v >= 1 {
         out.push(Function::new(
             "format",
-            vec![Overload::member("string_format", vec![s(), Type::list(Type::Dyn)], s(), format)],
+            vec![Overload::member(
+                "string_format",
+                vec![s(), Type::list(Type::Dyn)],
+                s(),
+                format,
+            )],
         ));
-        out.push(Function::new("strings.quote", vec![Overload::global("strings_quote", vec![s()], s(), quote)]));
+        out.push(Function::new(
+            "strings.quote",
+            vec![Overload::global("strings_quote", vec![s()], s(), quote)],
+        ));
     }
-    let (join0, join1): (crate::cel::env::Impl, crate::cel::env::Impl) =
-        if v >= 2 { (join_v2, join_v2) } else { (join_v0, join_v0) };
+    let (join0, join1): (crate::cel::env::Impl, crate::cel::env::Impl) = if v >= 2 {
+        (join_v2, join_v2)
+    } else {
+        (join_v0, join_v0)
+    };
     out.push(Function::new(
         "join",
         vec![
@@ -213,13 +291,26 @@ fn replace<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
     let s = str_arg(args, 0)?;
     let old = str_arg(args, 1)?;
     let new = str_arg(args, 2)?;
-    let n = if args.len() > 3 { int_arg(args, 3)? } else { -1 };
+    let n = if args.len() > 3 {
+        int_arg(args, 3)?
+    } else {
+        -1
+    };
     if n == 0 || old == new {
         return Ok(Val::str(s));
     }
-    let matches = if old.is_empty() { s.chars().count() + 1 } else { s.matches(old).count() };
-    let count = if n < 0 { matches } else { matches.min(n as usize) };
-    let size = (s.len() as u128 + count as u128 * new.len() as u128).saturating_sub(count as u128 * old.len() as u128);
+    let matches = if old.is_empty() {
+        s.chars().count() + 1
+    } else {
+        s.matches(old).count()
+    };
+    let count = if n < 0 {
+        matches
+    } else {
+        matches.min(n as usize)
+    };
+    let size = (s.len() as u128 + count as u128 * new.len() as u128)
+        .saturating_sub(count as u128 * old.len() as u128);
     if size > MAX_STRING_BYTES as u128 {
         return Err(EvalError::cost_limit());
     }
@@ -231,13 +322,21 @@ fn replace<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
 fn split<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
     let s = str_arg(args, 0)?;
     let sep = str_arg(args, 1)?;
-    let n = if args.len() > 2 { int_arg(args, 2)? } else { -1 };
+    let n = if args.len() > 2 {
+        int_arg(args, 2)?
+    } else {
+        -1
+    };
     if n == 0 {
         return Ok(Val::list(Vec::new()));
     }
     let pieces: Vec<Val<'a>> = if sep.is_empty() {
         let count = s.chars().count();
-        let n = if n < 0 || n as usize > count { count } else { n as usize };
+        let n = if n < 0 || n as usize > count {
+            count
+        } else {
+            n as usize
+        };
         let mut out = Vec::with_capacity(n);
         let mut rest = s;
         for _ in 0..n.saturating_sub(1) {
@@ -265,7 +364,10 @@ fn substring<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
     let end = if args.len() > 2 {
         let end = int_arg(args, 2)?;
         if start > end {
-            return Err(EvalError::new(format!("invalid substring range. start: {}, end: {}", start, end)));
+            return Err(EvalError::new(format!(
+                "invalid substring range. start: {}, end: {}",
+                start, end
+            )));
         }
         Some(end)
     } else {
@@ -302,12 +404,19 @@ fn go_val_text(v: &Val) -> String {
 
 /// `list.join()` / `list.join(sep)` from version 2: elements must be strings.
 fn join_v2<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
-    join_with(args, |v| EvalError::new(format!("join: invalid input: {}", go_val_text(v))))
+    join_with(args, |v| {
+        EvalError::new(format!("join: invalid input: {}", go_val_text(v)))
+    })
 }
 
 /// Version 0 joins a list converted to `[]string` first.
 fn join_v0<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
-    join_with(args, |v| EvalError::new(format!("type conversion error from '{}' to 'string'", v.type_name())))
+    join_with(args, |v| {
+        EvalError::new(format!(
+            "type conversion error from '{}' to 'string'",
+            v.type_name()
+        ))
+    })
 }
 
 fn join_with<'a>(args: &[Val<'a>], bad: impl Fn(&Val) -> EvalError) -> EvalResult<'a> {
@@ -315,11 +424,19 @@ fn join_with<'a>(args: &[Val<'a>], bad: impl Fn(&Val) -> EvalError) -> EvalResul
         Some(Val::List(l)) => l.try_items()?,
         _ => return Err(EvalError::no_such_overload()),
     };
-    let sep = if args.len() > 1 { str_arg(args, 1)? } else { "" };
+    let sep = if args.len() > 1 {
+        str_arg(args, 1)?
+    } else {
+        ""
+    };
     let mut size = 0usize;
     for (i, v) in items.iter().enumerate() {
-        let Val::String(s) = v else { return Err(bad(v)) };
-        size = size.saturating_add(s.as_str().len()).saturating_add(if i > 0 { sep.len() } else { 0 });
+        let Val::String(s) = v else {
+            return Err(bad(v));
+        };
+        size = size
+            .saturating_add(s.as_str().len())
+            .saturating_add(if i > 0 { sep.len() } else { 0 });
     }
     if size > MAX_STRING_BYTES {
         return Err(EvalError::cost_limit());
@@ -385,19 +502,34 @@ struct FmtError {
 
 impl FmtError {
     fn new(msg: impl Into<String>) -> FmtError {
-        FmtError { msg: msg.into(), id: None, too_large: false }
+        FmtError {
+            msg: msg.into(),
+            id: None,
+            too_large: false,
+        }
     }
     fn at(id: u64, msg: impl Into<String>) -> FmtError {
-        FmtError { msg: msg.into(), id: Some(id), too_large: false }
+        FmtError {
+            msg: msg.into(),
+            id: Some(id),
+            too_large: false,
+        }
     }
     fn too_large() -> FmtError {
-        FmtError { msg: String::new(), id: None, too_large: true }
+        FmtError {
+            msg: String::new(),
+            id: None,
+            too_large: true,
+        }
     }
     fn wrap(self, prefix: &str) -> FmtError {
         if self.too_large {
             return self;
         }
-        FmtError { msg: format!("{}: {}", prefix, self.msg), ..self }
+        FmtError {
+            msg: format!("{}: {}", prefix, self.msg),
+            ..self
+        }
     }
 }
 
@@ -437,7 +569,8 @@ fn parse_format(
         if arg >= nargs {
             return Err(FmtError::new(format!("index {} out of range", arg)));
         }
-        let (read, c) = parse_clause(&b[i + 1..]).map_err(|e| e.wrap("could not parse formatting clause"))?;
+        let (read, c) =
+            parse_clause(&b[i + 1..]).map_err(|e| e.wrap("could not parse formatting clause"))?;
         let budget = MAX_STRING_BYTES.saturating_sub(out.len());
         let text = clause(arg, c, budget).map_err(|e| e.wrap("error during formatting"))?;
         out.extend_from_slice(text.as_bytes());
@@ -447,13 +580,15 @@ fn parse_format(
         i += 1 + read;
         arg += 1;
     }
-    let s = String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    let s = String::from_utf8(out)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     Ok((s, requested))
 }
 
 /// The clause after a `%`: optional precision, then the verb. Returns the bytes read.
 fn parse_clause(rest: &[u8]) -> Result<(usize, Clause), FmtError> {
-    let (read, precision) = parse_precision(rest).map_err(|e| e.wrap("error while parsing precision"))?;
+    let (read, precision) =
+        parse_precision(rest).map_err(|e| e.wrap("error while parsing precision"))?;
     let Some(&r) = rest.get(read) else {
         return Err(FmtError::new("unexpected end of string"));
     };
@@ -466,7 +601,12 @@ fn parse_clause(rest: &[u8]) -> Result<(usize, Clause), FmtError> {
         b'x' => Clause::Hex(false),
         b'X' => Clause::Hex(true),
         b'o' => Clause::Octal,
-        other => return Err(FmtError::new(format!("unrecognized formatting clause \"{}\"", other as char))),
+        other => {
+            return Err(FmtError::new(format!(
+                "unrecognized formatting clause \"{}\"",
+                other as char
+            )))
+        }
     };
     Ok((read + 1, c))
 }
@@ -501,7 +641,9 @@ fn parse_precision(rest: &[u8]) -> Result<(usize, Option<i64>), FmtError> {
 /// `"...".format(args)` at run time.
 fn format<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
     let f = str_arg(args, 0)?;
-    let Some(Val::List(list)) = args.get(1) else { return Err(EvalError::no_such_overload()) };
+    let Some(Val::List(list)) = args.get(1) else {
+        return Err(EvalError::no_such_overload());
+    };
     let mut clause = |i: usize, c: Clause, budget: usize| -> Result<String, FmtError> {
         let v = match list.get(i) {
             Some(Ok(v)) => v,
@@ -773,7 +915,15 @@ fn rfc3339_nano(secs: i64, nanos: u32) -> String {
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
     let (y, m, d) = super::civil_from_days(days);
-    let mut s = format!("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", y, m, d, rem / 3600, rem % 3600 / 60, rem % 60);
+    let mut s = format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+        y,
+        m,
+        d,
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    );
     if nanos > 0 {
         let frac = format!("{:09}", nanos);
         s.push('.');
@@ -785,11 +935,22 @@ fn rfc3339_nano(secs: i64, nanos: u32) -> String {
 
 /// A list or map inside `%s`: elements printed as CEL literals (cel-go's `formatList` /
 /// `formatMap`), map entries sorted by their printed keys.
-fn format_aggregate(v: &Val, out: &mut String, budget: usize, depth: usize) -> Result<(), FmtError> {
+fn format_aggregate(
+    v: &Val,
+    out: &mut String,
+    budget: usize,
+    depth: usize,
+) -> Result<(), FmtError> {
     if depth > MAX_FORMAT_DEPTH {
         return Err(FmtError::too_large());
     }
-    let check = |out: &String| if out.len() > budget { Err(FmtError::too_large()) } else { Ok(()) };
+    let check = |out: &String| {
+        if out.len() > budget {
+            Err(FmtError::too_large())
+        } else {
+            Ok(())
+        }
+    };
     match v {
         Val::List(l) => {
             out.push('[');
@@ -876,7 +1037,9 @@ fn format_member(v: &Val, out: &mut String, budget: usize, depth: usize) -> Resu
             out.push_str(&gofmt::quote(&to_cel_string(v)?));
             out.push(')');
         }
-        Val::List(_) | Val::Map(_) => format_aggregate(v, out, budget.saturating_sub(out.len()), depth)?,
+        Val::List(_) | Val::Map(_) => {
+            format_aggregate(v, out, budget.saturating_sub(out.len()), depth)?
+        }
         Val::Double(d) => {
             if d.is_nan() {
                 out.push_str("\"NaN\"");
@@ -886,7 +1049,12 @@ fn format_member(v: &Val, out: &mut String, budget: usize, depth: usize) -> Resu
                 out.push_str(&format!("{:.6}", d));
             }
         }
-        other => return Err(FmtError::new(format!("no formatting function for {}", other.type_name()))),
+        other => {
+            return Err(FmtError::new(format!(
+                "no formatting function for {}",
+                other.type_name()
+            )))
+        }
     }
     Ok(())
 }
@@ -938,7 +1106,13 @@ fn visit(checked: &Checked, e: &IdedExpr, issues: &mut Vec<CheckIssue>) {
             }
         }
         Expr::Comprehension(c) => {
-            for x in [&c.iter_range, &c.accu_init, &c.loop_cond, &c.loop_step, &c.result] {
+            for x in [
+                &c.iter_range,
+                &c.accu_init,
+                &c.loop_cond,
+                &c.loop_step,
+                &c.result,
+            ] {
                 visit(checked, x, issues);
             }
         }
@@ -957,19 +1131,28 @@ fn check_format_call(checked: &Checked, e: &IdedExpr, issues: &mut Vec<CheckIssu
             return;
         }
     }
-    let Expr::Literal(LiteralValue::String(fmt)) = &target.expr else { return };
+    let Expr::Literal(LiteralValue::String(fmt)) = &target.expr else {
+        return;
+    };
     if c.args.len() != 1 {
         return;
     }
-    let Expr::List(list) = &c.args[0].expr else { return };
+    let Expr::List(list) = &c.args[0].expr else {
+        return;
+    };
     let args = &list.elements;
     let mut clause = |i: usize, cl: Clause, _budget: usize| -> Result<String, FmtError> {
-        let Some(arg) = args.get(i) else { return Err(FmtError::new(format!("index {} out of range", i))) };
+        let Some(arg) = args.get(i) else {
+            return Err(FmtError::new(format!("index {} out of range", i)));
+        };
         check_clause(checked, arg, cl).map(|_| String::new())
     };
     let report = |id: u64, msg: String, issues: &mut Vec<CheckIssue>| {
         let offset = checked.source.offset_of(id).unwrap_or(0);
-        issues.push(CheckIssue { offset, message: msg });
+        issues.push(CheckIssue {
+            offset,
+            message: msg,
+        });
     };
     match parse_format(fmt.inner(), args.len(), false, &mut clause) {
         Err(err) => report(err.id.unwrap_or(e.id), err.msg, issues),
@@ -1018,7 +1201,10 @@ fn one_of(checked: &Checked, id: u64, kinds: &[&str]) -> bool {
 }
 
 fn static_error(checked: &Checked, id: u64, what: &str) -> FmtError {
-    FmtError::at(id, format!("{}, was given {}", what, checked.type_of(id).kind_name()))
+    FmtError::at(
+        id,
+        format!("{}, was given {}", what, checked.type_of(id).kind_name()),
+    )
 }
 
 fn check_clause(checked: &Checked, arg: &IdedExpr, c: Clause) -> Result<(), FmtError> {
@@ -1032,9 +1218,15 @@ fn check_clause(checked: &Checked, arg: &IdedExpr, c: Clause) -> Result<(), FmtE
         }
         Clause::Decimal => (one_of(checked, id, &["int", "uint"]), DECIMAL_CLAUSE),
         Clause::Fixed(_) => (one_of(checked, id, &["double", "string"]), FIXED_CLAUSE),
-        Clause::Scientific(_) => (one_of(checked, id, &["double", "string"]), SCIENTIFIC_CLAUSE),
+        Clause::Scientific(_) => (
+            one_of(checked, id, &["double", "string"]),
+            SCIENTIFIC_CLAUSE,
+        ),
         Clause::Binary => (one_of(checked, id, &["int", "uint", "bool"]), BINARY_CLAUSE),
-        Clause::Hex(_) => (one_of(checked, id, &["int", "uint", "string", "bytes"]), HEX_CLAUSE),
+        Clause::Hex(_) => (
+            one_of(checked, id, &["int", "uint", "string", "bytes"]),
+            HEX_CLAUSE,
+        ),
         Clause::Octal => (one_of(checked, id, &["int", "uint"]), OCTAL_CLAUSE),
     };
     if ok {
@@ -1046,15 +1238,29 @@ fn check_clause(checked: &Checked, arg: &IdedExpr, c: Clause) -> Result<(), FmtE
 
 /// cel-go's `verifyString`: the id of the first (sub)expression `%s` cannot print.
 fn verify_string(checked: &Checked, e: &IdedExpr) -> Option<u64> {
-    const OK: [&str; 12] =
-        ["list", "map", "int", "uint", "double", "bool", "string", "timestamp", "bytes", "duration", "type", "null"];
+    const OK: [&str; 12] = [
+        "list",
+        "map",
+        "int",
+        "uint",
+        "double",
+        "bool",
+        "string",
+        "timestamp",
+        "bytes",
+        "duration",
+        "type",
+        "null",
+    ];
     if !one_of(checked, e.id, &OK) {
         return Some(e.id);
     }
     match &e.expr {
         Expr::List(l) => l.elements.iter().find_map(|x| verify_string(checked, x)),
         Expr::Map(m) => m.entries.iter().find_map(|en| match &en.expr {
-            EntryExpr::MapEntry(me) => verify_string(checked, &me.key).or_else(|| verify_string(checked, &me.value)),
+            EntryExpr::MapEntry(me) => {
+                verify_string(checked, &me.key).or_else(|| verify_string(checked, &me.value))
+            }
             EntryExpr::StructField(f) => verify_string(checked, &f.value),
         }),
         _ => None,
@@ -1086,8 +1292,14 @@ mod tests {
     fn char_at_counts_code_points() {
         assert_eq!(show(char_at(&[s("©αT"), Val::Int(1)])), "α");
         assert_eq!(show(char_at(&[s("tacocat"), Val::Int(7)])), "");
-        assert_eq!(show(char_at(&[s("tacocat"), Val::Int(30)])), "error: index out of range: 30");
-        assert_eq!(show(char_at(&[s("tacocat"), Val::Int(-1)])), "error: index out of range: -1");
+        assert_eq!(
+            show(char_at(&[s("tacocat"), Val::Int(30)])),
+            "error: index out of range: 30"
+        );
+        assert_eq!(
+            show(char_at(&[s("tacocat"), Val::Int(-1)])),
+            "error: index out of range: -1"
+        );
     }
 
     #[test]
@@ -1095,10 +1307,22 @@ mod tests {
         assert_eq!(show(index_of(&[s("hello mellow"), s("")])), "0");
         assert_eq!(show(index_of(&[s("hello mellow"), s("ello")])), "1");
         assert_eq!(show(index_of(&[s("hello mellow"), s("jello")])), "-1");
-        assert_eq!(show(index_of(&[s("hello mellow"), s(""), Val::Int(2)])), "2");
-        assert_eq!(show(index_of(&[s("hello mellow"), s("ello"), Val::Int(2)])), "7");
-        assert_eq!(show(index_of(&[s("hello mellow"), s("ello"), Val::Int(20)])), "-1");
-        assert_eq!(show(index_of(&[s("hello mellow"), s("ello"), Val::Int(-1)])), "error: index out of range: -1");
+        assert_eq!(
+            show(index_of(&[s("hello mellow"), s(""), Val::Int(2)])),
+            "2"
+        );
+        assert_eq!(
+            show(index_of(&[s("hello mellow"), s("ello"), Val::Int(2)])),
+            "7"
+        );
+        assert_eq!(
+            show(index_of(&[s("hello mellow"), s("ello"), Val::Int(20)])),
+            "-1"
+        );
+        assert_eq!(
+            show(index_of(&[s("hello mellow"), s("ello"), Val::Int(-1)])),
+            "error: index out of range: -1"
+        );
         assert_eq!(show(index_of(&[s("ta©o©αT"), s("©")])), "2");
         assert_eq!(show(index_of(&[s(""), s("a")])), "-1");
     }
@@ -1108,39 +1332,93 @@ mod tests {
         assert_eq!(show(last_index_of(&[s("hello mellow"), s("")])), "12");
         assert_eq!(show(last_index_of(&[s("hello mellow"), s("ello")])), "7");
         assert_eq!(show(last_index_of(&[s("hello mellow"), s("jello")])), "-1");
-        assert_eq!(show(last_index_of(&[s("hello mellow"), s("ello"), Val::Int(6)])), "1");
-        assert_eq!(show(last_index_of(&[s("hello mellow"), s("ello"), Val::Int(20)])), "-1");
+        assert_eq!(
+            show(last_index_of(&[s("hello mellow"), s("ello"), Val::Int(6)])),
+            "1"
+        );
+        assert_eq!(
+            show(last_index_of(&[s("hello mellow"), s("ello"), Val::Int(20)])),
+            "-1"
+        );
         assert_eq!(
             show(last_index_of(&[s("hello mellow"), s("ello"), Val::Int(-1)])),
             "error: index out of range: -1"
         );
-        assert_eq!(show(last_index_of(&[s("bananananana"), s("nana"), Val::Int(7)])), "6");
-        assert_eq!(show(last_index_of(&[s("ta©o©αT"), s("©"), Val::Int(3)])), "2");
-        assert_eq!(show(last_index_of(&[s("ta©o©αT"), s("©α"), Val::Int(4)])), "4");
-        assert_eq!(show(last_index_of(&[s("hello wello"), s("hello wello")])), "0");
+        assert_eq!(
+            show(last_index_of(&[s("bananananana"), s("nana"), Val::Int(7)])),
+            "6"
+        );
+        assert_eq!(
+            show(last_index_of(&[s("ta©o©αT"), s("©"), Val::Int(3)])),
+            "2"
+        );
+        assert_eq!(
+            show(last_index_of(&[s("ta©o©αT"), s("©α"), Val::Int(4)])),
+            "4"
+        );
+        assert_eq!(
+            show(last_index_of(&[s("hello wello"), s("hello wello")])),
+            "0"
+        );
         assert_eq!(show(last_index_of(&[s("ab"), s("abc")])), "-1");
-        assert_eq!(show(last_index_of(&[s(""), s("a")])), "error: index out of range: -1");
+        assert_eq!(
+            show(last_index_of(&[s(""), s("a")])),
+            "error: index out of range: -1"
+        );
     }
 
     #[test]
     fn replace_and_split() {
-        assert_eq!(show(replace(&[s("hello hello"), s("he"), s("we")])), "wello wello");
-        assert_eq!(show(replace(&[s("hello hello"), s("he"), s("we"), Val::Int(1)])), "wello hello");
-        assert_eq!(show(replace(&[s("hello hello"), s("he"), s("we"), Val::Int(0)])), "hello hello");
-        assert_eq!(show(replace(&[s("hello hello"), s(""), s("_")])), "_h_e_l_l_o_ _h_e_l_l_o_");
-        assert_eq!(show(replace(&[s("abc"), s(""), s("_"), Val::Int(2)])), "_a_bc");
+        assert_eq!(
+            show(replace(&[s("hello hello"), s("he"), s("we")])),
+            "wello wello"
+        );
+        assert_eq!(
+            show(replace(&[s("hello hello"), s("he"), s("we"), Val::Int(1)])),
+            "wello hello"
+        );
+        assert_eq!(
+            show(replace(&[s("hello hello"), s("he"), s("we"), Val::Int(0)])),
+            "hello hello"
+        );
+        assert_eq!(
+            show(replace(&[s("hello hello"), s(""), s("_")])),
+            "_h_e_l_l_o_ _h_e_l_l_o_"
+        );
+        assert_eq!(
+            show(replace(&[s("abc"), s(""), s("_"), Val::Int(2)])),
+            "_a_bc"
+        );
         let big = "x".repeat(10_000);
         assert_eq!(
             show(replace(&[s(&big), s(""), s(&big)])),
             "error: operation cancelled: actual cost limit exceeded"
         );
-        assert_eq!(show(split(&[s("hello hello hello"), s(" ")])), "[\"hello\", \"hello\", \"hello\"]");
-        assert_eq!(show(split(&[s("hello hello hello"), s(" "), Val::Int(0)])), "[]");
-        assert_eq!(show(split(&[s("hello hello hello"), s(" "), Val::Int(1)])), "[\"hello hello hello\"]");
-        assert_eq!(show(split(&[s("hello hello hello"), s(" "), Val::Int(2)])), "[\"hello\", \"hello hello\"]");
-        assert_eq!(show(split(&[s("o©o©o©o"), s("©"), Val::Int(-1)])), "[\"o\", \"o\", \"o\", \"o\"]");
+        assert_eq!(
+            show(split(&[s("hello hello hello"), s(" ")])),
+            "[\"hello\", \"hello\", \"hello\"]"
+        );
+        assert_eq!(
+            show(split(&[s("hello hello hello"), s(" "), Val::Int(0)])),
+            "[]"
+        );
+        assert_eq!(
+            show(split(&[s("hello hello hello"), s(" "), Val::Int(1)])),
+            "[\"hello hello hello\"]"
+        );
+        assert_eq!(
+            show(split(&[s("hello hello hello"), s(" "), Val::Int(2)])),
+            "[\"hello\", \"hello hello\"]"
+        );
+        assert_eq!(
+            show(split(&[s("o©o©o©o"), s("©"), Val::Int(-1)])),
+            "[\"o\", \"o\", \"o\", \"o\"]"
+        );
         assert_eq!(show(split(&[s("a©c"), s("")])), "[\"a\", \"©\", \"c\"]");
-        assert_eq!(show(split(&[s("abc"), s(""), Val::Int(2)])), "[\"a\", \"bc\"]");
+        assert_eq!(
+            show(split(&[s("abc"), s(""), Val::Int(2)])),
+            "[\"a\", \"bc\"]"
+        );
         assert_eq!(show(split(&[s(""), s("")])), "[]");
         assert_eq!(show(split(&[s(""), s(",")])), "[\"\"]");
     }
@@ -1148,17 +1426,32 @@ mod tests {
     #[test]
     fn substrings_and_case() {
         assert_eq!(show(substring(&[s("tacocat"), Val::Int(4)])), "cat");
-        assert_eq!(show(substring(&[s("ta©o©αT"), Val::Int(2), Val::Int(6)])), "©o©α");
-        assert_eq!(show(substring(&[s("tacocat"), Val::Int(49), Val::Int(50)])), "error: index out of range: 49");
+        assert_eq!(
+            show(substring(&[s("ta©o©αT"), Val::Int(2), Val::Int(6)])),
+            "©o©α"
+        );
+        assert_eq!(
+            show(substring(&[s("tacocat"), Val::Int(49), Val::Int(50)])),
+            "error: index out of range: 49"
+        );
         assert_eq!(
             show(substring(&[s("tacocat"), Val::Int(2), Val::Int(1)])),
             "error: invalid substring range. start: 2, end: 1"
         );
-        assert_eq!(show(substring(&[s("tacocat"), Val::Int(-1)])), "error: index out of range: -1");
+        assert_eq!(
+            show(substring(&[s("tacocat"), Val::Int(-1)])),
+            "error: index out of range: -1"
+        );
         assert_eq!(show(lower_ascii(&[s("TacoCÆt Xii")])), "tacocÆt xii");
         assert_eq!(show(upper_ascii(&[s("tacoCαt")])), "TACOCαT");
-        assert_eq!(show(trim(&[s("\u{85}\u{a0}\u{1680}text\u{2028}\u{3000}")])), "text");
-        assert_eq!(show(trim(&[s("\u{180e}text\u{200b}")])), "\u{180e}text\u{200b}");
+        assert_eq!(
+            show(trim(&[s("\u{85}\u{a0}\u{1680}text\u{2028}\u{3000}")])),
+            "text"
+        );
+        assert_eq!(
+            show(trim(&[s("\u{180e}text\u{200b}")])),
+            "\u{180e}text\u{200b}"
+        );
     }
 
     #[test]
@@ -1167,7 +1460,10 @@ mod tests {
         assert_eq!(show(join_v2(&[l.clone()])), "abc");
         assert_eq!(show(join_v2(&[l, s("-")])), "a-b-c");
         assert_eq!(show(join_v2(&[Val::list(vec![]), s("-")])), "");
-        assert_eq!(show(join_v2(&[Val::list(vec![s("a"), Val::Int(1)])])), "error: join: invalid input: 1");
+        assert_eq!(
+            show(join_v2(&[Val::list(vec![s("a"), Val::Int(1)])])),
+            "error: join: invalid input: 1"
+        );
         assert_eq!(show(quote(&[s("bell\x07")])), "\"bell\\a\"");
         assert_eq!(show(quote(&[s("mid \" quote")])), "\"mid \\\" quote\"");
         assert_eq!(show(quote(&[s("\\ x 😀")])), "\"\\\\ x 😀\"");
@@ -1185,20 +1481,58 @@ mod tests {
         assert_eq!(fmt("%f", vec![Val::Double(f64::NEG_INFINITY)]), "-∞");
         assert_eq!(fmt("%f", vec![s("NaN")]), "NaN");
         assert_eq!(fmt("%e", vec![Val::Double(2.71828)]), "2.718280×10⁰⁰");
-        assert_eq!(fmt("%.6e", vec![Val::Double(1052.032911275)]), "1.052033×10⁰³");
+        assert_eq!(
+            fmt("%.6e", vec![Val::Double(1052.032911275)]),
+            "1.052033×10⁰³"
+        );
         assert_eq!(fmt("%e", vec![Val::Double(0.000123)]), "1.230000×10⁻⁰⁴");
         assert_eq!(fmt("%b", vec![Val::Int(-5)]), "-101");
         assert_eq!(fmt("%b", vec![Val::Bool(true)]), "1");
         assert_eq!(fmt("%o", vec![Val::Uint(65535)]), "177777");
         assert_eq!(fmt("%x", vec![Val::Int(-30)]), "-1e");
-        assert_eq!(fmt("%X", vec![s("Hello world!")]), "48656C6C6F20776F726C6421");
-        assert_eq!(fmt("%x", vec![Val::Bytes(std::rc::Rc::from(&b"\x00\x00byte"[..]))]), "000062797465");
+        assert_eq!(
+            fmt("%X", vec![s("Hello world!")]),
+            "48656C6C6F20776F726C6421"
+        );
+        assert_eq!(
+            fmt(
+                "%x",
+                vec![Val::Bytes(std::rc::Rc::from(&b"\x00\x00byte"[..]))]
+            ),
+            "000062797465"
+        );
         assert_eq!(fmt("%s", vec![Val::Double(0.000000002)]), "2e-09");
         assert_eq!(fmt("%s", vec![Val::Duration(Duration(2))]), "0.000000002s");
-        assert_eq!(fmt("%s", vec![Val::Duration(Duration(6_347_000_000_000))]), "6347s");
-        assert_eq!(fmt("%s", vec![Val::Timestamp(Timestamp { secs: 1_675_467_080, nanos: 0 })]), "2023-02-03T23:31:20Z");
+        assert_eq!(
+            fmt("%s", vec![Val::Duration(Duration(6_347_000_000_000))]),
+            "6347s"
+        );
+        assert_eq!(
+            fmt(
+                "%s",
+                vec![Val::Timestamp(Timestamp {
+                    secs: 1_675_467_080,
+                    nanos: 0
+                })]
+            ),
+            "2023-02-03T23:31:20Z"
+        );
         assert_eq!(fmt("%s", vec![Val::Type(Type::String)]), "string");
         assert_eq!(fmt("%s", vec![Val::Null]), "null");
+        let mixed = vec![
+            Val::Int(1),
+            s("abc"),
+            Val::Double(1.0),
+            Val::Duration(Duration(60_000_000_000)),
+            Val::Timestamp(Timestamp {
+                secs: 946_684_800,
+                nanos: 0,
+            }),
+        ];
+        assert_eq!(
+            fmt("%d %s %f %s %s", mixed),
+            "1 abc 1.000000 60s 2000-01-01T00:00:00Z"
+        );
     }
 
     #[test]
@@ -1208,10 +1542,20 @@ mod tests {
             Val::Double(3.14),
             Val::Null,
             Val::list(vec![Val::Int(9), Val::Int(8)]),
-            Val::Timestamp(Timestamp { secs: 1_675_467_080, nanos: 0 }),
+            Val::Timestamp(Timestamp {
+                secs: 1_675_467_080,
+                nanos: 0,
+            }),
         ]);
-        assert_eq!(fmt("%s", vec![l]), "[\"abc\", 3.140000, null, [9, 8], timestamp(\"2023-02-03T23:31:20Z\")]");
-        let l = Val::list(vec![Val::Double(f64::NAN), Val::Double(f64::INFINITY), Val::Double(f64::NEG_INFINITY)]);
+        assert_eq!(
+            fmt("%s", vec![l]),
+            "[\"abc\", 3.140000, null, [9, 8], timestamp(\"2023-02-03T23:31:20Z\")]"
+        );
+        let l = Val::list(vec![
+            Val::Double(f64::NAN),
+            Val::Double(f64::INFINITY),
+            Val::Double(f64::NEG_INFINITY),
+        ]);
         assert_eq!(fmt("%s", vec![l]), "[\"NaN\", \"+Inf\", \"-Inf\"]");
         let m = Val::map(vec![
             (s("key1"), Val::Bytes(std::rc::Rc::from(&b"xyz"[..]))),
@@ -1224,7 +1568,11 @@ mod tests {
             fmt("%s", vec![m]),
             "{\"key1\":b\"xyz\", \"key2\":duration(\"7200s\"), \"key3\":2.718280, \"key4\":true, \"key5\":null}"
         );
-        let m = Val::map(vec![(Val::Int(1), s("v1")), (Val::Uint(2), s("v2")), (Val::Bool(true), Val::Double(f64::NAN))]);
+        let m = Val::map(vec![
+            (Val::Int(1), s("v1")),
+            (Val::Uint(2), s("v2")),
+            (Val::Bool(true), Val::Double(f64::NAN)),
+        ]);
         assert_eq!(fmt("%s", vec![m]), "{1:\"v1\", 2:\"v2\", true:\"NaN\"}");
     }
 
@@ -1234,9 +1582,15 @@ mod tests {
             fmt("%a", vec![Val::Int(1)]),
             "error: could not parse formatting clause: unrecognized formatting clause \"a\""
         );
-        assert_eq!(fmt("%d %d %d", vec![Val::Int(0), Val::Int(1)]), "error: index 2 out of range");
+        assert_eq!(
+            fmt("%d %d %d", vec![Val::Int(0), Val::Int(1)]),
+            "error: index 2 out of range"
+        );
         assert_eq!(fmt("filler %", vec![]), "error: index 0 out of range");
-        assert_eq!(fmt("filler %", vec![Val::Int(1)]), "error: unexpected end of string");
+        assert_eq!(
+            fmt("filler %", vec![Val::Int(1)]),
+            "error: unexpected end of string"
+        );
         assert_eq!(
             fmt("%.34", vec![Val::Double(5.0)]),
             "error: could not parse formatting clause: error while parsing precision: could not find end of precision specifier"
@@ -1267,7 +1621,10 @@ mod tests {
     fn format_output_is_bounded() {
         let inner = Val::list((0..1000).map(|_| s(&"x".repeat(1000))).collect());
         let outer = Val::list((0..1000).map(|_| inner.clone()).collect());
-        assert_eq!(fmt("%s", vec![outer]), "error: operation cancelled: actual cost limit exceeded");
+        assert_eq!(
+            fmt("%s", vec![outer]),
+            "error: operation cancelled: actual cost limit exceeded"
+        );
         assert_eq!(
             fmt("%.9999999f", vec![Val::Double(1.0)]).len(),
             "1.".len() + (9_999_999usize as u8 as usize)
@@ -1278,12 +1635,14 @@ mod tests {
     fn validate(expr: &str) -> String {
         let opts = EnvOptions::for_version(35);
         let env = crate::cel::base_env(&opts);
-        let prog = match crate::cel::compile(env, expr) {
-            Ok(p) => p,
+        let checked = match crate::cel::parse(&opts, expr)
+            .and_then(|(x, src)| crate::cel::checker::check(&env, x, src))
+        {
+            Ok(c) => c,
             Err(e) => return format!("compile error: {}", e),
         };
-        let issues = validate_format_calls(&opts, &prog.checked);
-        crate::cel::checker::format_issues(&prog.checked.source, &issues)
+        let issues = validate_format_calls(&opts, &checked);
+        crate::cel::checker::format_issues(&checked.source, &issues)
     }
 
     #[test]
@@ -1304,7 +1663,10 @@ mod tests {
             validate("\"filler %\".format([])"),
             "ERROR: <input>:1:18: unexpected end of string\n | \"filler %\".format([])\n | .................^"
         );
-        assert_eq!(validate("\"%s %s\".format([\"abc\"])").lines().next(), Some("ERROR: <input>:1:15: index 1 out of range"));
+        assert_eq!(
+            validate("\"%s %s\".format([\"abc\"])").lines().next(),
+            Some("ERROR: <input>:1:15: index 1 out of range")
+        );
         assert_eq!(
             validate("\"%d\".format([duration(\"30m2s\")])").lines().next(),
             Some("ERROR: <input>:1:22: error during formatting: decimal clause can only be used on integers, was given google.protobuf.Duration")
@@ -1316,7 +1678,12 @@ mod tests {
 
     #[test]
     fn versions() {
-        let names = |m: u32| functions(&EnvOptions::for_version(m)).into_iter().map(|f| f.name).collect::<Vec<_>>();
+        let names = |m: u32| {
+            functions(&EnvOptions::for_version(m))
+                .into_iter()
+                .map(|f| f.name)
+                .collect::<Vec<_>>()
+        };
         assert!(!names(28).contains(&"format"));
         assert!(names(28).contains(&"join"));
         assert!(names(29).contains(&"format"));

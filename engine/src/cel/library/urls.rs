@@ -822,4 +822,21 @@ mod tests {
             .query()
             .is_empty());
     }
+
+    #[test]
+    fn evaluates_through_the_environment() {
+        let v = crate::version::KubeVersion::parse("1.36").unwrap();
+        let out = crate::cel::eval::evaluate(
+            "url('https://a.io:8443/p?x=1').getPort() == '8443' && isURL('/x') && !isURL('x')",
+            None,
+            None,
+            v,
+        );
+        assert_eq!(
+            out.get("value"),
+            Some(&serde_json::json!(true)),
+            "{:?}",
+            out
+        );
+    }
 }

@@ -1,6 +1,7 @@
 //! cel-go's AST validators (`cel/validator.go`) that the Kubernetes base environment
-//! enables from 1.29: `ValidateDurationLiterals`, `ValidateTimestampLiterals`,
-//! `ValidateRegexLiterals` and `ValidateHomogeneousAggregateLiterals`.
+//! enables: `ValidateDurationLiterals`, `ValidateTimestampLiterals`,
+//! `ValidateRegexLiterals` (1.29+) and `ValidateHomogeneousAggregateLiterals` (always:
+//! cel-go's `HomogeneousAggregateLiterals()`, on since 1.0, is this validator).
 //!
 //! - `duration(<literal>)` / `timestamp(<literal>)` calls are evaluated at compile time;
 //!   a failure is `invalid duration argument` / `invalid timestamp argument` at the literal.
@@ -8,7 +9,9 @@
 //!   the *string* of the global form `matches(s, p)`) must compile as a Go regexp when it
 //!   is a literal: `invalid matches argument`.
 //! - list and map literals must have elements (keys, values) of equivalent types, except
-//!   inside string `format` calls: `expected type 'A' but found 'B'`.
+//!   anywhere below a `format` call (the strings extension exempts it):
+//!   `expected type 'A' but found 'B'` at the first differing element (lists) or at
+//!   every differing key and value (maps).
 
 use crate::cel::checker::{CheckIssue, Checked};
 use crate::cel::env::EnvOptions;
@@ -41,9 +44,9 @@ pub fn validate(opts: &EnvOptions, checked: &Checked) -> Vec<CheckIssue> {
                         format_issues.push(issue);
                     }
                 }
-                let child_in_format = c.func_name == "format";
+                let child_in_format = in_format || c.func_name == "format";
                 if let Some(t) = &c.target {
-                    stack.push((t, false));
+                    stack.push((t, child_in_format));
                 }
                 for a in c.args.iter().rev() {
                     stack.push((a, child_in_format));
@@ -71,15 +74,15 @@ pub fn validate(opts: &EnvOptions, checked: &Checked) -> Vec<CheckIssue> {
             Expr::Struct(s) => {
                 for en in s.entries.iter().rev() {
                     match &en.expr {
-                        EntryExpr::StructField(f) => stack.push((&f.value, false)),
+                        EntryExpr::StructField(f) => stack.push((&f.value, in_format)),
                         EntryExpr::MapEntry(me) => {
-                            stack.push((&me.value, false));
-                            stack.push((&me.key, false));
+                            stack.push((&me.value, in_format));
+                            stack.push((&me.key, in_format));
                         }
                     }
                 }
             }
-            Expr::Select(s) => stack.push((&s.operand, false)),
+            Expr::Select(s) => stack.push((&s.operand, in_format)),
             Expr::Comprehension(c) => {
                 for x in [
                     &c.result,
@@ -88,7 +91,7 @@ pub fn validate(opts: &EnvOptions, checked: &Checked) -> Vec<CheckIssue> {
                     &c.accu_init,
                     &c.iter_range,
                 ] {
-                    stack.push((x, false));
+                    stack.push((x, in_format));
                 }
             }
             Expr::Literal(_) | Expr::Ident(_) | Expr::Unspecified => {}
@@ -387,6 +390,17 @@ mod tests {
         // Inside format calls, mixed literals are fine.
         if let Ok(found) = issues(35, "'%s %s'.format([x, 1])", &[("x", Type::Dyn)]) {
             assert!(found.is_empty(), "{:?}", found);
+        }
+        // Anywhere below a format call.
+        if let Ok(found) = issues(35, "'%s'.format([[x, 1].map(y, y)])", &[("x", Type::Dyn)]) {
+            assert!(found.is_empty(), "{:?}", found);
+        }
+        // Negative literals are positioned at their sign.
+        if let Ok(found) = issues(35, "[1, -2.0]", &[]) {
+            assert_eq!(
+                found,
+                vec!["4: expected type 'int' but found 'double'".to_string()]
+            );
         }
         if let Ok(found) = issues(35, "{'a': x, 'b': 1, 1: x}", &[("x", Type::Dyn)]) {
             assert_eq!(

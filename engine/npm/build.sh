@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Builds the npm package `crdlab` (the engine as WebAssembly, src/wasm.rs, feature `wasm`)
+# for the three wasm-pack targets: OUT_DIR/web, OUT_DIR/bundler and OUT_DIR/nodejs, each a
+# package.json named crdlab, crdlab.js, crdlab.d.ts, crdlab_bg.wasm and a README.
+#
+#   engine/npm/build.sh OUT_DIR
+#
+# Installs and downloads nothing: wasm-pack 0.15.1 and wasm-bindgen-cli 0.2.130 (cargo
+# install), the wasm32-unknown-unknown target and the npm package binaryen@132 (its wasm-opt,
+# tests/node_modules/.bin) must be there (scripts/install-tools puts them there). wasm-pack
+# runs with --mode no-install and without its own wasm-opt (Cargo.toml metadata); this
+# script runs binaryen's wasm-opt on each module. Env: WASM_OPT (the wasm-opt to use).
+set -euo pipefail
+
+usage() { echo "usage: engine/npm/build.sh OUT_DIR" >&2; exit 2; }
+[ $# -eq 1 ] || usage
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+mkdir -p "$1"
+out=$(cd "$1" && pwd)
+here="$root/engine/npm"
+
+WASM_PACK_VERSION=0.15.1
+WASM_BINDGEN_VERSION=0.2.130
+BINARYEN_VERSION=132
+wasm_opt=${WASM_OPT:-$root/tests/node_modules/.bin/wasm-opt}
+
+missing=()
+[ "$(wasm-pack --version 2>/dev/null || true)" = "wasm-pack $WASM_PACK_VERSION" ] ||
+  missing+=("wasm-pack $WASM_PACK_VERSION (cargo install wasm-pack --version $WASM_PACK_VERSION --locked)")
+[ "$(wasm-bindgen --version 2>/dev/null || true)" = "wasm-bindgen $WASM_BINDGEN_VERSION" ] ||
+  missing+=("wasm-bindgen-cli $WASM_BINDGEN_VERSION (cargo install wasm-bindgen-cli --version $WASM_BINDGEN_VERSION)")
+rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown ||
+  missing+=("the wasm32-unknown-unknown target (rustup target add wasm32-unknown-unknown)")
+[ "$("$wasm_opt" --version 2>/dev/null | cut -d' ' -f3)" = "$BINARYEN_VERSION" ] ||
+  missing+=("wasm-opt $BINARYEN_VERSION from npm binaryen@$BINARYEN_VERSION at $wasm_opt (cd tests && npm ci)")
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "engine/npm/build.sh: missing tools (scripts/install-tools installs them):" >&2
+  printf '  - %s\n' "${missing[@]}" >&2
+  exit 1
+fi
+
+# Size over speed for the module (its own target dir, so the playground's and the tests'
+# builds keep their profile): opt-level z keeps the wasm under the 800 KB gzip budget.
+# The stack is 4 MiB rather than 1: the engine's walkers are bounded at 512 levels, and a
+# wasm stack overflow would abort the module.
+export CARGO_TARGET_DIR="$root/target/npm-cargo"
+export CARGO_PROFILE_RELEASE_OPT_LEVEL=z
+export CARGO_PROFILE_RELEASE_LTO=fat
+export CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
+export CARGO_PROFILE_RELEASE_PANIC=abort
+export RUSTFLAGS="${RUSTFLAGS:-} -C link-arg=-zstack-size=4194304"
+
+# wasm-pack asks crates.io for its latest version (a metadata request, at most daily); a
+# dead proxy makes that fail at once, and cargo runs --offline (crates come from
+# `cargo fetch` in scripts/install-tools), so the build touches no network.
+noproxy=(env ALL_PROXY=http://127.0.0.1:9 HTTPS_PROXY=http://127.0.0.1:9 HTTP_PROXY=http://127.0.0.1:9
+  all_proxy=http://127.0.0.1:9 https_proxy=http://127.0.0.1:9 http_proxy=http://127.0.0.1:9)
+
+targets=(web bundler nodejs)
+for target in "${targets[@]}"; do
+  echo "== crdlab npm: wasm-pack --target $target"
+  rm -rf "${out:?}/$target"
+  "${noproxy[@]}" wasm-pack --quiet build "$root/engine" --mode no-install --release --no-opt --weak-refs \
+    --target "$target" --out-dir "$out/$target" --out-name crdlab \
+    -- --locked --offline --no-default-features --features wasm
+  rm -f "$out/$target/.gitignore"
+done
+
+# binaryen's wasm-opt. wasm-bindgen usually writes the same module for the three targets:
+# then it is optimized once and copied; otherwise the three run side by side.
+echo "== crdlab npm: wasm-opt -Oz (binaryen $BINARYEN_VERSION)"
+optimize() {
+  "$wasm_opt" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+    --enable-mutable-globals --enable-reference-types --enable-multivalue "$1" -o "$1.opt"
+}
+first="$out/${targets[0]}/crdlab_bg.wasm"
+same=1
+for target in "${targets[@]}"; do
+  cmp -s "$first" "$out/$target/crdlab_bg.wasm" || same=0
+done
+if [ $same = 1 ]; then
+  optimize "$first"
+  for target in "${targets[@]:1}"; do cp "$first.opt" "$out/$target/crdlab_bg.wasm.opt"; done
+else
+  pids=()
+  for target in "${targets[@]}"; do
+    optimize "$out/$target/crdlab_bg.wasm" &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid"; done
+fi
+for target in "${targets[@]}"; do
+  wasm="$out/$target/crdlab_bg.wasm"
+  echo "$target: $(wc -c <"$wasm") -> $(wc -c <"$wasm.opt") bytes"
+  mv "$wasm.opt" "$wasm"
+  node "$here/package.mjs" "$out/$target" "$target"
+done
+echo "== crdlab npm: built $out/{web,bundler,nodejs}"

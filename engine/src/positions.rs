@@ -1,0 +1,828 @@
+//! Diagnostics an editor can underline: the `field.Path` of an error (as answers print it,
+//! `spec.containers[0].env[FOO]`) mapped to the range of the CRD or object text it came
+//! from, through the [`SourceMap`] the reader built ([`crate::yaml::read_document_with_positions`]).
+//!
+//! A printed path is ambiguous (`[0]` is an index or a key, a property name may hold a dot),
+//! so it is resolved against the document's JSON value. A path the text does not have (a
+//! required field that is missing, a value that came from an alias) maps to its deepest
+//! ancestor the text has.
+
+use crate::yaml::{PathSeg, Range, SourceMap};
+use serde_json::Value;
+
+/// One step of a printed field path: `.name` or `[text]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FieldSeg {
+    Field(String),
+    Bracket(String),
+}
+
+/// Splits a printed field path; `<nil>` and the empty path are the root.
+pub fn parse_field_path(path: &str) -> Vec<FieldSeg> {
+    let mut out = Vec::new();
+    if path == "<nil>" {
+        return out;
+    }
+    let mut name = String::new();
+    let mut chars = path.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '.' => {
+                if !name.is_empty() {
+                    out.push(FieldSeg::Field(std::mem::take(&mut name)));
+                }
+            }
+            '[' => {
+                if !name.is_empty() {
+                    out.push(FieldSeg::Field(std::mem::take(&mut name)));
+                }
+                // The bracket ends at the first `]` followed by `.`, `[` or the end (a key
+                // may itself hold `]`).
+                let rest = &path[i + 1..];
+                let mut end = None;
+                for (j, _) in rest.match_indices(']') {
+                    if matches!(rest[j + 1..].chars().next(), None | Some('.') | Some('[')) {
+                        end = Some(j);
+                        break;
+                    }
+                }
+                let end = end.unwrap_or(rest.len());
+                out.push(FieldSeg::Bracket(rest[..end].to_string()));
+                let stop = i + 1 + end;
+                while matches!(chars.peek(), Some(&(k, _)) if k <= stop) {
+                    chars.next();
+                }
+            }
+            c => name.push(c),
+        }
+    }
+    if !name.is_empty() {
+        out.push(FieldSeg::Field(name));
+    }
+    out
+}
+
+/// Resolves a printed path against the document: `[n]` is an index in a list and a key in
+/// a map; a name missing from a map is tried joined with the next names (`a.b` as one
+/// property); `['k']` (CEL's `fieldPath` style) is the key `k`. Steps beyond the document
+/// are kept as they read.
+pub fn json_path(segs: &[FieldSeg], doc: &Value) -> Vec<PathSeg> {
+    let mut out = Vec::with_capacity(segs.len());
+    let mut cur = Some(doc);
+    let mut i = 0;
+    while i < segs.len() {
+        let (seg, used) = match (&segs[i], cur) {
+            (FieldSeg::Field(name), Some(Value::Object(m))) => {
+                let mut joined = name.clone();
+                let mut found = m.contains_key(name).then_some(1);
+                let mut j = i + 1;
+                while found.is_none() {
+                    match segs.get(j) {
+                        Some(FieldSeg::Field(n)) => {
+                            joined.push('.');
+                            joined.push_str(n);
+                            j += 1;
+                            if m.contains_key(&joined) {
+                                found = Some(j - i);
+                            }
+                        }
+                        _ => break,
+                    }
+                }
+                match found {
+                    Some(1) | None => (PathSeg::Key(name.clone()), 1),
+                    Some(n) => (PathSeg::Key(joined), n),
+                }
+            }
+            (FieldSeg::Field(name), _) => (PathSeg::Key(name.clone()), 1),
+            (FieldSeg::Bracket(t), Some(Value::Array(_))) => match t.parse::<usize>() {
+                Ok(n) => (PathSeg::Index(n), 1),
+                Err(_) => (PathSeg::Key(t.clone()), 1),
+            },
+            (FieldSeg::Bracket(t), Some(Value::Object(m))) => {
+                if m.contains_key(t) {
+                    (PathSeg::Key(t.clone()), 1)
+                } else {
+                    (PathSeg::Key(unquote(t).to_string()), 1)
+                }
+            }
+            (FieldSeg::Bracket(t), _) => match t.parse::<usize>() {
+                Ok(n) => (PathSeg::Index(n), 1),
+                Err(_) => (PathSeg::Key(unquote(t).to_string()), 1),
+            },
+        };
+        cur = match (&seg, cur) {
+            (PathSeg::Key(k), Some(Value::Object(m))) => m.get(k),
+            (PathSeg::Index(n), Some(Value::Array(a))) => a.get(*n),
+            _ => None,
+        };
+        out.push(seg);
+        i += used;
+    }
+    out
+}
+
+fn unquote(t: &str) -> &str {
+    for q in ['\'', '"'] {
+        if t.len() >= 2 && t.starts_with(q) && t.ends_with(q) {
+            return &t[1..t.len() - 1];
+        }
+    }
+    t
+}
+
+/// Where a path points in a document's text: the range to underline, and whether the node
+/// itself is in the text (`false`: the range is its deepest ancestor's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Located {
+    pub range: Range,
+    pub exact: bool,
+}
+
+/// The range of a JSON path in a document's text.
+pub fn locate(path: &[PathSeg], map: &SourceMap) -> Option<Located> {
+    let (node, depth) = map.nearest(path)?;
+    Some(Located {
+        range: node.underline(),
+        exact: depth == path.len(),
+    })
+}
+
+/// The range an object's error (its printed field path) underlines in the object's text.
+pub fn object_range(field: &str, doc: &Value, map: &SourceMap) -> Option<Located> {
+    locate(&json_path(&parse_field_path(field), doc), map)
+}
+
+/// The range a CRD error (its printed field path) underlines in the CRD's text. The
+/// apiserver validates its internal view of the CRD: when every version has the same
+/// schema (always so for one version) it reports `spec.validation`, `spec.subresources` and
+/// `spec.additionalPrinterColumns`, which the text holds under the (first) version.
+pub fn crd_range(field: &str, crd: &Value, map: &SourceMap) -> Option<Located> {
+    let segs = crd_text_path(parse_field_path(field), crd);
+    locate(&json_path(&segs, crd), map)
+}
+
+/// The range of a rule's text in the CRD: `schema_path` as [`crate::request::RuleReport`]
+/// prints it (`openAPIV3Schema.properties[spec].x-kubernetes-validations[0]`), in the
+/// version at `version_index` of `spec.versions`.
+pub fn rule_range(
+    schema_path: &str,
+    version_index: usize,
+    crd: &Value,
+    map: &SourceMap,
+) -> Option<Located> {
+    let mut segs = vec![
+        FieldSeg::Field("spec".into()),
+        FieldSeg::Field("versions".into()),
+        FieldSeg::Bracket(version_index.to_string()),
+        FieldSeg::Field("schema".into()),
+    ];
+    segs.extend(parse_field_path(schema_path));
+    segs.push(FieldSeg::Field("rule".into()));
+    locate(&json_path(&segs, crd), map)
+}
+
+/// Rewrites the internal view's version-independent fields to where the text has them.
+fn crd_text_path(mut segs: Vec<FieldSeg>, crd: &Value) -> Vec<FieldSeg> {
+    let hoisted = match (segs.first(), segs.get(1)) {
+        (Some(FieldSeg::Field(a)), Some(FieldSeg::Field(b))) if a == "spec" => match b.as_str() {
+            "validation" => Some("schema"),
+            "subresources" => Some("subresources"),
+            "additionalPrinterColumns" => Some("additionalPrinterColumns"),
+            _ => None,
+        },
+        _ => None,
+    };
+    let Some(field) = hoisted else { return segs };
+    let versions = crd.pointer("/spec/versions").and_then(Value::as_array);
+    let index = versions
+        .and_then(|vs| {
+            vs.iter()
+                .position(|v| v.get(field).is_some_and(|x| !x.is_null()))
+        })
+        .unwrap_or(0);
+    segs.splice(
+        1..2,
+        [
+            FieldSeg::Field("versions".into()),
+            FieldSeg::Bracket(index.to_string()),
+            FieldSeg::Field(field.into()),
+        ],
+    );
+    segs
+}
+
+/// A range for a reading error at `line`/`column` (1-based, columns in characters, as
+/// [`crate::yaml::ReadError`] counts them): from there to the end of the line (the last
+/// character of the line when the error is at its end).
+pub fn error_range(text: &str, line: usize, column: usize) -> Option<Range> {
+    let lines: Vec<&str> = text.split('\n').collect();
+    if line == 0 {
+        return None;
+    }
+    // An error past the last line or on a blank one (the end of the text) is placed at the
+    // end of the last line with text.
+    let (mut line, mut column) = if line > lines.len() {
+        (lines.len(), usize::MAX)
+    } else {
+        (line, column)
+    };
+    while line > 1 && lines[line - 1].trim().is_empty() {
+        line -= 1;
+        column = usize::MAX;
+    }
+    let offset: usize = lines[..line - 1]
+        .iter()
+        .map(|l| l.encode_utf16().count() + 1)
+        .sum();
+    let l = lines[line - 1];
+    let content = l.strip_suffix('\r').unwrap_or(l).trim_end();
+    let chars: Vec<char> = content.chars().collect();
+    let mut start = column.saturating_sub(1).min(chars.len());
+    if start == chars.len() && start > 0 {
+        start -= 1;
+    }
+    let u16_of = |n: usize| chars[..n].iter().map(|c| c.len_utf16()).sum::<usize>();
+    let (a, b) = (u16_of(start), u16_of(chars.len()));
+    let n = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
+    Some(Range {
+        start_line: n(line),
+        start_column: n(a + 1),
+        end_line: n(line),
+        end_column: n(b + 1),
+        start_offset: n(offset + a),
+        end_offset: n(offset + b),
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Answers with positions: what the npm package returns (`src/wasm.rs`), built here so that
+// native tests cover it.
+
+/// A document read from text: its JSON value and where each node stands.
+#[derive(Clone, Debug)]
+pub struct Source {
+    pub value: Value,
+    pub map: SourceMap,
+}
+
+impl Source {
+    /// One document (see [`crate::yaml::read_document`]).
+    pub fn read(text: &str) -> Result<Source, crate::yaml::ReadError> {
+        let (value, map) = crate::yaml::read_document_with_positions(text)?;
+        Ok(Source { value, map })
+    }
+
+    /// The CRD of a text, chosen as [`crate::crd::parse_crd_text`] chooses it.
+    pub fn read_crd(text: &str) -> Result<Source, crate::LoadError> {
+        let mut docs = crate::yaml::read_documents_with_positions(text)?;
+        let values: Vec<Value> = docs.iter_mut().map(|(v, _)| std::mem::take(v)).collect();
+        let chosen = choose_crd(&values)?;
+        let (_, map) = docs.swap_remove(chosen);
+        let value = values.into_iter().nth(chosen).unwrap_or(Value::Null);
+        Ok(Source { value, map })
+    }
+}
+
+/// Which document of a stream is the CRD: [`crate::crd::parse_crd_text`]'s choice (the
+/// first `CustomResourceDefinition`, or a lone document without kind that has a `spec`),
+/// with its errors; `tests::crd_choice_matches_the_loader` keeps the two in step.
+fn choose_crd(docs: &[Value]) -> Result<usize, crate::LoadError> {
+    let mut seen_kinds = Vec::new();
+    for (i, d) in docs.iter().enumerate() {
+        match d {
+            Value::Null => continue,
+            Value::Object(m) => {
+                let kind = m.get("kind").and_then(Value::as_str).unwrap_or("");
+                if kind == "CustomResourceDefinition"
+                    || kind.is_empty() && m.contains_key("spec") && seen_kinds.is_empty()
+                {
+                    return Ok(i);
+                }
+                seen_kinds.push(if kind.is_empty() {
+                    "<no kind>".to_string()
+                } else {
+                    kind.to_string()
+                });
+            }
+            other => seen_kinds.push(format!("<{}>", crate::crd::json_type_name(other))),
+        }
+    }
+    Err(crate::LoadError::new(if seen_kinds.is_empty() {
+        "no CustomResourceDefinition found: the document is empty".to_string()
+    } else {
+        format!(
+            "no CustomResourceDefinition found: the document holds {}",
+            seen_kinds.join(", ")
+        )
+    }))
+}
+
+/// An error of an answer (`{field, type, detail, message}`), with the range of the text it
+/// came from when there is one: the CRD's text for `crdErrors`, the object's for `errors`
+/// and `warnings`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+pub struct Diagnostic {
+    /// The field path, as the apiserver prints it (`spec.containers[0].name`).
+    pub field: String,
+    /// `Invalid value`, `Required value`, ...
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub detail: String,
+    /// The apiserver's message: `<field>: <type>: <value>: <detail>`.
+    pub message: String,
+    /// Where to underline (absent when the input was given as an object, not text).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub range: Option<Range>,
+    /// `false` when the field is not in the text (a missing required field): `range` is
+    /// then its closest ancestor's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub exact: Option<bool>,
+}
+
+/// A CEL rule of the CRD (`x-kubernetes-validations`), with the range of its `rule` text.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+pub struct Rule {
+    /// The CRD version the rule belongs to.
+    pub version: String,
+    /// `openAPIV3Schema.properties[spec].x-kubernetes-validations[0]`.
+    pub schema_path: String,
+    pub rule: String,
+    pub uses_old_self: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub max_cost: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub max_cardinality: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub estimated_cost: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub range: Option<Range>,
+}
+
+/// A cost range `{min, max}`.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+pub struct CostEstimate {
+    pub min: u64,
+    pub max: u64,
+}
+
+/// Expression mode's answer (`evaluate`, or a request with `mode: "eval"`).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+pub struct EvalResult {
+    /// The expression does not compile (parse or type-check error, cel-go's text).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub compile_error: Option<String>,
+    /// The expression checks but cannot become a program (e.g. a bad constant regex).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub program_error: Option<String>,
+    /// The CEL type of the result (`int`, `list(string)`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub output_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub estimated_cost: Option<CostEstimate>,
+    /// The result as plain JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional, type = "JsonValue"))]
+    pub value: Option<Value>,
+    /// The result with its CEL types (`{"int": 1}`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional, type = "JsonValue"))]
+    pub typed_value: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub eval_error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub actual_cost: Option<u64>,
+}
+
+impl EvalResult {
+    /// From expression mode's answer fields ([`crate::cel::eval::evaluate`]); a JSON `null`
+    /// result stays a value.
+    pub fn from_fields(f: &serde_json::Map<String, Value>) -> EvalResult {
+        let s = |k: &str| f.get(k).and_then(Value::as_str).map(str::to_string);
+        let u = |k: &str| f.get(k).and_then(Value::as_u64);
+        EvalResult {
+            compile_error: s("compileError"),
+            program_error: s("programError"),
+            output_type: s("outputType"),
+            estimated_cost: f.get("estimatedCost").and_then(|c| {
+                Some(CostEstimate {
+                    min: c.get("min")?.as_u64()?,
+                    max: c.get("max")?.as_u64()?,
+                })
+            }),
+            value: f.get("value").cloned(),
+            typed_value: f.get("typedValue").cloned(),
+            eval_error: s("evalError"),
+            actual_cost: u("actualCost"),
+        }
+    }
+}
+
+/// The `crdlab batch` answer with positions: every error, warning and rule carries the
+/// range of the text it came from. Failures (`error` in a batch answer) are not here: the
+/// npm package throws them.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify), tsify(rename = "Answer"))]
+pub struct AnnotatedAnswer {
+    /// The request's `id` (absent for a compiled CRD's `validate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional, type = "JsonValue"))]
+    pub id: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub crd_errors: Option<Vec<Diagnostic>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub crd_warnings: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub rules: Option<Vec<Rule>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub rule_cost_total: Option<u64>,
+    /// The object after pruning and defaulting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional, type = "JsonValue"))]
+    pub defaulted: Option<Value>,
+    /// Paths of the fields pruned from the object.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub unknown_fields: Option<Vec<String>>,
+    /// Beside `unknownFields`, one each: where the pruned field stands in the object's text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional, type = "(Range | null)[]"))]
+    pub unknown_field_ranges: Option<Vec<Option<Range>>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub errors: Option<Vec<Diagnostic>>,
+    /// Ratcheted errors (updates).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub warnings: Option<Vec<Diagnostic>>,
+    /// CEL's runtime budget left (absent when no rule ran).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub remaining_budget: Option<i64>,
+    /// Expression mode's fields.
+    #[serde(flatten)]
+    pub eval: EvalResult,
+}
+
+/// Errors with the ranges `locate` finds for their fields.
+pub fn diagnostics(
+    errs: &[crate::field::ErrorReport],
+    locate: impl Fn(&str) -> Option<Located>,
+) -> Vec<Diagnostic> {
+    errs.iter()
+        .map(|e| {
+            let at = locate(&e.field);
+            Diagnostic {
+                field: e.field.clone(),
+                kind: e.kind.clone(),
+                detail: e.detail.clone(),
+                message: e.message.clone(),
+                range: at.map(|l| l.range),
+                exact: at.map(|l| l.exact),
+            }
+        })
+        .collect()
+}
+
+/// A CRD's `crdErrors`, located in its text.
+pub fn crd_diagnostics(
+    errs: &[crate::field::ErrorReport],
+    crd: Option<&Source>,
+) -> Vec<Diagnostic> {
+    diagnostics(errs, |f| crd.and_then(|s| crd_range(f, &s.value, &s.map)))
+}
+
+/// An object's errors, located in its text.
+pub fn object_diagnostics(
+    errs: &[crate::field::ErrorReport],
+    obj: Option<&Source>,
+) -> Vec<Diagnostic> {
+    diagnostics(errs, |f| {
+        obj.and_then(|s| object_range(f, &s.value, &s.map))
+    })
+}
+
+/// Where each pruned field (`unknownFields`) stands in the object's text: its key.
+pub fn unknown_field_ranges(fields: &[String], obj: &Source) -> Vec<Option<Range>> {
+    fields
+        .iter()
+        .map(|f| {
+            let path = json_path(&parse_field_path(f), &obj.value);
+            let (node, depth) = obj.map.nearest(&path)?;
+            Some(match node.key {
+                Some(k) if depth == path.len() => k,
+                _ => node.underline(),
+            })
+        })
+        .collect()
+}
+
+/// The rules of one version, each with the range of its text in the CRD.
+pub fn version_rules(ver: &crate::crd::CompiledVersion, crd: Option<&Source>) -> Vec<Rule> {
+    crate::cel::rule_reports(ver)
+        .into_iter()
+        .map(|r| Rule {
+            range: crd
+                .and_then(|s| rule_range(&r.schema_path, ver.index, &s.value, &s.map))
+                .map(|l| l.range),
+            version: ver.name.clone(),
+            schema_path: r.schema_path,
+            rule: r.rule,
+            uses_old_self: r.uses_old_self,
+            max_cost: r.max_cost,
+            max_cardinality: r.max_cardinality,
+            estimated_cost: r.estimated_cost,
+        })
+        .collect()
+}
+
+/// A batch answer with positions: `crd` is the CRD's text (when given as text) and
+/// `version` the version validated against; `obj` is the object's text.
+pub fn annotate(
+    answer: crate::request::Answer,
+    crd: Option<&Source>,
+    version: Option<&crate::crd::CompiledVersion>,
+    obj: Option<&Source>,
+) -> AnnotatedAnswer {
+    let unknown_field_ranges = match (&answer.unknown_fields, obj) {
+        (Some(u), Some(s)) => Some(unknown_field_ranges(u, s)),
+        _ => None,
+    };
+    let rules = match (answer.rules, version) {
+        (Some(_), Some(v)) => Some(version_rules(v, crd)),
+        (Some(rs), None) => Some(
+            rs.into_iter()
+                .map(|r| Rule {
+                    version: String::new(),
+                    schema_path: r.schema_path,
+                    rule: r.rule,
+                    uses_old_self: r.uses_old_self,
+                    max_cost: r.max_cost,
+                    max_cardinality: r.max_cardinality,
+                    estimated_cost: r.estimated_cost,
+                    range: None,
+                })
+                .collect(),
+        ),
+        (None, _) => None,
+    };
+    AnnotatedAnswer {
+        id: Some(answer.id),
+        crd_errors: answer.crd_errors.map(|e| crd_diagnostics(&e, crd)),
+        crd_warnings: answer.crd_warnings,
+        rules,
+        rule_cost_total: answer.rule_cost_total,
+        defaulted: answer.defaulted,
+        unknown_fields: answer.unknown_fields,
+        unknown_field_ranges,
+        errors: answer.errors.map(|e| object_diagnostics(&e, obj)),
+        warnings: answer.warnings.map(|e| object_diagnostics(&e, obj)),
+        remaining_budget: answer.remaining_budget,
+        eval: EvalResult::from_fields(&answer.eval),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::read_document_with_positions;
+
+    fn lines(l: Option<Located>) -> (u32, u32, u32, u32, bool) {
+        let l = l.expect("a range");
+        (
+            l.range.start_line,
+            l.range.start_column,
+            l.range.end_line,
+            l.range.end_column,
+            l.exact,
+        )
+    }
+
+    #[test]
+    fn parses_printed_paths() {
+        use FieldSeg::*;
+        assert_eq!(parse_field_path("<nil>"), vec![]);
+        assert_eq!(
+            parse_field_path("spec.containers[0].env[FOO]"),
+            vec![
+                Field("spec".into()),
+                Field("containers".into()),
+                Bracket("0".into()),
+                Field("env".into()),
+                Bracket("FOO".into())
+            ]
+        );
+        assert_eq!(
+            parse_field_path(".spec['a.b']"),
+            vec![Field("spec".into()), Bracket("'a.b'".into())]
+        );
+        assert_eq!(
+            parse_field_path("m[a]b].x"),
+            vec![Field("m".into()), Bracket("a]b".into()), Field("x".into())]
+        );
+    }
+
+    const OBJ: &str = "apiVersion: v1\nkind: X\nmetadata:\n  name: n\n  labels:\n    app.kubernetes.io/name: x\nspec:\n  containers:\n  - name: a\n    env:\n      FOO: bar\n  - name: b\n  \"0\": zero\n  a.b: dotted\n";
+
+    #[test]
+    fn object_paths() {
+        let (doc, map) = read_document_with_positions(OBJ).unwrap();
+        assert_eq!(
+            lines(object_range("spec.containers[0].env[FOO]", &doc, &map)),
+            (11, 12, 11, 15, true)
+        );
+        assert_eq!(
+            lines(object_range("spec.containers[1].name", &doc, &map)),
+            (12, 11, 12, 12, true)
+        );
+        // A list item without a key: its first line.
+        assert_eq!(
+            lines(object_range("spec.containers[1]", &doc, &map)),
+            (12, 5, 12, 12, true)
+        );
+        assert_eq!(
+            lines(object_range("spec[0]", &doc, &map)),
+            (13, 8, 13, 12, true)
+        );
+        assert_eq!(
+            lines(object_range("spec.a.b", &doc, &map)),
+            (14, 8, 14, 14, true)
+        );
+        assert_eq!(
+            lines(object_range(
+                "metadata.labels[app.kubernetes.io/name]",
+                &doc,
+                &map
+            )),
+            (6, 29, 6, 30, true)
+        );
+        // Missing: the deepest ancestor, a collection's key.
+        assert_eq!(
+            lines(object_range("spec.replicas", &doc, &map)),
+            (7, 1, 7, 5, false)
+        );
+        assert_eq!(
+            lines(object_range("<nil>", &doc, &map)),
+            (1, 1, 1, 15, true)
+        );
+    }
+
+    const CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - rule: self.x >
+              message: broken
+"#;
+
+    #[test]
+    fn crd_paths() {
+        let (doc, map) = read_document_with_positions(CRD).unwrap();
+        let rule =
+            "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule";
+        assert_eq!(lines(crd_range(rule, &doc, &map)), (20, 21, 20, 29, true));
+        let direct = "spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule";
+        assert_eq!(lines(crd_range(direct, &doc, &map)), (20, 21, 20, 29, true));
+        assert_eq!(
+            lines(crd_range("spec.subresources.status", &doc, &map)),
+            (12, 20, 12, 26, true)
+        );
+        assert_eq!(
+            lines(crd_range("spec.names.listKind", &doc, &map)),
+            (6, 3, 6, 8, false)
+        );
+        assert_eq!(
+            lines(crd_range("metadata.name", &doc, &map)),
+            (3, 18, 3, 37, true)
+        );
+        let r = rule_range(
+            "openAPIV3Schema.properties[spec].x-kubernetes-validations[0]",
+            0,
+            &doc,
+            &map,
+        );
+        assert_eq!(lines(r), (20, 21, 20, 29, true));
+    }
+
+    #[test]
+    fn crd_choice_matches_the_loader() {
+        let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec: {}\n";
+        for text in [
+            crd.to_string(),
+            format!("kind: ConfigMap\n---\n{}", crd),
+            "---\n---\nspec: {group: x}\n".to_string(),
+            "kind: ConfigMap\n---\nspec: {}\n".to_string(),
+            "- 1\n---\nkind: Secret\n---\n".to_string(),
+            "".to_string(),
+            "{\"kind\": \"CustomResourceDefinition\", \"spec\": {}}".to_string(),
+        ] {
+            let ours = Source::read_crd(&text).map(|s| s.value);
+            let loader = crate::crd::parse_crd_text(&text);
+            assert_eq!(ours, loader, "{:?}", text);
+        }
+    }
+
+    #[test]
+    fn error_ranges() {
+        let r = error_range("a: 1\nbé: [1, 2\n", 2, 2).unwrap();
+        assert_eq!(
+            (
+                r.start_line,
+                r.start_column,
+                r.end_line,
+                r.end_column,
+                r.start_offset,
+                r.end_offset
+            ),
+            (2, 2, 2, 10, 6, 14)
+        );
+        let r = error_range("x\n", 1, 5).unwrap();
+        assert_eq!((r.start_column, r.end_column), (1, 2));
+        let r = error_range("a: [1", 2, 1).unwrap();
+        assert_eq!((r.start_line, r.start_column, r.end_column), (1, 5, 6));
+        let r = error_range("a: 1\nb: [1\n\n", 4, 1).unwrap();
+        assert_eq!(
+            (r.start_line, r.start_column, r.end_column, r.start_offset),
+            (2, 5, 6, 9)
+        );
+        assert!(error_range("x", 0, 1).is_none());
+    }
+
+    #[test]
+    fn answers_carry_ranges() {
+        let crd_text = CRD.replace("self.x >", "self.x > 1").replace(
+            "names: {kind: Widget, plural: widgets}",
+            "names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}",
+        );
+        let crd_text = crd_text.replace("            type: object\n            x-kubernetes", "            type: object\n            properties:\n              x: {type: integer, maximum: 5}\n            x-kubernetes");
+        let obj_text = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec:\n  x: 7\n  extra: 1\n";
+        let req = crate::Request {
+            crd: Some(Value::String(crd_text.clone())),
+            object: Some(Value::String(obj_text.into())),
+            ..Default::default()
+        };
+        let mut engine = crate::Engine::new();
+        let answer = engine.handle(&req);
+        assert_eq!(answer.error, None);
+        let crd = Source::read_crd(&crd_text).unwrap();
+        let compiled = engine
+            .compiled(&req, crate::KubeVersion::default())
+            .unwrap();
+        let obj = Source::read(obj_text).unwrap();
+        let a = annotate(answer, Some(&crd), compiled.version(None), Some(&obj));
+        assert_eq!(a.crd_errors.as_deref(), Some(&[][..]));
+        let errs = a.errors.unwrap();
+        assert_eq!(errs.len(), 1, "{:?}", errs);
+        assert_eq!(errs[0].field, "spec.x");
+        let r = errs[0].range.unwrap();
+        assert_eq!(
+            (r.start_line, r.start_column, r.end_line, r.end_column),
+            (5, 6, 5, 7)
+        );
+        let rules = a.rules.unwrap();
+        let r = rules[0].range.unwrap();
+        assert_eq!((r.start_line, r.start_column, r.end_column), (22, 21, 31));
+        assert_eq!(a.unknown_fields.unwrap(), vec!["spec.extra"]);
+        let r = a.unknown_field_ranges.unwrap()[0].unwrap();
+        assert_eq!((r.start_line, r.start_column, r.end_column), (6, 3, 8));
+    }
+}
