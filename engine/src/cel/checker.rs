@@ -304,8 +304,7 @@ pub fn declared_ident(opts: &super::env::EnvOptions, name: &str) -> Option<Type>
     library_variable(opts, name)
 }
 
-/// The type-name variables libraries declare (`cel.Variable("net.IP", type(net.IP))`):
-/// unlike type names they are attributes at run time, costing 1 like any variable.
+/// The type-name variables libraries declare (`cel.Variable("net.IP", type(net.IP))`).
 pub fn library_variable(opts: &super::env::EnvOptions, name: &str) -> Option<Type> {
     if !name.starts_with("net.") {
         return None;
@@ -434,7 +433,11 @@ impl<'e> Checker<'e> {
                                 if !t.is_dyn_or_error() {
                                     self.report(
                                         el.id,
-                                        format!("expected type '{}' but found '{}'", Type::optional(t.clone()), t),
+                                        format!(
+                                            "expected type '{}' but found '{}'",
+                                            Type::optional(t.clone()).format_cel(),
+                                            t.format_cel()
+                                        ),
                                     );
                                 }
                             }
@@ -465,7 +468,11 @@ impl<'e> Checker<'e> {
                                     if !vt.is_dyn_or_error() {
                                         self.report(
                                             me.value.id,
-                                            format!("expected type '{}' but found '{}'", Type::optional(vt.clone()), vt),
+                                            format!(
+                                                "expected type '{}' but found '{}'",
+                                                Type::optional(vt.clone()).format_cel(),
+                                                vt.format_cel()
+                                            ),
                                         );
                                     }
                                 }
@@ -520,7 +527,7 @@ impl<'e> Checker<'e> {
                             comp.iter_range.id,
                             format!(
                                 "expression of type '{}' cannot be range of a comprehension (must be list, map, or dynamic)",
-                                other
+                                other.format_cel()
                             ),
                         );
                         (Type::Error, Type::Error)
@@ -550,7 +557,7 @@ impl<'e> Checker<'e> {
     fn assert_type(&mut self, e: &IdedExpr, t: &Type) {
         let got = self.get(e.id);
         if !self.is_assignable(t, &got) {
-            self.report(e.id, format!("expected type '{}' but found '{}'", t, got));
+            self.report(e.id, format!("expected type '{}' but found '{}'", t.format_cel(), got.format_cel()));
         }
     }
 
@@ -593,7 +600,7 @@ impl<'e> Checker<'e> {
             }
             other => {
                 if !other.is_dyn_or_error() {
-                    self.report(id, format!("type '{}' does not support field selection", other));
+                    self.report(id, format!("type '{}' does not support field selection", other.format_cel()));
                 }
                 Type::Dyn
             }
@@ -700,7 +707,8 @@ impl<'e> Checker<'e> {
                 self.set(id, r);
             }
             None => {
-                let shown: Vec<String> = arg_types.iter().map(|t| substitute(&self.mapping, t, true).to_string()).collect();
+                let shown: Vec<String> =
+                    arg_types.iter().map(|t| substitute(&self.mapping, t, true).format_cel()).collect();
                 let sig = if target.is_some() {
                     format!("{}.({})", shown[0], shown[1..].join(", "))
                 } else {

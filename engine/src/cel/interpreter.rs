@@ -170,10 +170,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
                 None => match type_value(name) {
                     Some(t) => Ok(Val::Type(t)),
                     None => match library_type_variable(&self.prog.env, name) {
-                        Some(v) => {
-                            self.charge(1)?;
-                            Ok(v)
-                        }
+                        Some(v) => Ok(v),
                         None => Err(EvalError::new(format!("no such attribute(s): {}", name))),
                     },
                 },
@@ -187,7 +184,6 @@ impl<'a, 'v> Evaluator<'a, 'v> {
                         return Ok(v);
                     }
                     if let Some(v) = library_type_variable(&self.prog.env, q) {
-                        self.charge(1)?;
                         return Ok(v);
                     }
                     if let Some(t) = type_value(q) {
@@ -196,10 +192,11 @@ impl<'a, 'v> Evaluator<'a, 'v> {
                     return Err(EvalError::new(format!("no such attribute(s): {}", q)));
                 }
                 let operand = self.eval(&sel.operand)?;
-                self.charge(1)?;
                 if sel.test {
+                    // Kubernetes sets PresenceTestHasCost(false): the test itself is free.
                     return has_field(&operand, &sel.field).map(Val::Bool);
                 }
+                self.charge(1)?;
                 select_field(&operand, &sel.field)
             }
             Expr::Call(call) => self.eval_call(e, call),
@@ -311,8 +308,8 @@ impl<'a, 'v> Evaluator<'a, 'v> {
             "_?_:_" => {
                 let cond = self.eval(&call.args[0])?;
                 return match cond {
-                    Val::Bool(true) => self.eval(&call.args[1]),
-                    Val::Bool(false) => self.eval(&call.args[2]),
+                    Val::Bool(true) => self.eval_branch(&call.args[1]),
+                    Val::Bool(false) => self.eval_branch(&call.args[2]),
                     _ => Err(EvalError::no_such_overload()),
                 };
             }
@@ -332,12 +329,15 @@ impl<'a, 'v> Evaluator<'a, 'v> {
                     Expr::Literal(LiteralValue::String(s)) => s.inner(),
                     _ => return Err(EvalError::no_such_overload()),
                 };
-                self.charge(1)?;
-                return optional_select(&operand, field);
+                let r = optional_select(&operand, field)?;
+                // The optional qualifier is charged only when it finds the field.
+                if let Val::Optional(Some(_)) = r {
+                    self.charge(1)?;
+                }
+                return Ok(r);
             }
             "or" | "orValue" if call.target.is_some() && self.is_optional_call(e) => {
                 let lhs = self.eval(call.target.as_deref().expect("target"))?;
-                self.charge(1)?;
                 return match lhs {
                     Val::Optional(Some(_)) if name == "or" => Ok(lhs),
                     Val::Optional(Some(v)) => Ok((*v).clone()),
@@ -351,25 +351,90 @@ impl<'a, 'v> Evaluator<'a, 'v> {
             let lhs = self.eval(&call.args[0])?;
             return Ok(Val::Bool(set.iter().any(|m| equal(m, &lhs))));
         }
-        let mut args: Vec<Val<'a>> = Vec::with_capacity(call.args.len() + 1);
+        // cel-go evaluates both operands of unary/binary calls and charges the call even
+        // when one errored (an error counts as size 1); calls with 3+ arguments stop at the
+        // first error and are charged only if every argument was evaluated.
+        let mut exprs: Vec<&'a IdedExpr> = Vec::with_capacity(call.args.len() + 1);
         if let Some(t) = &call.target {
             if !self.prog.checked.qualified.contains_key(&e.id) {
-                args.push(self.eval(t)?);
+                exprs.push(t);
             }
         }
-        for a in &call.args {
-            args.push(self.eval(a)?);
+        exprs.extend(call.args.iter());
+        let mut args: Vec<Val<'a>> = Vec::with_capacity(exprs.len());
+        let mut first_err: Option<EvalError> = None;
+        let n = exprs.len();
+        for (i, x) in exprs.iter().enumerate() {
+            match self.eval(x) {
+                Ok(v) => args.push(v),
+                Err(err) => {
+                    if err.kind == super::value::ErrorKind::CostLimit {
+                        return Err(err);
+                    }
+                    if first_err.is_none() {
+                        first_err = Some(err);
+                    }
+                    args.push(Val::Null);
+                    if n >= 3 {
+                        if i + 1 == n {
+                            let fname = self.prog.checked.qualified.get(&e.id).map(|s| s.as_str()).unwrap_or(name);
+                            let id = self.single_overload(e);
+                            let c = call_cost(fname, id, &args, &Val::Null);
+                            self.charge(c)?;
+                        }
+                        return Err(first_err.expect("set above"));
+                    }
+                }
+            }
+        }
+        if let Some(err) = first_err {
+            let fname = self.prog.checked.qualified.get(&e.id).map(|s| s.as_str()).unwrap_or(name);
+            let id = self.single_overload(e);
+            let c = call_cost(fname, id, &args, &Val::Null);
+            self.charge(c)?;
+            return Err(err);
         }
         let candidates = self.prog.checked.overloads.get(&e.id);
         let (imp, overload_id) = self.dispatch(candidates.map(|v| &v[..]).unwrap_or(&[]), &args)?;
         let result = imp(&args);
         let fname = self.prog.checked.qualified.get(&e.id).map(|s| s.as_str()).unwrap_or(name);
         let cost = match &result {
+            // An optional index that finds nothing is free (cel-go plans it as an
+            // optional qualifier).
+            Ok(Val::Optional(None)) if name == "_[?_]" || (name == "_[_]" && matches!(args.first(), Some(Val::Optional(_)))) => 0,
             Ok(r) => call_cost(fname, overload_id, &args, r),
             Err(_) => call_cost(fname, overload_id, &args, &Val::Null),
         };
         self.charge(cost)?;
         result
+    }
+
+    /// The overload id a call is costed under: the single resolved one, else none.
+    fn single_overload(&self, e: &IdedExpr) -> &'static str {
+        match self.prog.checked.overloads.get(&e.id) {
+            Some(ids) if ids.len() == 1 => ids[0],
+            _ => "",
+        }
+    }
+
+    /// A conditional's branch: cel-go plans `c ? a : b` as a conditional attribute, whose
+    /// branch identifiers are resolved without the identifier cost (qualifiers still cost).
+    fn eval_branch(&mut self, e: &'a IdedExpr) -> EvalResult<'a> {
+        match &e.expr {
+            Expr::Ident(name) if !self.prog.folded.contains_key(&e.id) => match self.lookup(name) {
+                Some(v) => v,
+                None => match type_value(name) {
+                    Some(t) => Ok(Val::Type(t)),
+                    None => Err(EvalError::new(format!("no such attribute(s): {}", name))),
+                },
+            },
+            Expr::Select(sel) if !sel.test && matches!(sel.operand.expr, Expr::Ident(_) | Expr::Select(_)) => {
+                let operand = self.eval_branch(&sel.operand)?;
+                self.charge(1)?;
+                select_field(&operand, &sel.field)
+            }
+            _ => self.eval(e),
+        }
     }
 
     fn is_optional_call(&self, e: &IdedExpr) -> bool {
@@ -521,7 +586,9 @@ fn type_value(name: &str) -> Option<Type> {
     })
 }
 
-/// The value of a library's type-name variable (`net.IP`): the type it names.
+/// The value of a library's type-name variable (`net.IP`): the type it names. cel-go
+/// plans identifiers whose checked type is a type as constants (`planCheckedIdent`), so
+/// they cost nothing.
 fn library_type_variable<'a>(env: &Env, name: &str) -> Option<Val<'a>> {
     match super::checker::library_variable(&env.options, name)? {
         Type::TypeOf(t) => Some(Val::Type((*t).clone())),

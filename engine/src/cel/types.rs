@@ -109,6 +109,25 @@ impl Type {
     }
 }
 
+impl Type {
+    /// cel-go's `FormatCELType`, the notation of checker error messages: like the type
+    /// names, except `null`, `timestamp`, `duration` and `!error!`.
+    pub fn format_cel(&self) -> String {
+        match self {
+            Type::Null => "null".into(),
+            Type::Timestamp => "timestamp".into(),
+            Type::Duration => "duration".into(),
+            Type::List(e) => format!("list({})", e.format_cel()),
+            Type::Map(k, v) => format!("map({}, {})", k.format_cel(), v.format_cel()),
+            Type::TypeOf(t) => format!("type({})", t.format_cel()),
+            Type::Opaque(n, ps) if !ps.is_empty() => {
+                format!("{}({})", n, ps.iter().map(Type::format_cel).collect::<Vec<_>>().join(", "))
+            }
+            other => other.to_string(),
+        }
+    }
+}
+
 impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -2241,12 +2241,106 @@ pub fn cel_rule_compile_errors(
 /// (`x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema
 /// exceeds budget ...` and the `contributed to ...` errors on the most expensive rules).
 /// Returns nothing until the cost estimator exists.
-pub fn cel_schema_cost_errors(
-    _root: &JsonSchemaProps,
-    _root_path: &Path,
-    _kube: KubeVersion,
-) -> ErrorList {
-    Vec::new()
+pub fn cel_schema_cost_errors(root: &JsonSchemaProps, root_path: &Path, kube: KubeVersion) -> ErrorList {
+    use crate::cel::rules::{compile_rules, RuleTree};
+    let opts = crate::cel::env::EnvOptions::for_version(kube.minor.saturating_sub(1));
+    let rules = compile_rules(root, &opts);
+    let mut errs = ErrorList::new();
+    let mut total = TotalCost::default();
+    fn walk(t: &RuleTree, p: &Path, errs: &mut ErrorList, total: &mut TotalCost) {
+        for (i, c) in t.rules.iter().enumerate() {
+            let rp = p.child("x-kubernetes-validations").index(i);
+            if let Some(cost) = c.cost {
+                let rule_path = rp.child("rule");
+                if cost.estimated_cost > STATIC_ESTIMATED_COST_LIMIT {
+                    errs.push(FieldError::forbidden(
+                        rule_path.clone(),
+                        cost_error_message("estimated rule cost", cost.estimated_cost, STATIC_ESTIMATED_COST_LIMIT),
+                    ));
+                }
+                total.observe(rule_path, cost.estimated_cost);
+            }
+            if let Some(mc) = c.message_cost {
+                let mp = rp.child("messageExpression");
+                if mc > STATIC_ESTIMATED_COST_LIMIT {
+                    errs.push(FieldError::forbidden(
+                        mp.clone(),
+                        cost_error_message("estimated messageExpression cost", mc, STATIC_ESTIMATED_COST_LIMIT),
+                    ));
+                }
+                total.observe(mp, mc);
+            }
+        }
+        for (k, child) in &t.properties {
+            walk(child, &p.child("properties").key(k), errs, total);
+        }
+        if let Some(i) = &t.items {
+            walk(i, &p.child("items"), errs, total);
+        }
+        if let Some(a) = &t.additional {
+            walk(a, &p.child("additionalProperties"), errs, total);
+        }
+    }
+    walk(&rules.tree, root_path, &mut errs, &mut total);
+    if total.total > STATIC_ESTIMATED_CRD_COST_LIMIT {
+        errs.push(FieldError::forbidden(
+            root_path.clone(),
+            cost_error_message(
+                "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema",
+                total.total,
+                STATIC_ESTIMATED_CRD_COST_LIMIT,
+            ),
+        ));
+        for (p, _) in &total.most_expensive {
+            errs.push(FieldError::forbidden(
+                p.clone(),
+                "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema",
+            ));
+        }
+    }
+    errs
+}
+
+/// Per-expression static cost limit (AX validation.go `StaticEstimatedCostLimit`).
+pub const STATIC_ESTIMATED_COST_LIMIT: u64 = 10_000_000;
+/// Per-schema static cost limit (`StaticEstimatedCRDCostLimit`).
+pub const STATIC_ESTIMATED_CRD_COST_LIMIT: u64 = 100_000_000;
+
+/// `TotalCost`: the saturating sum of a schema's expression costs and its (at most 4)
+/// most expensive expressions of at least 1% of the per-expression limit.
+#[derive(Default)]
+struct TotalCost {
+    total: u64,
+    most_expensive: Vec<(Path, u64)>,
+}
+
+impl TotalCost {
+    fn observe(&mut self, p: Path, cost: u64) {
+        self.total = self.total.saturating_add(cost);
+        if cost < STATIC_ESTIMATED_COST_LIMIT / 100 {
+            return;
+        }
+        self.most_expensive.push((p, cost));
+        self.most_expensive.sort_by(|a, b| b.1.cmp(&a.1));
+        self.most_expensive.truncate(4);
+    }
+}
+
+/// `getCostErrorMessage`: the factor printed `%f` below 1.5, `%.1f` up to 100, else
+/// "more than 100x".
+pub fn cost_error_message(name: &str, cost: u64, limit: u64) -> String {
+    let factor = cost as f64 / limit as f64;
+    let f = if factor > 100.0 {
+        "more than 100x".to_string()
+    } else if factor < 1.5 {
+        format!("{:.6}x", factor)
+    } else {
+        format!("{:.1}x", factor)
+    };
+    format!(
+        "{} exceeds budget by factor of {} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
+        name, f
+    )
 }
 
 /// Seam: the CEL rules of a node run over its default value (after the schema

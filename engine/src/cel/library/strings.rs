@@ -1672,6 +1672,11 @@ mod tests {
             Some("ERROR: <input>:1:22: error during formatting: decimal clause can only be used on integers, was given google.protobuf.Duration")
         );
         assert_eq!(validate("\"%d %x\".format([1, 2])"), "");
+        assert_eq!(validate("\"%d %s %f\".format([1, 'x', 2.0])"), "");
+        assert_eq!(
+            validate("\"%s\".format([[1, dyn(2), optional.none()]])").lines().next(),
+            Some("ERROR: <input>:1:39: error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given optional_type")
+        );
         assert_eq!(validate("'%s'.format(dyn([1]))"), "");
         assert_eq!(validate("\"%o\".format([dyn('x')])"), "");
     }
