@@ -409,25 +409,16 @@ pub fn validate(request: ValidateRequestArg) -> Result<JsValue, JsValue> {
     let value = json_of(&request, "request")?;
     let req: Request = serde_json::from_value(value)
         .map_err(|e| js_error(&format!("bad request: {}", e), "request", None))?;
-    if req.crd_file.is_some() {
-        return Err(js_error(
-            "crdFile is not available here; pass crd (the CRD's text or object)",
-            "request",
-            None,
-        ));
-    }
     ENGINE.with(|engine| {
         let mut engine = engine.borrow_mut();
         let mut answer = engine.handle(&req);
         if let Some(message) = answer.error.take() {
             return Err(request_failure(&req, message));
         }
-        let text_of = |v: &Option<Value>| match v {
-            Some(Value::String(t)) => Some(t.clone()),
-            _ => None,
-        };
-        let crd = text_of(&req.crd).and_then(|t| Source::read_crd(&t).ok());
-        let object = text_of(&req.object).and_then(|t| Source::read(&t).ok());
+        // The texts again, now with positions (a batch answer has none).
+        let text_of = |v: &Option<Value>| v.as_ref().and_then(Value::as_str);
+        let crd = text_of(&req.crd).and_then(|t| Source::read_crd(t).ok());
+        let object = text_of(&req.object).and_then(|t| Source::read(t).ok());
         let compiled = match req.mode.as_deref() {
             Some("eval") => None,
             _ => req

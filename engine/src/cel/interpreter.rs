@@ -196,8 +196,13 @@ impl<'a, 'v> Evaluator<'a, 'v> {
                     // Kubernetes sets PresenceTestHasCost(false): the test itself is free.
                     return has_field(&operand, &sel.field).map(Val::Bool);
                 }
-                self.charge(1)?;
-                select_field(&operand, &sel.field)
+                let r = select_field(&operand, &sel.field)?;
+                // After an optional qualifier the chain is optional: a qualifier that finds
+                // nothing is not charged.
+                if !matches!((&operand, &r), (Val::Optional(_), Val::Optional(None))) {
+                    self.charge(1)?;
+                }
+                Ok(r)
             }
             Expr::Call(call) => self.eval_call(e, call),
             Expr::List(list) => {

@@ -524,6 +524,9 @@ impl<'a> Run<'a> {
                 return;
             }
             self.budget -= cost as i64;
+            if std::env::var_os("CRDLAB_TRACE_COST").is_some() {
+                eprintln!("cost {:>6} {} :: {}", cost, path, rule.rule);
+            }
             let failed = match result {
                 Err(e) => {
                     match e.kind {
