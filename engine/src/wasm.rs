@@ -89,9 +89,9 @@ impl Drop for Call {
 }
 
 /// Every entry point starts here. A call that never returned was unwound by the JavaScript
-/// engine itself (its stack overflowed: an input nested deeper than it allows), skipping the
-/// module's own clean-up, so its state cannot be trusted any more: later calls throw a clear
-/// error instead of running on it.
+/// engine itself (its stack overflowed: the call came from deep recursion, or an input was
+/// nested deeper than the engine's stack allows), skipping the module's own clean-up, so its
+/// state cannot be trusted any more: later calls throw a clear error instead of running on it.
 fn enter() -> Result<Call, JsValue> {
     panic_hook();
     if IN_CALL.with(|c| c.replace(true)) {
@@ -99,7 +99,7 @@ fn enter() -> Result<Call, JsValue> {
     }
     if UNUSABLE.with(|u| u.get()) {
         return Err(js_error(
-            "crdlab: an earlier call ran out of the JavaScript engine's stack (an input nested too deeply, such as a very long CEL expression) and this instance of the module cannot be used any more; load it again",
+            "crdlab: an earlier call ran out of the JavaScript engine's stack (it was made from deep recursion, or an input was nested too deeply) and this instance of the module cannot be used any more; load it again",
             "module",
             None,
         ));
@@ -416,7 +416,9 @@ pub fn validate(request: ValidateRequestArg) -> Result<JsValue, JsValue> {
             return Err(request_failure(&req, message));
         }
         // The texts again, now with positions (a batch answer has none).
-        let text_of = |v: &Option<Value>| v.as_ref().and_then(Value::as_str);
+        fn text_of(v: &Option<Value>) -> Option<&str> {
+            v.as_ref().and_then(Value::as_str)
+        }
         let crd = text_of(&req.crd).and_then(|t| Source::read_crd(t).ok());
         let object = text_of(&req.object).and_then(|t| Source::read(t).ok());
         let compiled = match req.mode.as_deref() {
@@ -478,6 +480,8 @@ pub struct CompiledCrdHandle {
 /// decoded at all (with `line`/`column`/`range` for a text's syntax errors); the
 /// apiserver's create checks are the handle's `crdErrors`.
 #[wasm_bindgen]
+// An Arc as the batch engine shares compiled CRDs (`request::Engine`); wasm is one thread.
+#[allow(clippy::arc_with_non_send_sync)]
 pub fn compile(
     crd: DocumentArg,
     options: Option<CompileOptionsArg>,

@@ -858,12 +858,10 @@ impl<'a> Locator<'a> {
             line: cp.line,
             line_u16: cp.line_u16,
         };
-        let mut ch = cp.ch;
-        for c in self.text[cp.byte..].chars() {
+        for (ch, c) in (cp.ch..).zip(self.text[cp.byte..].chars()) {
             if stop(ch, p.byte) || c == '\n' {
                 break;
             }
-            ch += 1;
             p.byte += c.len_utf8();
             p.u16 += c.len_utf16();
         }

@@ -196,6 +196,11 @@ impl<'a, 'v> Evaluator<'a, 'v> {
                     // Kubernetes sets PresenceTestHasCost(false): the test itself is free.
                     return has_field(&operand, &sel.field).map(Val::Bool);
                 }
+                // A qualifier on something that is not an attribute makes a relative
+                // attribute, which cel-go charges once more.
+                if !is_attribute(&sel.operand) {
+                    self.charge(1)?;
+                }
                 let r = select_field(&operand, &sel.field)?;
                 // After an optional qualifier the chain is optional: a qualifier that finds
                 // nothing is not charged.
@@ -369,8 +374,16 @@ impl<'a, 'v> Evaluator<'a, 'v> {
         let mut args: Vec<Val<'a>> = Vec::with_capacity(exprs.len());
         let mut first_err: Option<EvalError> = None;
         let n = exprs.len();
+        // Indexing is planned as an attribute qualifier: a non-attribute operand costs a
+        // relative attribute (1), and an attribute index is resolved without its identifier
+        // cost.
+        let index = matches!(name, "_[_]" | "_[?_]") && call.target.is_none() && n == 2;
+        if index && !is_attribute(exprs[0]) {
+            self.charge(1)?;
+        }
         for (i, x) in exprs.iter().enumerate() {
-            match self.eval(x) {
+            let r = if index && i == 1 { self.eval_branch(x) } else { self.eval(x) };
+            match r {
                 Ok(v) => args.push(v),
                 Err(err) => {
                     if err.kind == super::value::ErrorKind::CostLimit {
@@ -804,4 +817,15 @@ fn fold(
         }
     }
     Ok(out)
+}
+
+/// Whether cel-go plans an expression as an attribute: identifiers, field selections and
+/// index/optional qualifiers.
+fn is_attribute(e: &IdedExpr) -> bool {
+    match &e.expr {
+        Expr::Ident(_) => true,
+        Expr::Select(s) => !s.test,
+        Expr::Call(c) => c.target.is_none() && matches!(c.func_name.as_str(), "_[_]" | "_[?_]" | "_?._"),
+        _ => false,
+    }
 }

@@ -151,3 +151,154 @@ pub fn env_with_variables(base: &Env, vars: &[(String, types::Type)]) -> Env {
 
 /// Issues found after checking (literal validators); `None` when clean.
 pub type Issues = Option<Vec<CheckIssue>>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use types::Type;
+
+    /// Compiles in the Kubernetes 1.36 environment (compatibility 1.35) and evaluates:
+    /// `Ok((output type, typed value))`, or the compile/evaluation error text.
+    fn run(
+        text: &str,
+        vars: &[(&str, Type, value::Val<'static>)],
+    ) -> Result<(String, serde_json::Value), String> {
+        let base = base_env(&EnvOptions::for_version(35));
+        let decls: Vec<(String, Type)> = vars
+            .iter()
+            .map(|(n, t, _)| (n.to_string(), t.clone()))
+            .collect();
+        let env = Arc::new(env_with_variables(&base, &decls));
+        let program = compile(env, text)?;
+        let vals: Vec<(&str, value::Val)> = vars.iter().map(|(n, _, v)| (*n, v.clone())).collect();
+        let (r, _) = program.eval(&vals, Some(PER_CALL_LIMIT));
+        let t = program.checked.output_type().to_string();
+        r.map(|v| (t, eval::typed_value(&v))).map_err(|e| e.message)
+    }
+
+    fn value(text: &str) -> serde_json::Value {
+        match run(text, &[]) {
+            Ok((_, v)) => v,
+            Err(e) => panic!("{}: {}", text, e),
+        }
+    }
+
+    #[test]
+    fn mixed_literals_check_as_dyn_then_fail_the_homogeneity_validator() {
+        // cel-go joins mixed element types to dyn; Kubernetes' validator rejects the literal
+        // afterwards, alone (no overload error for `@in` over list(int)).
+        assert_eq!(
+            run("'elem' in [1, 'elem', 2]", &[]).unwrap_err(),
+            "ERROR: <input>:1:15: expected type 'int' but found 'string'\n | 'elem' in [1, 'elem', 2]\n | ..............^"
+        );
+        // Below a `format` call mixed lists are allowed, and typed list(dyn).
+        assert_eq!(
+            value("'%s %d'.format(['a', 1])"),
+            serde_json::json!({"type": "string", "value": "a 1"})
+        );
+    }
+
+    #[test]
+    fn type_names() {
+        // cel-go declares no `dyn` type name.
+        assert!(run("dyn", &[])
+            .unwrap_err()
+            .contains("undeclared reference to 'dyn'"));
+        assert_eq!(
+            value("type(optional.none()) == optional_type"),
+            serde_json::json!({"type": "bool", "value": true})
+        );
+        assert_eq!(
+            value("google.protobuf.Timestamp == type(timestamp('2009-02-13T23:31:30Z'))"),
+            serde_json::json!({"type": "bool", "value": true})
+        );
+        let (t, v) = run(
+            "type(cidr('10.0.0.0/8')) == net.CIDR && type(ip('::1')) == net.IP",
+            &[],
+        )
+        .unwrap();
+        assert_eq!(
+            (t.as_str(), v),
+            ("bool", serde_json::json!({"type": "bool", "value": true}))
+        );
+        assert_eq!(run("net.IP", &[]).unwrap().0, "type(net.IP)");
+    }
+
+    #[test]
+    fn qualified_variables_resolve_as_the_checker_did() {
+        let vars = [
+            (
+                "a",
+                Type::map(Type::String, Type::Int),
+                value::Val::map(vec![(value::Val::str("b"), value::Val::Int(1))]),
+            ),
+            ("a.b", Type::Int, value::Val::Int(2)),
+        ];
+        assert_eq!(
+            run("a.b", &vars).unwrap().1,
+            serde_json::json!({"type": "int", "value": 2})
+        );
+    }
+
+    #[test]
+    fn checker_messages_use_cel_go_type_notation() {
+        let e = run("null < timestamp('2000-01-01T00:00:00Z')", &[]).unwrap_err();
+        assert!(e.contains("applied to '(null, timestamp)'"), "{}", e);
+        let e = run("sets.contains([duration('1s')], [])", &[]).unwrap_err();
+        assert!(e.contains("'!error!.(list(duration), list(dyn))'"), "{}", e);
+    }
+
+    #[test]
+    fn selection_on_values_without_fields() {
+        assert_eq!(run("dyn(1).foo", &[]).unwrap_err(), "no such key: foo");
+        assert_eq!(
+            run("dyn([1]).foo", &[]).unwrap_err(),
+            "unsupported index type 'string' in list"
+        );
+        assert_eq!(
+            value("has(dyn(1).foo)"),
+            serde_json::json!({"type": "bool", "value": false})
+        );
+        // cel-go's QualifyIfPresent: `.?` on a value without fields is absent.
+        assert_eq!(
+            value("{'zero_field': dyn(0)}.?zero_field.?invalid"),
+            serde_json::json!({"type": "optional_type", "value": null})
+        );
+    }
+
+    #[test]
+    fn parser_limits_and_escaped_identifiers() {
+        let deep = vec!["self.val1"; 251].join(" == ");
+        let vars = [(
+            "self",
+            Type::map(Type::String, Type::Int),
+            value::Val::map(vec![]),
+        )];
+        assert_eq!(
+            run(&deep, &vars).unwrap_err(),
+            "ERROR: <input>:-1:0: max recursion depth exceeded"
+        );
+        let parens = format!("{}1{}", "(".repeat(200), ")".repeat(200));
+        assert_eq!(
+            value(&parens),
+            serde_json::json!({"type": "int", "value": 1})
+        );
+        assert_eq!(
+            run(&format!("{}1{}", "(".repeat(300), ")".repeat(300)), &[]).unwrap_err(),
+            "ERROR: <input>:-1:0: expression recursion limit exceeded: 250"
+        );
+        // The error is at the identifier, and has() sees a selection (no second error).
+        assert_eq!(
+            run(
+                "has(m.`a-b`)",
+                &[(
+                    "m",
+                    Type::map(Type::String, Type::Int),
+                    value::Val::map(vec![])
+                )]
+            )
+            .unwrap_err(),
+            "ERROR: <input>:1:7: unsupported syntax: '`'\n | has(m.`a-b`)\n | ......^"
+        );
+    }
+}

@@ -30,11 +30,20 @@ pub fn exceeded(text: &str) -> Option<String> {
         ));
     }
     let tokens = lex(text)?;
-    let mut s = Scanner { toks: &tokens, pos: 0, depth: [0; RULES] };
+    let mut s = Scanner {
+        toks: &tokens,
+        pos: 0,
+        depth: [0; RULES],
+    };
     match s.start() {
-        Ok(visitor_depth) if visitor_depth > MAX_RECURSION_DEPTH => Some("max recursion depth exceeded".into()),
+        Ok(visitor_depth) if visitor_depth > MAX_RECURSION_DEPTH => {
+            Some("max recursion depth exceeded".into())
+        }
         Ok(_) => None,
-        Err(Stop::Listener) => Some(format!("expression recursion limit exceeded: {}", MAX_RECURSION_DEPTH)),
+        Err(Stop::Listener) => Some(format!(
+            "expression recursion limit exceeded: {}",
+            MAX_RECURSION_DEPTH
+        )),
         Err(Stop::Syntax) => None,
     }
 }
@@ -43,9 +52,14 @@ pub fn exceeded(text: &str) -> Option<String> {
 /// takes them (a selection, a message field), which cel-go rejects with
 /// `unsupported syntax: '`'` unless `EnableIdentifierEscapeSyntax` is on.
 pub fn escaped_identifiers(text: &str) -> Vec<usize> {
-    let Some(toks) = lex(text) else { return Vec::new() };
+    let Some(toks) = lex(text) else {
+        return Vec::new();
+    };
     let kind = |i: usize, back: usize| -> Tok {
-        i.checked_sub(back).and_then(|j| toks.get(j)).map(|t| t.kind).unwrap_or(Tok::Eof)
+        i.checked_sub(back)
+            .and_then(|j| toks.get(j))
+            .map(|t| t.kind)
+            .unwrap_or(Tok::Eof)
     };
     toks.iter()
         .enumerate()
@@ -136,30 +150,45 @@ fn lex(text: &str) -> Option<Vec<Token>> {
             ('}', _) => (Tok::RBrace, 1),
             ('.', d) if d.is_ascii_digit() => {
                 i = number_end(&cs, i)?;
-                out.push(Token { kind: Tok::Literal, offset: start });
+                out.push(Token {
+                    kind: Tok::Literal,
+                    offset: start,
+                });
                 continue;
             }
             ('.', _) => (Tok::Dot, 1),
             ('`', _) => {
                 let mut j = i + 1;
-                while j < cs.len() && (cs[j].is_ascii_alphanumeric() || matches!(cs[j], '_' | '.' | '-' | '/' | ' ')) {
+                while j < cs.len()
+                    && (cs[j].is_ascii_alphanumeric()
+                        || matches!(cs[j], '_' | '.' | '-' | '/' | ' '))
+                {
                     j += 1;
                 }
                 if j == i + 1 || at(j) != '`' {
                     return None;
                 }
                 i = j + 1;
-                out.push(Token { kind: Tok::EscIdent, offset: start });
+                out.push(Token {
+                    kind: Tok::EscIdent,
+                    offset: start,
+                });
                 continue;
             }
             (d, _) if d.is_ascii_digit() => {
                 i = number_end(&cs, i)?;
-                out.push(Token { kind: Tok::Literal, offset: start });
+                out.push(Token {
+                    kind: Tok::Literal,
+                    offset: start,
+                });
                 continue;
             }
             ('"', _) | ('\'', _) => {
                 i = string_end(&cs, i, false)?;
-                out.push(Token { kind: Tok::Literal, offset: start });
+                out.push(Token {
+                    kind: Tok::Literal,
+                    offset: start,
+                });
                 continue;
             }
             (l, _) if l.is_ascii_alphabetic() || l == '_' => {
@@ -174,7 +203,10 @@ fn lex(text: &str) -> Option<Vec<Token>> {
                 if quote && (lower == "r" || lower == "b" || lower == "br") {
                     let raw = lower.contains('r');
                     i = string_end(&cs, j, raw)?;
-                    out.push(Token { kind: Tok::Literal, offset: start });
+                    out.push(Token {
+                        kind: Tok::Literal,
+                        offset: start,
+                    });
                     continue;
                 }
                 i = j;
@@ -183,15 +215,24 @@ fn lex(text: &str) -> Option<Vec<Token>> {
                     "true" | "false" | "null" => Tok::Literal,
                     _ => Tok::Ident,
                 };
-                out.push(Token { kind, offset: start });
+                out.push(Token {
+                    kind,
+                    offset: start,
+                });
                 continue;
             }
             _ => return None,
         };
         i += len;
-        out.push(Token { kind, offset: start });
+        out.push(Token {
+            kind,
+            offset: start,
+        });
     }
-    out.push(Token { kind: Tok::Eof, offset: cs.len() });
+    out.push(Token {
+        kind: Tok::Eof,
+        offset: cs.len(),
+    });
     Some(out)
 }
 
@@ -314,7 +355,10 @@ impl<'t> Scanner<'t> {
         self.toks.get(self.pos).map(|t| t.kind).unwrap_or(Tok::Eof)
     }
     fn peek_at(&self, n: usize) -> Tok {
-        self.toks.get(self.pos + n).map(|t| t.kind).unwrap_or(Tok::Eof)
+        self.toks
+            .get(self.pos + n)
+            .map(|t| t.kind)
+            .unwrap_or(Tok::Eof)
     }
     fn bump(&mut self) {
         self.pos += 1;
@@ -460,7 +504,11 @@ impl<'t> Scanner<'t> {
                         if !optional && s.peek() == Tok::Ident && s.peek_at(1) == Tok::LParen {
                             s.bump();
                             s.bump();
-                            let args = if s.peek() == Tok::RParen { 0 } else { s.expr_list()? };
+                            let args = if s.peek() == Tok::RParen {
+                                0
+                            } else {
+                                s.expr_list()?
+                            };
                             s.expect(Tok::RParen)?;
                             d = 1 + d.max(args);
                         } else {
@@ -522,7 +570,11 @@ impl<'t> Scanner<'t> {
                 }
                 if s.peek() == Tok::LParen {
                     s.bump();
-                    let args = if s.peek() == Tok::RParen { 0 } else { s.expr_list()? };
+                    let args = if s.peek() == Tok::RParen {
+                        0
+                    } else {
+                        s.expr_list()?
+                    };
                     s.expect(Tok::RParen)?;
                     return Ok(args);
                 }
@@ -536,7 +588,11 @@ impl<'t> Scanner<'t> {
             }
             Tok::LBracket => {
                 s.bump();
-                let d = if matches!(s.peek(), Tok::RBracket | Tok::Comma) { 0 } else { s.list_init()? };
+                let d = if matches!(s.peek(), Tok::RBracket | Tok::Comma) {
+                    0
+                } else {
+                    s.list_init()?
+                };
                 if s.peek() == Tok::Comma {
                     s.bump();
                 }
@@ -545,7 +601,11 @@ impl<'t> Scanner<'t> {
             }
             Tok::LBrace => {
                 s.bump();
-                let d = if matches!(s.peek(), Tok::RBrace | Tok::Comma) { 0 } else { s.map_initializer_list()? };
+                let d = if matches!(s.peek(), Tok::RBrace | Tok::Comma) {
+                    0
+                } else {
+                    s.map_initializer_list()?
+                };
                 if s.peek() == Tok::Comma {
                     s.bump();
                 }
@@ -644,15 +704,24 @@ mod tests {
     #[test]
     fn visitor_depth_counts_operator_chains() {
         // 250 relations over a selection: 251 visitor levels (the apiserver's vector).
-        assert_eq!(exceeded(&chain(" == ", 250, "self.val1")).as_deref(), Some("max recursion depth exceeded"));
+        assert_eq!(
+            exceeded(&chain(" == ", 250, "self.val1")).as_deref(),
+            Some("max recursion depth exceeded")
+        );
         assert_eq!(exceeded(&chain(" == ", 249, "self.val1")), None);
         assert_eq!(exceeded(&chain(" == ", 250, "x")), None);
-        assert_eq!(exceeded(&chain(" + ", 251, "1")).as_deref(), Some("max recursion depth exceeded"));
+        assert_eq!(
+            exceeded(&chain(" + ", 251, "1")).as_deref(),
+            Some("max recursion depth exceeded")
+        );
         // Logical operators are flat lists; unary operators are not counted.
         assert_eq!(exceeded(&chain(" && ", 5000, "true")), None);
         assert_eq!(exceeded(&format!("{}1", "-".repeat(5000))), None);
         // Member chains nest.
-        assert_eq!(exceeded(&format!("a{}", ".b".repeat(251))).as_deref(), Some("max recursion depth exceeded"));
+        assert_eq!(
+            exceeded(&format!("a{}", ".b".repeat(251))).as_deref(),
+            Some("max recursion depth exceeded")
+        );
         assert_eq!(exceeded(&format!("a{}", ".b".repeat(250))), None);
     }
 
@@ -683,7 +752,10 @@ mod tests {
 
     #[test]
     fn lexes_literals_and_escapes() {
-        assert_eq!(exceeded("r'a\\' + b\"x\" + br'''y''' + 1.5e3 + .5 + 0x1Fu + 1u + \"\\\"\" // c"), None);
+        assert_eq!(
+            exceeded("r'a\\' + b\"x\" + br'''y''' + 1.5e3 + .5 + 0x1Fu + 1u + \"\\\"\" // c"),
+            None
+        );
         assert_eq!(escaped_identifiers("m.`a-b` == '`x`'"), vec![2]);
         assert_eq!(escaped_identifiers("m.b"), Vec::<usize>::new());
     }
