@@ -63,6 +63,9 @@ pub struct RuleReport {
     pub max_cardinality: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub estimated_cost: Option<u64>,
+    /// The static maximum cost of the rule's messageExpression, if it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message_cost: Option<u64>,
 }
 
 /// One answer line.
@@ -214,7 +217,14 @@ impl Engine {
             answer.crd_warnings = Some(crd.crd_warnings.clone());
         }
         let rules = crate::cel::rule_reports(version);
-        answer.rule_cost_total = Some(rules.iter().filter_map(|r| r.estimated_cost).fold(0u64, |a, b| a.saturating_add(b)));
+        // The apiserver's total adds every rule's estimate and every messageExpression's cost.
+        answer.rule_cost_total = Some(
+            rules
+                .iter()
+                .flat_map(|r| [r.estimated_cost, r.message_cost])
+                .flatten()
+                .fold(0u64, |a, b| a.saturating_add(b)),
+        );
         answer.rules = Some(rules);
         let Some(obj) = &req.object else {
             return Ok(answer);

@@ -244,7 +244,7 @@ mod tests {
     fn checker_messages_use_cel_go_type_notation() {
         let e = run("null < timestamp('2000-01-01T00:00:00Z')", &[]).unwrap_err();
         assert!(e.contains("applied to '(null, timestamp)'"), "{}", e);
-        let e = run("sets.contains([duration('1s')], [])", &[]).unwrap_err();
+        let e = run("undeclared.contains([duration('1s')], [])", &[]).unwrap_err();
         assert!(e.contains("'!error!.(list(duration), list(dyn))'"), "{}", e);
     }
 

@@ -653,9 +653,11 @@ pub fn rule_reports(version: &crate::crd::CompiledVersion) -> Vec<crate::request
                 schema_path: c.schema_path.clone(),
                 rule: c.rule.rule.clone(),
                 uses_old_self: c.uses_old_self,
-                max_cost: c.cost.map(|x| x.max_cost),
-                max_cardinality: c.cost.map(|x| x.max_cardinality),
-                estimated_cost: c.cost.map(|x| x.estimated_cost),
+                // A rule that does not compile reports zero costs, as the apiserver does.
+                max_cost: Some(c.cost.map(|x| x.max_cost).unwrap_or(0)),
+                max_cardinality: Some(c.cost.map(|x| x.max_cardinality).unwrap_or(0)),
+                estimated_cost: Some(c.cost.map(|x| x.estimated_cost).unwrap_or(0)),
+                message_cost: c.message_cost,
             })
         });
     }
