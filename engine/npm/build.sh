@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Builds the npm package `crdlab` (the engine as WebAssembly, src/wasm.rs, feature `wasm`)
-# for the three wasm-pack targets: OUT_DIR/web, OUT_DIR/bundler and OUT_DIR/nodejs, each a
-# package.json named crdlab, crdlab.js, crdlab.d.ts, crdlab_bg.wasm and a README.
+# Builds the npm package `crdlab` (the engine as WebAssembly: engine/src/wasm.rs, feature
+# `wasm`, linked by the crate here, crdlab-npm) for the three wasm-pack targets: OUT_DIR/web,
+# OUT_DIR/bundler and OUT_DIR/nodejs, each a package.json named crdlab, crdlab.js,
+# crdlab.d.ts, crdlab_bg.wasm and a README.
 #
 #   engine/npm/build.sh OUT_DIR
 #
 # Installs and downloads nothing: wasm-pack 0.15.1 and wasm-bindgen-cli 0.2.130 (cargo
 # install), the wasm32-unknown-unknown target and the npm package binaryen@132 (its wasm-opt,
 # tests/node_modules/.bin) must be there (scripts/install-tools puts them there). wasm-pack
-# runs with --mode no-install and without its own wasm-opt (Cargo.toml metadata); this
-# script runs binaryen's wasm-opt on each module. Env: WASM_OPT (the wasm-opt to use).
+# runs with --mode no-install and without its own wasm-opt (engine/npm/Cargo.toml metadata);
+# this script runs binaryen's wasm-opt. Env: WASM_OPT (the wasm-opt to use).
 set -euo pipefail
 
 usage() { echo "usage: engine/npm/build.sh OUT_DIR" >&2; exit 2; }
@@ -33,22 +34,22 @@ rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown ||
   missing+=("the wasm32-unknown-unknown target (rustup target add wasm32-unknown-unknown)")
 [ "$("$wasm_opt" --version 2>/dev/null | cut -d' ' -f3)" = "$BINARYEN_VERSION" ] ||
   missing+=("wasm-opt $BINARYEN_VERSION from npm binaryen@$BINARYEN_VERSION at $wasm_opt (cd tests && npm ci)")
+grep -q '"engine/npm"' "$root/Cargo.toml" ||
+  missing+=("engine/npm in the workspace members of Cargo.toml (members = [\"engine\", \"engine/npm\", \"web\"])")
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "engine/npm/build.sh: missing tools (scripts/install-tools installs them):" >&2
+  echo "engine/npm/build.sh: missing (scripts/install-tools installs the tools):" >&2
   printf '  - %s\n' "${missing[@]}" >&2
   exit 1
 fi
 
 # Size over speed for the module (its own target dir, so the playground's and the tests'
 # builds keep their profile): opt-level z keeps the wasm under the 800 KB gzip budget.
-# The stack is 4 MiB rather than 1: the engine's walkers are bounded at 512 levels, and a
-# wasm stack overflow would abort the module.
+# The wasm stack size comes from .cargo/config.toml.
 export CARGO_TARGET_DIR="$root/target/npm-cargo"
 export CARGO_PROFILE_RELEASE_OPT_LEVEL=z
 export CARGO_PROFILE_RELEASE_LTO=fat
 export CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
 export CARGO_PROFILE_RELEASE_PANIC=abort
-export RUSTFLAGS="${RUSTFLAGS:-} -C link-arg=-zstack-size=4194304"
 
 # wasm-pack asks crates.io for its latest version (a metadata request, at most daily); a
 # dead proxy makes that fail at once, and cargo runs --offline (crates come from
@@ -60,10 +61,8 @@ targets=(web bundler nodejs)
 for target in "${targets[@]}"; do
   echo "== crdlab npm: wasm-pack --target $target"
   rm -rf "${out:?}/$target"
-  "${noproxy[@]}" wasm-pack --quiet build "$root/engine" --mode no-install --release --no-opt --weak-refs \
-    --target "$target" --out-dir "$out/$target" --out-name crdlab \
-    -- --locked --offline --no-default-features --features wasm
-  rm -f "$out/$target/.gitignore"
+  "${noproxy[@]}" wasm-pack --quiet build "$here" --mode no-install --release --no-opt --weak-refs \
+    --no-gitignore --target "$target" --out-dir "$out/$target" --out-name crdlab -- --locked --offline
 done
 
 # binaryen's wasm-opt. wasm-bindgen usually writes the same module for the three targets:

@@ -1,5 +1,5 @@
 // Finishes one target folder of the npm package after wasm-pack: package.json (named
-// crdlab, with the README listed) and the README for that target (README.md here, with the
+// crdlab rather than after the crate, with the README listed) and the README for that target (README.md here, with the
 // target's own usage first).
 //
 //   node engine/npm/package.mjs OUT_DIR/TARGET TARGET
@@ -16,8 +16,10 @@ if (!dir || !targets.includes(target)) {
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 const pkgPath = path.join(dir, 'package.json');
-const pkg = JSON.parse(fs.readFileSync(pkgPath, 'utf8'));
-if (pkg.name !== 'crdlab') throw new Error(`${pkgPath}: name is ${pkg.name}, not crdlab`);
+const generated = JSON.parse(fs.readFileSync(pkgPath, 'utf8'));
+// wasm-pack names the package after the crate (crdlab-npm); the package is crdlab.
+const pkg = { name: 'crdlab', ...generated };
+pkg.name = 'crdlab';
 pkg.keywords = ['kubernetes', 'crd', 'customresourcedefinition', 'openapi', 'cel', 'validation', 'webassembly'];
 pkg.files = [...new Set([...(pkg.files || []), 'README.md'])];
 if (target === 'nodejs') pkg.engines = { node: '>=18' };

@@ -79,12 +79,14 @@ impl EnvOptions {
 /// A built environment, shared (`Arc`) by every program compiled in it.
 pub struct Env {
     pub options: EnvOptions,
-    pub functions: HashMap<&'static str, Function>,
+    /// Shared (`Arc`) with every environment derived from the same base: adding variables
+    /// for a rule never copies the function tables.
+    pub functions: Arc<HashMap<&'static str, Function>>,
     pub variables: HashMap<String, Type>,
     /// Overload id → implementation, for the interpreter.
-    pub impls: HashMap<&'static str, Option<Impl>>,
+    pub impls: Arc<HashMap<&'static str, Option<Impl>>>,
     /// Overload id → parameter types, for runtime dispatch among several candidates.
-    pub params: HashMap<&'static str, Vec<Type>>,
+    pub params: Arc<HashMap<&'static str, Vec<Type>>>,
 }
 
 impl Env {
@@ -92,10 +94,10 @@ impl Env {
     pub fn base(options: EnvOptions) -> Env {
         let mut env = Env {
             options,
-            functions: HashMap::new(),
+            functions: Arc::new(HashMap::new()),
             variables: HashMap::new(),
-            impls: HashMap::new(),
-            params: HashMap::new(),
+            impls: Arc::new(HashMap::new()),
+            params: Arc::new(HashMap::new()),
         };
         for f in super::library::functions(&env.options) {
             env.add_function(f);
@@ -105,14 +107,17 @@ impl Env {
 
     /// Adds a function; overloads of an existing function are merged.
     pub fn add_function(&mut self, f: Function) {
+        let impls = Arc::make_mut(&mut self.impls);
+        let params = Arc::make_mut(&mut self.params);
         for o in &f.overloads {
-            self.impls.insert(o.id, o.imp);
-            self.params.insert(o.id, o.params.clone());
+            impls.insert(o.id, o.imp);
+            params.insert(o.id, o.params.clone());
         }
-        match self.functions.get_mut(f.name) {
+        let functions = Arc::make_mut(&mut self.functions);
+        match functions.get_mut(f.name) {
             Some(existing) => existing.overloads.extend(f.overloads),
             None => {
-                self.functions.insert(f.name, f);
+                functions.insert(f.name, f);
             }
         }
     }

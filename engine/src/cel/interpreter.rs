@@ -413,8 +413,13 @@ impl<'a, 'v> Evaluator<'a, 'v> {
             return Err(err);
         }
         let candidates = self.prog.checked.overloads.get(&e.id);
-        let (imp, overload_id) = self.dispatch(candidates.map(|v| &v[..]).unwrap_or(&[]), &args)?;
-        let result = imp(&args);
+        let (result, overload_id) = match self.dispatch(candidates.map(|v| &v[..]).unwrap_or(&[]), &args) {
+            Ok((imp, id)) => (imp(&args), id),
+            // cel-go plans indexing as attribute qualification, not an overload call: a
+            // `dyn` operand that no overload takes is qualified as `refQualify` does.
+            Err(_) if index => (index_qualify(name == "_[?_]", &args[0], &args[1]), ""),
+            Err(err) => return Err(err),
+        };
         let fname = self.prog.checked.qualified.get(&e.id).map(|s| s.as_str()).unwrap_or(name);
         let cost = match &result {
             // An optional index that finds nothing is free (cel-go plans it as an
@@ -659,6 +664,31 @@ pub fn has_field(operand: &Val, field: &str) -> Result<bool, EvalError> {
         // values have no fields.
         Val::List(_) => Err(EvalError::new("unsupported index type 'string' in list")),
         _ => Ok(false),
+    }
+}
+
+/// `container[key]` / `container[?key]` on values no index overload takes (cel-go
+/// `refQualify`): lists take numeric indexes, values without entries have no key (absent
+/// for the optional form).
+fn index_qualify<'a>(optional: bool, container: &Val<'a>, key: &Val<'a>) -> EvalResult<'a> {
+    if !optional {
+        return super::library::stdlib::index_value(container, key);
+    }
+    match container {
+        Val::Optional(None) => Ok(Val::optional(None)),
+        Val::Optional(Some(inner)) => index_qualify(true, inner, key),
+        Val::List(l) => {
+            let i = super::library::stdlib::list_index(key)?;
+            match usize::try_from(i).ok().and_then(|i| l.get(i)) {
+                Some(r) => Ok(Val::optional(Some(r?))),
+                None => Ok(Val::optional(None)),
+            }
+        }
+        Val::Map(m) => match m.get(key) {
+            Some(r) => Ok(Val::optional(Some(r?))),
+            None => Ok(Val::optional(None)),
+        },
+        _ => Ok(Val::optional(None)),
     }
 }
 

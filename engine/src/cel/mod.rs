@@ -267,6 +267,15 @@ mod tests {
     }
 
     #[test]
+    fn indexing_dyn_values_qualifies_like_cel_go() {
+        assert_eq!(run("dyn(1)[0]", &[]).unwrap_err(), "no such key: 0");
+        assert_eq!(run("dyn('abc')[0]", &[]).unwrap_err(), "no such key: 0");
+        assert_eq!(run("dyn([1])['a']", &[]).unwrap_err(), "unsupported index type 'string' in list");
+        assert_eq!(run("dyn([1])[1.5]", &[]).unwrap_err(), "unsupported index value 1.5 in list");
+        assert_eq!(value("dyn(1)[?0]"), serde_json::json!({"type": "optional_type", "value": null}));
+    }
+
+    #[test]
     fn parser_limits_and_escaped_identifiers() {
         let deep = vec!["self.val1"; 251].join(" == ");
         let vars = [(

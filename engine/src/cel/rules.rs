@@ -286,16 +286,18 @@ pub fn compile_node_rules(node: &JsonSchemaProps, is_root: bool, kube: crate::ve
 /// Compiles every rule of a version's schema for a compatibility version, with costs.
 pub fn compile_rules(schema: &JsonSchemaProps, opts: &EnvOptions) -> RuleSet {
     let cs = cel_schema(schema, true);
+    // The root's type is built once; every node's type is read off its parent's, as the
+    // apiserver's validator does with `declType.Fields` / `ElemType`.
+    let root_type = decl_type(&cs, "selfType");
     let mut ancestors = Vec::new();
-    let tree = build_tree(schema, "selfType", "openAPIV3Schema", true, &mut ancestors, opts);
+    let tree = build_tree(schema, root_type, "openAPIV3Schema", true, &mut ancestors, opts);
     RuleSet { schema: cs, tree, print_values: opts.compat_minor + 1 >= 35 }
 }
 
-/// Walks the schema as written (costs are computed on it); types come from the node as
-/// CEL sees it.
+/// Walks the schema as written (costs are computed on it), with the node's CEL type.
 fn build_tree<'s>(
     s: &'s JsonSchemaProps,
-    name: &str,
+    ty: Option<Type>,
     path: &str,
     root: bool,
     ancestors: &mut Vec<&'s JsonSchemaProps>,
@@ -303,15 +305,17 @@ fn build_tree<'s>(
 ) -> RuleTree {
     let resource_root = root || s.x_embedded_resource;
     let mut t = RuleTree { is_resource_root: resource_root, ..Default::default() };
+    if !has_any_rules(s) {
+        return t;
+    }
     if !s.x_validations.is_empty() {
-        let view = cel_schema(s, resource_root);
-        let ty = decl_type(&view, name).unwrap_or(Type::Dyn);
+        let node_ty = ty.clone().unwrap_or(Type::Dyn);
         t.rules = s
             .x_validations
             .iter()
             .enumerate()
             .map(|(i, r)| {
-                let mut c = compile_rule(r, &ty, opts, &view);
+                let mut c = compile_rule(r, &node_ty, opts, s);
                 c.schema_path = format!("{}.x-kubernetes-validations[{}]", path, i);
                 if let Some(p) = &c.program {
                     c.cost = Some(super::cost::rule_cost(&p.checked, s, ancestors, resource_root));
@@ -325,33 +329,50 @@ fn build_tree<'s>(
     }
     ancestors.push(s);
     for (k, p) in &s.properties {
-        let child = build_tree(
-            p,
-            &format!("{}.{}", name, escape(k, false).unwrap_or_else(|| k.clone())),
-            &format!("{}.properties[{}]", path, k),
-            false,
-            ancestors,
-            opts,
-        );
+        let child_ty = match escape(k, false) {
+            Some(esc) => match &ty {
+                Some(Type::Object(o)) => o.field(&esc).cloned(),
+                Some(Type::Dyn) => Some(Type::Dyn),
+                _ => None,
+            },
+            // Unescapable names are not fields of the parent type: type them on their own.
+            None => decl_type(&cel_schema(p, p.x_embedded_resource), &format!("selfType.{}", k)),
+        };
+        let child = build_tree(p, child_ty, &format!("{}.properties[{}]", path, k), false, ancestors, opts);
         if !child.is_empty() {
             t.properties.insert(k.clone(), child);
         }
     }
     if let Some(i) = s.items_schema() {
-        let child = build_tree(i, &format!("{}.@idx", name), &format!("{}.items", path), false, ancestors, opts);
+        let child_ty = match &ty {
+            Some(Type::List(e)) => Some((**e).clone()),
+            _ => None,
+        };
+        let child = build_tree(i, child_ty, &format!("{}.items", path), false, ancestors, opts);
         if !child.is_empty() {
             t.items = Some(Box::new(child));
         }
     }
     if let Some(SchemaOrBool::Schema(a)) = &s.additional_properties {
-        let child =
-            build_tree(a, &format!("{}.@elem", name), &format!("{}.additionalProperties", path), false, ancestors, opts);
+        let child_ty = match &ty {
+            Some(Type::Map(_, v)) => Some((**v).clone()),
+            _ => None,
+        };
+        let child = build_tree(a, child_ty, &format!("{}.additionalProperties", path), false, ancestors, opts);
         if !child.is_empty() {
             t.additional = Some(Box::new(child));
         }
     }
     ancestors.pop();
     t
+}
+
+/// Whether a node or anything below it (on the structural spine) carries rules.
+fn has_any_rules(s: &JsonSchemaProps) -> bool {
+    !s.x_validations.is_empty()
+        || s.properties.values().any(has_any_rules)
+        || s.items_schema().map(has_any_rules).unwrap_or(false)
+        || s.additional_properties_schema().map(has_any_rules).unwrap_or(false)
 }
 
 impl RuleTree {

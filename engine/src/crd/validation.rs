@@ -1417,16 +1417,61 @@ fn validate_validation(
             }
         }
     }
+    // The rules are compiled once for the whole schema; the per-node checks read their
+    // compile errors from it.
+    let rules = cel_ok.then(|| {
+        crate::cel::rules::compile_rules(schema, &crate::cel::env::EnvOptions::for_version(kube.minor.saturating_sub(1)))
+    });
+    if let Some(rs) = &rules {
+        let mut index = std::collections::HashMap::new();
+        index_rule_errors(schema, &rs.tree, &mut index);
+        RULE_ERRORS.with(|r| *r.borrow_mut() = Some(index));
+    }
     let oe = openapi_schema(schema, &root, &Ssv::default(), true, cel_ok, kube);
+    RULE_ERRORS.with(|r| *r.borrow_mut() = None);
     local.extend(oe.schema);
     local.extend(oe.cel);
     if local.is_empty() && !init_errs.is_empty() {
         local.extend(init_errs);
     }
-    if cel_ok {
-        local.extend(cel_schema_cost_errors(schema, &root, kube));
+    if let Some(rs) = &rules {
+        local.extend(cel_schema_cost_errors_of(rs, &root));
     }
     errs.extend(local);
+}
+
+/// A node's rule compile errors: (rule, rule error, messageExpression error) per rule.
+type NodeRuleErrors = Vec<(crate::crd::model::ValidationRule, Option<String>, Option<String>)>;
+
+thread_local! {
+    /// The compile errors of the schema being validated, by node address, so that the
+    /// per-node walk does not compile rules again.
+    static RULE_ERRORS: std::cell::RefCell<Option<std::collections::HashMap<usize, NodeRuleErrors>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+fn index_rule_errors(
+    s: &JsonSchemaProps,
+    t: &crate::cel::rules::RuleTree,
+    index: &mut std::collections::HashMap<usize, NodeRuleErrors>,
+) {
+    if !t.rules.is_empty() {
+        index.insert(
+            s as *const JsonSchemaProps as usize,
+            t.rules.iter().map(|c| (c.rule.clone(), c.error.clone(), c.message_error.clone())).collect(),
+        );
+    }
+    for (k, child) in &t.properties {
+        if let Some(p) = s.properties.get(k) {
+            index_rule_errors(p, child, index);
+        }
+    }
+    if let (Some(ct), Some(i)) = (&t.items, s.items_schema()) {
+        index_rule_errors(i, ct, index);
+    }
+    if let (Some(ct), Some(a)) = (&t.additional, s.additional_properties_schema()) {
+        index_rule_errors(a, ct, index);
+    }
 }
 
 /// `specStandardValidatorV3` and the context `ValidateCustomResourceDefinitionOpenAPISchema`
@@ -2224,13 +2269,21 @@ pub fn cel_rule_compile_errors(
     kube: KubeVersion,
 ) -> ErrorList {
     let mut errs = ErrorList::new();
-    for (i, c) in crate::cel::rules::compile_node_rules(node, is_root, kube).iter().enumerate() {
+    let key = node as *const JsonSchemaProps as usize;
+    let compiled: NodeRuleErrors = match RULE_ERRORS.with(|r| r.borrow().as_ref().and_then(|m| m.get(&key).cloned())) {
+        Some(c) => c,
+        None => crate::cel::rules::compile_node_rules(node, is_root, kube)
+            .into_iter()
+            .map(|c| (c.rule, c.error, c.message_error))
+            .collect(),
+    };
+    for (i, (rule, error, message_error)) in compiled.iter().enumerate() {
         let rp = node_path.child("x-kubernetes-validations").index(i);
-        let value = || BadValue::Raw(gojson::validation_rule(&c.rule));
-        if let Some(e) = &c.error {
+        let value = || BadValue::Raw(gojson::validation_rule(rule));
+        if let Some(e) = error {
             errs.push(FieldError::invalid(rp.child("rule"), value(), e.clone()));
         }
-        if let Some(e) = &c.message_error {
+        if let Some(e) = message_error {
             errs.push(FieldError::invalid(rp.child("messageExpression"), value(), e.clone()));
         }
     }
@@ -2242,9 +2295,13 @@ pub fn cel_rule_compile_errors(
 /// exceeds budget ...` and the `contributed to ...` errors on the most expensive rules).
 /// Returns nothing until the cost estimator exists.
 pub fn cel_schema_cost_errors(root: &JsonSchemaProps, root_path: &Path, kube: KubeVersion) -> ErrorList {
-    use crate::cel::rules::{compile_rules, RuleTree};
     let opts = crate::cel::env::EnvOptions::for_version(kube.minor.saturating_sub(1));
-    let rules = compile_rules(root, &opts);
+    cel_schema_cost_errors_of(&crate::cel::rules::compile_rules(root, &opts), root_path)
+}
+
+/// The cost errors of an already compiled rule set.
+pub fn cel_schema_cost_errors_of(rules: &crate::cel::rules::RuleSet, root_path: &Path) -> ErrorList {
+    use crate::cel::rules::RuleTree;
     let mut errs = ErrorList::new();
     let mut total = TotalCost::default();
     fn walk(t: &RuleTree, p: &Path, errs: &mut ErrorList, total: &mut TotalCost) {

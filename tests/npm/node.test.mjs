@@ -1,0 +1,422 @@
+// The npm package in Node: the nodejs build of engine/npm/build.sh OUT_DIR, installed into a
+// throwaway project and imported as `crdlab`, the way a user does. Validates a CRD and
+// objects, reads the positions of errors, and checks that bad input throws a JS Error (the
+// module keeps working) rather than trapping.
+//
+// Run from the repo root: node --test tests/npm/
+// Env: CRDLAB_NPM_DIR (default target/npm), CRDLAB_BIN (default target/release/crdlab, for
+// the comparison with `crdlab batch`; that test is skipped when the binary is missing).
+
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { importInstalled, outDir, root } from './load.mjs';
+
+const CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names: {kind: Widget, listKind: WidgetList, plural: widgets, singular: widget}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [replicas]
+            x-kubernetes-validations:
+            - rule: self.replicas <= self.maxReplicas
+              message: replicas must not exceed maxReplicas
+            properties:
+              replicas: {type: integer, minimum: 1}
+              maxReplicas: {type: integer}
+              name: {type: string, maxLength: 5}
+              tags:
+                type: array
+                items: {type: string}
+`;
+
+const OBJECT = `apiVersion: example.com/v1
+kind: Widget
+metadata:
+  name: w1
+spec:
+  replicas: 0
+  maxReplicas: 3
+  name: "héllo😀 wörld"
+  tags: [a, 7]
+  extra: true
+`;
+
+let crdlab; // the ES module namespace of the installed package
+let cjs; // require('crdlab')
+
+before(async () => {
+  ({ esm: crdlab, cjs } = await importInstalled('nodejs'));
+});
+
+/** The text a range covers (offsets count UTF-16 code units, like JS string indices). */
+const slice = (text, r) => text.slice(r.startOffset, r.endOffset);
+
+/** The line/column form of a range, checked against its offsets. */
+function lineCol(text, r) {
+  const lines = text.split('\n');
+  const offsetOf = (line, col) => lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0) + col - 1;
+  assert.equal(offsetOf(r.startLine, r.startColumn), r.startOffset, 'start line/column agree with the offset');
+  assert.equal(offsetOf(r.endLine, r.endColumn), r.endOffset, 'end line/column agree with the offset');
+  return [r.startLine, r.startColumn, r.endLine, r.endColumn];
+}
+
+/** Runs `fn`, which must throw a JS Error (not a WebAssembly trap), and returns it. */
+function throwsError(fn, pattern) {
+  let thrown;
+  try {
+    fn();
+  } catch (e) {
+    thrown = e;
+  }
+  assert.ok(thrown, 'expected a throw');
+  assert.ok(thrown instanceof Error, `expected an Error, got ${thrown}`);
+  assert.ok(!(thrown instanceof WebAssembly.RuntimeError), `a wasm trap: ${thrown}`);
+  assert.match(thrown.message, pattern);
+  return thrown;
+}
+
+test('the package is importable as ESM and CommonJS, and reports its version', () => {
+  for (const m of [crdlab, cjs]) {
+    for (const f of ['validate', 'compile', 'evaluate', 'version']) assert.equal(typeof m[f], 'function', f);
+    assert.equal(typeof m.CompiledCrd, 'function');
+  }
+  const v = crdlab.version();
+  assert.match(v.crdlab, /^\d+\.\d+\.\d+/);
+  assert.ok(v.kubernetesVersions.includes('1.25') && v.kubernetesVersions.includes(v.defaultKubernetesVersion));
+  const dts = fs.readFileSync(path.join(outDir, 'nodejs', 'crdlab.d.ts'), 'utf8');
+  for (const t of ['interface Answer', 'interface Diagnostic', 'interface Range', 'class CompiledCrd', 'interface ValidateRequest']) {
+    assert.ok(dts.includes(t), `crdlab.d.ts declares ${t}`);
+  }
+  assert.match(dts, /export function compile\(crd: Document, options\?: CompileOptions \| null\): CompiledCrd;/);
+  assert.match(dts, /validate\(object: Document, oldObject\?: Document \| null, options\?: ValidateOptions \| null\): Answer;/);
+});
+
+test('compile once, validate objects: errors with the apiserver text and their ranges', () => {
+  const crd = crdlab.compile(CRD);
+  assert.deepEqual(crd.crdErrors, []);
+  assert.deepEqual(crd.versions, ['v1']);
+  assert.equal(crd.storageVersion, 'v1');
+  assert.equal(crd.kubernetesVersion, crdlab.version().defaultKubernetesVersion);
+
+  const rules = crd.rules;
+  assert.equal(rules.length, 1);
+  assert.equal(rules[0].schemaPath, 'openAPIV3Schema.properties[spec].x-kubernetes-validations[0]');
+  assert.equal(slice(CRD, rules[0].range), 'self.replicas <= self.maxReplicas');
+  assert.deepEqual(lineCol(CRD, rules[0].range), [21, 21, 21, 54]);
+
+  const a = crd.validate(OBJECT);
+  const byField = Object.fromEntries(a.errors.map((e) => [e.field, e]));
+  assert.deepEqual(Object.keys(byField).sort(), ['<nil>', 'spec.name', 'spec.replicas', 'spec.tags[1]']);
+
+  const replicas = byField['spec.replicas'];
+  assert.equal(replicas.message, 'spec.replicas: Invalid value: 0: spec.replicas in body should be greater than or equal to 1');
+  assert.equal(slice(OBJECT, replicas.range), '0');
+  assert.deepEqual(lineCol(OBJECT, replicas.range), [6, 13, 6, 14]);
+  assert.equal(replicas.exact, true);
+
+  // UTF-16 columns: é is one code unit, 😀 two.
+  const name = byField['spec.name'];
+  assert.equal(slice(OBJECT, name.range), '"héllo😀 wörld"');
+  assert.deepEqual(lineCol(OBJECT, name.range), [8, 9, 8, 24]);
+
+  assert.equal(slice(OBJECT, byField['spec.tags[1]'].range), '7');
+  // The schema errors stop CEL: an error on the root, which underlines the first line.
+  assert.match(byField['<nil>'].message, /some validation rules were not checked/);
+  assert.equal(slice(OBJECT, byField['<nil>'].range), 'apiVersion: example.com/v1');
+
+  // The pruned field, by its key.
+  assert.deepEqual(a.unknownFields, ['spec.extra']);
+  assert.equal(slice(OBJECT, a.unknownFieldRanges[0]), 'extra');
+  assert.equal(a.defaulted.spec.extra, undefined);
+  assert.deepEqual(a.warnings, []);
+  crd.free();
+});
+
+test('a missing required field points at its closest ancestor', () => {
+  const crd = crdlab.compile(CRD);
+  const text = 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec:\n  maxReplicas: 1\n';
+  const [e] = crd.validate(text).errors;
+  assert.equal(e.message, 'spec.replicas: Required value');
+  assert.equal(e.exact, false);
+  assert.equal(slice(text, e.range), 'spec');
+});
+
+test('JSON text and parsed objects', () => {
+  const crd = crdlab.compile(CRD);
+  const json = JSON.stringify({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { replicas: 5, maxReplicas: 2 } }, null, 2);
+  const a = crd.validate(json);
+  assert.equal(a.errors.length, 1);
+  assert.match(a.errors[0].message, /^spec: Invalid value: .*replicas must not exceed maxReplicas$/);
+  assert.equal(slice(json, a.errors[0].range), '"spec"');
+  // A parsed object: the same answer, without ranges.
+  const b = crd.validate(JSON.parse(json));
+  assert.deepEqual(b.errors.map((e) => e.message), a.errors.map((e) => e.message));
+  assert.equal(b.errors[0].range, undefined);
+  // An update: the rule fails for the new object too, so it is not ratcheted.
+  const old = JSON.parse(json);
+  const c = crd.validate(json, old);
+  assert.equal(c.errors.length + c.warnings.length, 1);
+});
+
+test('CRD errors point at the CRD text: a CEL rule that does not compile', () => {
+  const broken = CRD.replace('self.replicas <= self.maxReplicas', 'self.replicas <= self.nope');
+  const crd = crdlab.compile(broken);
+  assert.equal(crd.crdErrors.length, 1);
+  const [e] = crd.crdErrors;
+  assert.match(e.field, /x-kubernetes-validations\[0\]\.rule$/);
+  assert.match(e.message, /compilation failed/);
+  assert.equal(slice(broken, e.range), 'self.replicas <= self.nope');
+  // And a create check on names.
+  const badNames = CRD.replace('plural: widgets,', 'plural: Widgets,');
+  const n = compileErrors(badNames).find((x) => x.field === 'spec.names.plural');
+  assert.match(n.message, /^spec\.names\.plural: Invalid value: "Widgets"/);
+  assert.equal(slice(badNames, n.range), 'Widgets');
+});
+
+function compileErrors(text) {
+  return crdlab.compile(text).crdErrors;
+}
+
+test('validate(request) answers like `crdlab batch`, plus ranges', (t) => {
+  const request = { id: 'r1', crd: CRD, object: OBJECT, kubernetesVersion: '1.31' };
+  const a = crdlab.validate(request);
+  assert.equal(a.id, 'r1');
+  assert.deepEqual(a.crdErrors, []);
+  assert.equal(a.errors.length, 4);
+  assert.equal(slice(OBJECT, a.errors.find((e) => e.field === 'spec.replicas').range), '0');
+  assert.equal(slice(CRD, a.rules[0].range), 'self.replicas <= self.maxReplicas');
+  // The CRD as an object: no ranges in the CRD, the object's still there.
+  const crdObject = { ...request, crd: yamlCrdAsObject() };
+  const b = crdlab.validate(crdObject);
+  assert.equal(b.rules[0].range, undefined);
+  assert.deepEqual(b.errors.map((e) => e.message), a.errors.map((e) => e.message));
+
+  const bin = process.env.CRDLAB_BIN || path.join(root, 'target/release/crdlab');
+  if (!fs.existsSync(bin)) {
+    t.skip(`${bin} is missing (cargo build --release)`);
+    return;
+  }
+  const requests = [request, { id: 2, crd: CRD }, { id: 3, mode: 'eval', expr: '[1, 2].map(x, x * 2)' }];
+  const out = spawnSync(bin, ['batch'], { input: requests.map((r) => JSON.stringify(r)).join('\n') + '\n', encoding: 'utf8' });
+  assert.equal(out.status, 0, out.stderr);
+  const batch = out.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  requests.forEach((r, i) => assert.deepEqual(withoutPositions(crdlab.validate(r)), batch[i]));
+});
+
+function yamlCrdAsObject() {
+  // The CRD above as JSON, written out by hand (no YAML parser in the tests).
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'widgets.example.com' },
+    spec: {
+      group: 'example.com',
+      names: { kind: 'Widget', listKind: 'WidgetList', plural: 'widgets', singular: 'widget' },
+      scope: 'Namespaced',
+      versions: [{
+        name: 'v1', served: true, storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: {
+                type: 'object',
+                required: ['replicas'],
+                'x-kubernetes-validations': [{ rule: 'self.replicas <= self.maxReplicas', message: 'replicas must not exceed maxReplicas' }],
+                properties: {
+                  replicas: { type: 'integer', minimum: 1 },
+                  maxReplicas: { type: 'integer' },
+                  name: { type: 'string', maxLength: 5 },
+                  tags: { type: 'array', items: { type: 'string' } },
+                },
+              },
+            },
+          },
+        },
+      }],
+    },
+  };
+}
+
+/** An answer of the package with what it adds to the batch answer left out. */
+function withoutPositions(a) {
+  const copy = structuredClone(a);
+  delete copy.unknownFieldRanges;
+  for (const k of ['crdErrors', 'errors', 'warnings']) {
+    for (const e of copy[k] || []) {
+      delete e.range;
+      delete e.exact;
+    }
+  }
+  for (const r of copy.rules || []) {
+    delete r.range;
+    delete r.version;
+  }
+  return copy;
+}
+
+test('evaluate: expression mode', () => {
+  const r = crdlab.evaluate('x.map(v, v * 2)', { x: [1, 2] }, { varTypes: { x: 'list(int)' } });
+  assert.equal(r.outputType, 'list(int)');
+  assert.deepEqual(r.value, [2, 4]);
+  assert.ok(r.estimatedCost.max >= r.estimatedCost.min);
+  assert.equal(typeof r.actualCost, 'number');
+  assert.equal(crdlab.evaluate('null').value, null);
+  assert.match(crdlab.evaluate('1 +').compileError, /Syntax error/);
+  assert.match(crdlab.evaluate("'a'.matches('[')").compileError, /invalid matches argument/);
+  assert.match(crdlab.evaluate('1 / 0').evalError, /division by zero/);
+  assert.equal(crdlab.evaluate('x + 1', { x: 'a' }, { varTypes: { x: 'int' } }).evalError, 'no such overload');
+  throwsError(() => crdlab.evaluate('t', { t: 'noon' }, { varTypes: { t: 'timestamp' } }), /variable t: bad timestamp "noon"/);
+  throwsError(() => crdlab.evaluate('1', [1]), /vars must be an object, not an array/);
+  throwsError(() => crdlab.evaluate('x', { x: 1 }, { varTypes: { x: 'tuple' } }), /unknown variable type/);
+});
+
+test('malformed input throws a clear Error, never traps; the module keeps working', () => {
+  const crd = crdlab.compile(CRD);
+
+  // Texts that cannot be read: the place of the problem.
+  let e = throwsError(() => crdlab.compile('apiVersion: v1\nspec: [1, 2\nkind: {'), /^cannot read CRD: /);
+  assert.equal(e.input, 'crd');
+  assert.equal(typeof e.line, 'number');
+  assert.equal(e.range.startLine, e.line);
+  e = throwsError(() => crd.validate('kind: Widget\nspec:\n  replicas: 1\n replicas: 2\n'), /^cannot read object: /);
+  assert.equal(e.input, 'object');
+  assert.ok(e.line >= 3, `line ${e.line}`);
+  e = throwsError(() => crd.validate('{"spec": {"replicas": 1,}}'), /^cannot read object: .*invalid JSON/);
+  assert.deepEqual([e.line, e.column], [1, 25]);
+  e = throwsError(() => crdlab.validate({ crd: CRD, object: 'a: [1' }), /^cannot read object: /);
+  assert.equal(e.input, 'object');
+  assert.equal(e.line, 1);
+  e = throwsError(() => crdlab.validate({ crd: 'spec: [', object: 'a: 1' }), /^cannot read CRD: /);
+  assert.equal(e.input, 'crd');
+
+  // Not a CRD, not an object.
+  throwsError(() => crdlab.compile('apiVersion: v1\nkind: ConfigMap\n'), /no CustomResourceDefinition found.*ConfigMap/);
+  throwsError(() => crdlab.compile(''), /no CustomResourceDefinition found: the document is empty/);
+  throwsError(() => crdlab.compile(CRD.replace('apiextensions.k8s.io/v1', 'apiextensions.k8s.io/v1beta1')), /unsupported apiVersion/);
+  throwsError(() => crdlab.compile(42), /crd must be YAML\/JSON text or an object, not a number/);
+  throwsError(() => crdlab.compile(null), /crd must be YAML\/JSON text or an object, not null/);
+  throwsError(() => crdlab.compile([1]), /not an array/);
+  throwsError(() => crd.validate(undefined), /object must be YAML\/JSON text or an object, not a undefined/);
+  throwsError(() => crd.validate('just text'), /\S/);
+  throwsError(() => crdlab.validate('just a string'), /the request must be an object/);
+  throwsError(() => crdlab.validate({ object: OBJECT }), /names no CRD/);
+  throwsError(() => crdlab.validate({ crdFile: '/etc/passwd' }), /crdFile is not available/);
+
+  // Bad options.
+  throwsError(() => crdlab.compile(CRD, { kubernetesVersion: '1.99' }), /not supported/);
+  throwsError(() => crdlab.compile(CRD, 'fast'), /options must be an object, not a string/);
+  throwsError(() => crdlab.compile(CRD, { kubernetesVersion: 5 }), /^options: invalid type: floating point `5(\.0)?`, expected a string$/);
+  throwsError(() => crd.validate(OBJECT, null, { version: 'v9' }), /the CRD has no version "v9" \(it has v1\)/);
+  throwsError(() => crd.validate(OBJECT, null, { subresource: 'scale' }), /unsupported subresource "scale"/);
+  throwsError(() => crdlab.validate({ crd: CRD, kubernetesVersion: 'latest' }), /is not a Kubernetes version/);
+
+  // Objects JSON cannot hold, and hostile nesting.
+  const circular = { spec: {} };
+  circular.spec.self = circular;
+  throwsError(() => crd.validate(circular), /object cannot be converted to JSON/);
+  throwsError(() => crd.validate({ spec: { replicas: 1n } }), /object cannot be converted to JSON.*BigInt/);
+  let deep = {};
+  for (let i = 0; i < 100_000; i++) deep = { a: deep };
+  throwsError(() => crd.validate(deep), /object cannot be converted to JSON|nesting deeper than/);
+  let over = {};
+  for (let i = 0; i < 600; i++) over = { a: over };
+  throwsError(() => crd.validate(over), /nesting deeper than 512 levels/);
+  throwsError(() => crd.validate('['.repeat(100_000)), /nesting deeper than 512 levels/);
+  throwsError(() => crd.validate('a:\n' + Array.from({ length: 3000 }, (_, i) => ' '.repeat(i + 1) + 'a:\n').join('')), /nesting deeper than/);
+
+  // After all that, the same handle and new ones still work.
+  assert.equal(crd.validate(OBJECT).errors.length, 4);
+  assert.equal(crdlab.validate({ crd: CRD, object: OBJECT }).errors.length, 4);
+});
+
+test('the deepest input the engine accepts runs within the wasm stack', () => {
+  // 500 levels (the readers stop at 512) through pruning, defaulting, validation and CEL.
+  const preserve = CRD.replace(
+    '              tags:\n',
+    '              deep:\n                type: object\n                x-kubernetes-preserve-unknown-fields: true\n' +
+      '                x-kubernetes-validations: [{rule: "self == self"}]\n              tags:\n',
+  );
+  const crd = crdlab.compile(preserve);
+  assert.deepEqual(crd.crdErrors, []);
+  let deep = 1;
+  for (let i = 0; i < 495; i++) deep = i % 2 ? { a: deep } : [deep];
+  const obj = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { replicas: 1, maxReplicas: 1, deep: { x: deep } } };
+  const a = crd.validate(obj);
+  assert.deepEqual(a.errors, []);
+  const text = JSON.stringify(obj);
+  assert.deepEqual(crd.validate(text, text).errors, []);
+  const b = crdlab.compile(CRD).validate({ ...obj, spec: { ...obj.spec, extra: { x: deep } } });
+  assert.deepEqual(b.unknownFields, ['spec.deep', 'spec.extra']);
+  // Long and deep expressions: the engine answers (cel-go's limits), nothing overflows.
+  for (const n of [100, 1000, 24_000]) {
+    const r = crdlab.evaluate('1' + ' + 1'.repeat(n));
+    assert.ok(r.value === n + 1 || /max recursion depth exceeded/.test(r.compileError), JSON.stringify(r).slice(0, 200));
+  }
+  assert.match(crdlab.evaluate('1' + ' + 1'.repeat(30_000)).compileError, /expression code point size exceeds limit/);
+  assert.match(crdlab.evaluate('('.repeat(5000) + '1' + ')'.repeat(5000)).compileError, /[Rr]ecursion (limit|depth)/);
+});
+
+test('a call that overflows the JavaScript stack leaves a clear error, not a corrupt module', () => {
+  // Calls made from ever shallower points of a recursion that reached V8's stack limit: some
+  // overflow inside the module, which V8 then unwinds itself, skipping the module's clean-up.
+  // From then on the module refuses calls with a clear Error, and the process lives on (the
+  // finalizers of compiled CRDs still run). In a child process, so that this module instance
+  // stays usable.
+  const script = `
+    import { importInstalled } from ${JSON.stringify(new URL('./load.mjs', import.meta.url).href)};
+    const { esm: c } = await importInstalled();
+    let crd = c.compile(${JSON.stringify(CRD)});
+    const object = ${JSON.stringify(OBJECT)};
+    const outcomes = new Set();
+    let done = false;
+    function down() {
+      try { down(); } catch (e) { if (!(e instanceof RangeError)) throw e; }
+      if (done) return;
+      try { crd.validate(object); done = true; outcomes.add('ok'); }
+      catch (e) { outcomes.add(e.constructor.name + ': ' + e.message); }
+    }
+    down();
+    let after;
+    try { c.version(); after = 'ok'; } catch (e) { after = e.constructor.name + ': ' + e.message; }
+    crd = null;
+    globalThis.gc?.();
+    console.log(JSON.stringify({ outcomes: [...outcomes], after }));
+  `;
+  const out = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 120_000 });
+  assert.equal(out.status, 0, out.stderr);
+  const { outcomes, after } = JSON.parse(out.stdout.trim().split('\n').pop());
+  const unusable = /^Error: crdlab: an earlier call ran out of the JavaScript engine's stack .* cannot be used any more; load it again$/;
+  assert.ok(outcomes.includes('RangeError: Maximum call stack size exceeded'), outcomes.join('\n'));
+  for (const o of outcomes) assert.match(o, /^RangeError: Maximum call stack size exceeded$|^ok$|^Error: crdlab: an earlier call/);
+  if (outcomes.some((o) => unusable.test(o))) assert.match(after, unusable);
+});
+
+test('revalidating with a compiled CRD does not recompile', () => {
+  const crd = crdlab.compile(CRD);
+  const n = 300;
+  let t0 = performance.now();
+  for (let i = 0; i < n; i++) crd.validate(OBJECT.replace('replicas: 0', `replicas: ${i % 3}`));
+  const handle = (performance.now() - t0) / n;
+  t0 = performance.now();
+  for (let i = 0; i < 30; i++) crdlab.compile(CRD + `\n# ${i}\n`).free();
+  const compile = (performance.now() - t0) / 30;
+  console.log(`# per validation with a compiled CRD: ${handle.toFixed(3)} ms; per compile: ${compile.toFixed(3)} ms`);
+  assert.ok(handle < 50, `${handle} ms per validation`);
+});
