@@ -194,24 +194,18 @@ fn typed_equal(a: Option<&Value>, b: Option<&Value>) -> bool {
     }
 }
 
-fn reason_for(bad: &[&str], expect: &Value) -> String {
-    let cel_phase = ["errors", "warnings"].iter().any(|k| {
-        expect.get(*k).and_then(Value::as_array).into_iter().flatten().any(|e| e.get("phase").and_then(Value::as_str) == Some("cel"))
-    });
-    let why = if bad.iter().any(|m| m.starts_with("eval-")) {
-        "expression mode needs the CEL engine (issue: CEL rules)"
-    } else if bad.iter().any(|m| *m == "rule-costs" || *m == "cost-total") {
-        "static rule costs need the cost estimator (issue: static cost estimation)"
-    } else if cel_phase || bad.iter().any(|m| *m == "warnings") {
-        "CEL rules are not evaluated yet (issue: CEL rules)"
-    } else if bad.iter().any(|m| *m == "budget-exact") {
-        "runtime CEL cost accounting (issue: CEL rules)"
-    } else if bad.iter().any(|m| *m == "crdErrors") {
-        "CRD compile-level CEL checks (issue: CEL rules / cost)"
-    } else {
-        "needs investigation"
+fn reason_for(bad: &[&str], _expect: &Value) -> String {
+    let why = |m: &str| match m {
+        "eval-actual" | "budget-exact" => "runtime cost differs from cel-go's (remaining cost-model gap)",
+        "eval-text" => "error text differs from cel-go's",
+        "eval-est-cost" | "rule-costs" | "cost-total" => "static cost estimate differs",
+        "crdErrors" => "CRD create check differs",
+        "error" => "the request was not answered",
+        _ => "answer differs",
     };
-    format!("{}: {}", bad.join(","), why)
+    let mut reasons: Vec<&str> = bad.iter().map(|m| why(m)).collect();
+    reasons.dedup();
+    format!("{}: {}", bad.join(","), reasons.join("; "))
 }
 
 #[test]

@@ -45,6 +45,8 @@ fn err_at(message: impl Into<String>, mark: Option<&Marker>) -> ReadError {
 
 /// Reads every document of a YAML stream (or one JSON document).
 pub fn read_documents(text: &str) -> Result<Vec<Value>, ReadError> {
+    // A byte-order mark is not part of the first key (editors on Windows write one).
+    let text = strip_bom(text);
     Ok(read_documents_impl(text, false)?
         .into_iter()
         .map(|(v, _)| v)
@@ -54,6 +56,7 @@ pub fn read_documents(text: &str) -> Result<Vec<Value>, ReadError> {
 /// Reads every document like [`read_documents`], each with its [`SourceMap`]: where every
 /// node of the JSON value stands in `text`.
 pub fn read_documents_with_positions(text: &str) -> Result<Vec<(Value, SourceMap)>, ReadError> {
+    let text = strip_bom(text);
     Ok(read_documents_impl(text, true)?
         .into_iter()
         .map(|(v, p)| (v, p.unwrap_or_else(|| SourceMap::empty(text))))
@@ -1321,6 +1324,11 @@ mod tests {
     }
 
     #[test]
+    fn byte_order_mark_is_ignored() {
+        assert_eq!(one("\u{feff}a: 1\n"), json!({"a": 1}));
+    }
+
+    #[test]
     fn multi_document() {
         let d = read_documents("a: 1\n---\nb: 2\n").unwrap();
         assert_eq!(d, vec![json!({"a": 1}), json!({"b": 2})]);
@@ -1482,4 +1490,9 @@ mod tests {
         let deep = "[".repeat(10_000) + &"]".repeat(10_000);
         assert!(read_document_with_positions(&deep).is_err());
     }
+}
+
+/// The text without a leading UTF-8 byte-order mark.
+pub fn strip_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
 }
