@@ -28,6 +28,7 @@ pub mod schema;
 pub mod strategy;
 pub mod validation;
 pub mod version;
+pub mod versions;
 pub mod yaml;
 
 #[cfg(feature = "wasm")]

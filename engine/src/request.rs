@@ -23,6 +23,13 @@ pub struct Request {
     /// A path to the CRD file.
     #[serde(default)]
     pub crd_file: Option<String>,
+    /// The CRD being replaced (YAML/JSON text or a JSON object): its presence makes the CRD
+    /// an update, where unchanged rules compile in the stored-expressions environment.
+    #[serde(default)]
+    pub old_crd: Option<Value>,
+    /// A path to the old CRD file.
+    #[serde(default)]
+    pub old_crd_file: Option<String>,
     #[serde(default)]
     pub version: Option<String>,
     #[serde(default)]
@@ -131,31 +138,55 @@ impl Engine {
         Engine { cache: HashMap::new(), file_reader: Some(|p| std::fs::read_to_string(p)) }
     }
 
+    /// A CRD given as `crd`/`crdFile` (or `oldCrd`/`oldCrdFile`): its cache key, and its
+    /// text or JSON value.
+    fn crd_source<'r>(
+        &self,
+        file: &Option<String>,
+        inline: &'r Option<Value>,
+        what: &str,
+    ) -> Result<Option<(String, Option<String>, Option<&'r Value>)>, String> {
+        if let Some(path) = file {
+            let read = self.file_reader.ok_or_else(|| format!("{}File is not available here; pass {}", what, what))?;
+            let text = read(path).map_err(|e| format!("cannot read {}File {}: {}", what, path, e))?;
+            return Ok(Some((format!("file:{}", path), Some(text), None)));
+        }
+        match inline {
+            Some(Value::String(t)) => Ok(Some((format!("text:{}", t), Some(t.clone()), None))),
+            Some(v @ Value::Object(_)) => Ok(Some((format!("json:{}", v), None, Some(v)))),
+            Some(other) => Err(format!(
+                "{} must be YAML/JSON text or an object, not {}",
+                what,
+                crate::crd::json_type_name(other)
+            )),
+            None => Ok(None),
+        }
+    }
+
     /// The compiled CRD of a request, from the cache when the same CRD was seen before.
     pub fn compiled(&mut self, req: &Request, kube: KubeVersion) -> Result<Arc<CompiledCrd>, String> {
-        let (key, text, value) = if let Some(path) = &req.crd_file {
-            let read = self.file_reader.ok_or_else(|| "crdFile is not available here; pass crd".to_string())?;
-            let text = read(path).map_err(|e| format!("cannot read crdFile {}: {}", path, e))?;
-            (format!("file:{}", path), Some(text), None)
-        } else {
-            match &req.crd {
-                Some(Value::String(t)) => (format!("text:{}", t), Some(t.clone()), None),
-                Some(v @ Value::Object(_)) => (format!("json:{}", v), None, Some(v)),
-                Some(other) => {
-                    return Err(format!(
-                        "crd must be YAML/JSON text or an object, not {}",
-                        crate::crd::json_type_name(other)
-                    ))
-                }
-                None => return Err("the request names no CRD (crd or crdFile)".into()),
+        let (mut key, text, value) = self
+            .crd_source(&req.crd_file, &req.crd, "crd")?
+            .ok_or_else(|| "the request names no CRD (crd or crdFile)".to_string())?;
+        let old = self.crd_source(&req.old_crd_file, &req.old_crd, "oldCrd")?;
+        let old_value = match &old {
+            Some((old_key, text, value)) => {
+                key = format!("{}\u{0}old:{}", key, old_key);
+                Some(match (text, value) {
+                    (Some(t), _) => crate::crd::parse_crd_text(t).map_err(|e| format!("old CRD: {}", e))?,
+                    (None, Some(v)) => (*v).clone(),
+                    _ => unreachable!("either text or value is set"),
+                })
             }
+            None => None,
         };
         if let Some(c) = self.cache.get(&(key.clone(), kube)) {
             return Ok(c.clone());
         }
         let compiled = match (text, value) {
-            (Some(t), _) => CompiledCrd::from_text(&t, kube),
-            (None, Some(v)) => CompiledCrd::from_value(v, kube),
+            (Some(t), _) => crate::crd::parse_crd_text(&t)
+                .and_then(|v| CompiledCrd::from_value_update(&v, old_value.as_ref(), kube)),
+            (None, Some(v)) => CompiledCrd::from_value_update(v, old_value.as_ref(), kube),
             _ => unreachable!("either text or value is set"),
         }
         .map_err(|e| e.to_string())?;

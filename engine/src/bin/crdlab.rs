@@ -1,6 +1,7 @@
 //! The `crdlab` command line: `batch` (the JSON Lines protocol of
-//! shared/docs/vector-format.md), `validate` (kubectl-style output for one object) and
-//! `diff` (breaking changes between two CRDs).
+//! shared/docs/vector-format.md), `validate` (kubectl-style output for one object),
+//! `versions` (each rule's lowest Kubernetes release) and `diff` (breaking changes between
+//! two CRDs).
 
 use clap::{Parser, Subcommand, ValueEnum};
 use crdlab::request::{Answer, Engine, Request};
@@ -44,6 +45,10 @@ enum Command {
         /// The stored object: its presence makes the request an update.
         #[arg(long)]
         old: Option<String>,
+        /// The CRD being replaced: its presence makes the CRD an update, where rules
+        /// unchanged from it compile in the stored-expressions environment.
+        #[arg(long)]
+        old_crd: Option<String>,
         /// The CRD version to validate against (default: the storage version).
         #[arg(long)]
         version: Option<String>,
@@ -56,6 +61,18 @@ enum Command {
         /// Turn validation ratcheting off.
         #[arg(long)]
         no_ratcheting: bool,
+        #[arg(short = 'o', long, value_enum, default_value = "text")]
+        output: Output,
+    },
+    /// For every rule, the lowest Kubernetes release (1.25-1.36) that accepts it, and why
+    /// the release below does not; with --version, exit 1 when a rule needs a later release.
+    Versions {
+        /// The CustomResourceDefinition (YAML or JSON; multi-document files allowed).
+        #[arg(long)]
+        crd: String,
+        /// A target release, e.g. 1.30: rules it does not accept are marked.
+        #[arg(long)]
+        version: Option<String>,
         #[arg(short = 'o', long, value_enum, default_value = "text")]
         output: Output,
     },
@@ -81,6 +98,22 @@ enum Command {
         #[arg(short = 'o', long, value_enum, default_value = "text")]
         output: DiffOutput,
     },
+    /// Explain the static cost of every CEL rule of a CRD version: what drives it, its share
+    /// of the per-CRD budget, and for rules over the per-rule limit the schema bound that
+    /// fixes them; exit 1 when a rule or the total is over its limit.
+    Cost {
+        /// The CustomResourceDefinition (YAML or JSON).
+        #[arg(long)]
+        crd: String,
+        /// The CRD version (default: the storage version).
+        #[arg(long)]
+        version: Option<String>,
+        /// Target Kubernetes version, e.g. 1.32 (default 1.36).
+        #[arg(long)]
+        kubernetes_version: Option<String>,
+        #[arg(short = 'o', long, value_enum, default_value = "text")]
+        output: Output,
+    },
 }
 
 fn main() -> ExitCode {
@@ -100,15 +133,23 @@ fn run() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Batch => batch(),
+        Command::Cost { crd, version, kubernetes_version, output } => {
+            cost(&crd, version.as_deref(), kubernetes_version.as_deref(), output)
+        }
         Command::Diff { old, new, config, objects, kubernetes_version, output } => {
             diff(&old, &new, config.as_deref(), objects.as_deref(), kubernetes_version.as_deref(), output)
         }
-        Command::Validate { crd, object, old, version, kubernetes_version, status, no_ratcheting, output } => {
+        Command::Versions { crd, version, output } => versions(&crd, version.as_deref(), output),
+        Command::Validate { crd, object, old, old_crd, version, kubernetes_version, status, no_ratcheting, output } => {
             let read = |p: &str| std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {}", p, e));
             let run = || -> Result<Answer, String> {
                 let req = Request {
                     id: Value::String("cli".into()),
                     crd: Some(Value::String(read(&crd)?)),
+                    old_crd: match &old_crd {
+                        Some(p) => Some(Value::String(read(p)?)),
+                        None => None,
+                    },
                     object: Some(Value::String(read(&object)?)),
                     old_object: match &old {
                         Some(p) => Some(Value::String(read(p)?)),
@@ -179,6 +220,97 @@ fn diff(
             eprintln!("error: {}", e);
             ExitCode::from(2)
         }
+    }
+}
+
+fn cost(crd: &str, version: Option<&str>, kubernetes_version: Option<&str>, output: Output) -> ExitCode {
+    use crdlab::cel::explain;
+    let run = || -> Result<explain::CostExplanation, String> {
+        let text = std::fs::read_to_string(crd).map_err(|e| format!("cannot read {}: {}", crd, e))?;
+        let kube = match kubernetes_version {
+            Some(k) => crdlab::KubeVersion::parse(k)?,
+            None => crdlab::KubeVersion::default(),
+        };
+        let compiled = crdlab::crd::CompiledCrd::from_text(&text, kube).map_err(|e| format!("{}: {}", crd, e))?;
+        explain::explain(&compiled, version)
+    };
+    match run() {
+        Ok(e) => {
+            match output {
+                Output::Json => println!("{}", serde_json::to_string_pretty(&e).unwrap_or_default()),
+                Output::Text => print!("{}", explain::render_text(&e)),
+            }
+            if e.total > e.per_crd_limit || e.rules.iter().any(|r| r.over_limit) {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {}", e);
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn versions(crd: &str, target: Option<&str>, output: Output) -> ExitCode {
+    use crdlab::versions::{accepted_on, rule_versions_of_text};
+    let run = || -> Result<(Vec<crdlab::versions::RuleVersionRow>, Option<crdlab::KubeVersion>), String> {
+        let text = std::fs::read_to_string(crd).map_err(|e| format!("cannot read {}: {}", crd, e))?;
+        let target = target.map(crdlab::KubeVersion::parse).transpose()?;
+        Ok((rule_versions_of_text(&text).map_err(|e| e.to_string())?, target))
+    };
+    let (rows, target) = match run() {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("error: {}", e);
+            return ExitCode::from(2);
+        }
+    };
+    let rejected = target.map(|t| rows.iter().filter(|r| !accepted_on(r, t)).count()).unwrap_or(0);
+    match output {
+        Output::Json => {
+            let rows: Vec<Value> = rows
+                .iter()
+                .map(|r| {
+                    let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
+                    if let (Some(t), Value::Object(m)) = (target, &mut v) {
+                        m.insert("acceptedOnTarget".into(), Value::Bool(accepted_on(r, t)));
+                    }
+                    v
+                })
+                .collect();
+            println!("{}", serde_json::to_string_pretty(&rows).unwrap_or_default());
+        }
+        Output::Text => {
+            if rows.is_empty() {
+                println!("no x-kubernetes-validations rules");
+            }
+            for r in &rows {
+                let mark = match target {
+                    Some(t) if !accepted_on(r, t) => format!(" [not accepted on {}]", t),
+                    _ => String::new(),
+                };
+                println!("{} {}{}", r.crd_version, r.schema_path, mark);
+                println!("  rule:   {}", r.rule.replace('\n', "\n          "));
+                println!("  lowest: {}", r.lowest_version.as_deref().unwrap_or("none of 1.25-1.36"));
+                if !r.reason.is_empty() {
+                    println!("  why:    {}", r.reason);
+                }
+            }
+            if let Some(t) = target {
+                if rejected > 0 {
+                    println!("{} of {} rules are not accepted on {}", rejected, rows.len(), t);
+                } else {
+                    println!("every rule is accepted on {}", t);
+                }
+            }
+        }
+    }
+    if rejected > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
     }
 }
 

@@ -209,6 +209,58 @@ pub fn size_or_hint(hints: Option<&dyn SizeHints>, node: &AstNode) -> SizeEstima
 /// Estimates the cost of a checked expression (cel-go `checker.Cost` with the Kubernetes
 /// estimator, `has()` costing nothing as Kubernetes configures it).
 pub fn estimate(checked: &Checked, hints: Option<&dyn SizeHints>) -> CostEstimate {
+    estimate_inner(checked, hints, None)
+}
+
+/// What drove the cost of one node of the expression (recorded by [`estimate_traced`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TraceKind {
+    /// A comprehension (a macro: `all`, `exists`, `map`, ...): it iterates over its range
+    /// (`range_path`: the variable path it reads, empty when computed) at most
+    /// `range_size.max` times, each iteration costing `per_iteration`.
+    Comprehension {
+        range_path: Vec<String>,
+        range_size: SizeEstimate,
+        per_iteration: CostEstimate,
+    },
+    /// A function or operator call: `cost` is the call itself (arguments excluded; for
+    /// `&&`, `||` and `?:` the difference between the call and the sum of its arguments).
+    Call {
+        function: String,
+        target_path: Vec<String>,
+        arg_paths: Vec<Vec<String>>,
+        cost: CostEstimate,
+    },
+}
+
+/// The cost of one node of the expression, its subexpressions included.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeTrace {
+    pub id: u64,
+    /// Nesting depth in the AST (the root is 1).
+    pub depth: usize,
+    /// How many comprehensions enclose the node (its cost is counted that many times over).
+    pub loop_depth: usize,
+    pub kind: TraceKind,
+    pub total: CostEstimate,
+}
+
+/// [`estimate`], also returning the cost of every comprehension and call node, in the
+/// order the estimator finished them (children before parents).
+pub fn estimate_traced(
+    checked: &Checked,
+    hints: Option<&dyn SizeHints>,
+) -> (CostEstimate, Vec<NodeTrace>) {
+    let mut trace = Vec::new();
+    let c = estimate_inner(checked, hints, Some(&mut trace));
+    (c, trace)
+}
+
+fn estimate_inner(
+    checked: &Checked,
+    hints: Option<&dyn SizeHints>,
+    trace: Option<&mut Vec<NodeTrace>>,
+) -> CostEstimate {
     let mut c = Coster {
         checked,
         hints,
@@ -218,8 +270,14 @@ pub fn estimate(checked: &Checked, hints: Option<&dyn SizeHints>) -> CostEstimat
         entry_sizes: HashMap::new(),
         presence_test_cost: CostEstimate::fixed(0),
         depth: 0,
+        trace: trace.is_some().then(Vec::new),
+        loop_depth: 0,
     };
-    c.cost(&checked.expr)
+    let r = c.cost(&checked.expr);
+    if let (Some(t), Some(out)) = (c.trace.take(), trace) {
+        *out = t;
+    }
+    r
 }
 
 // ------------------------------------------------------------------ the coster
@@ -268,6 +326,9 @@ struct Coster<'c> {
     entry_sizes: HashMap<u64, EntrySize>,
     presence_test_cost: CostEstimate,
     depth: usize,
+    /// Per-node costs, when tracing ([`estimate_traced`]).
+    trace: Option<Vec<NodeTrace>>,
+    loop_depth: usize,
 }
 
 fn type_kind(t: &Type) -> Kind {
@@ -598,8 +659,10 @@ impl<'c> Coster<'c> {
             }
             None => self.push_iter(&comp.iter_var, &comp.iter_range, 0),
         }
+        self.loop_depth += 1;
         let loop_cost = self.cost(&comp.loop_cond);
         let step_cost = self.cost(&comp.loop_step);
+        self.loop_depth -= 1;
         self.pop(&comp.iter_var);
         if let Some(v2) = &comp.iter_var2 {
             self.pop(v2);
@@ -608,6 +671,23 @@ impl<'c> Coster<'c> {
         self.pop(&comp.accu_var);
         let range_cnt = self.size_or_unknown(&comp.iter_range);
         sum = sum.add(range_cnt.multiply_by_cost(step_cost.add(loop_cost)));
+        if self.trace.is_some() {
+            let range_path = self.get_path(&comp.iter_range);
+            let t = NodeTrace {
+                id: e.id,
+                depth: self.depth,
+                loop_depth: self.loop_depth,
+                kind: TraceKind::Comprehension {
+                    range_path,
+                    range_size: range_cnt,
+                    per_iteration: step_cost.add(loop_cost),
+                },
+                total: sum,
+            };
+            if let Some(tr) = self.trace.as_mut() {
+                tr.push(t);
+            }
+        }
         match &comp.accu_init.expr {
             Expr::Literal(_) => {
                 let s = self.compute_size(&comp.accu_init);
@@ -706,6 +786,34 @@ impl<'c> Coster<'c> {
             }
         }
         self.set_size(e, result_size);
+        if self.trace.is_some() {
+            let total = sum.add(fn_cost);
+            let args = arg_costs
+                .iter()
+                .fold(CostEstimate::default(), |a, c| a.add(*c));
+            let own = CostEstimate {
+                min: fn_cost.min.saturating_sub(args.min),
+                max: fn_cost.max.saturating_sub(args.max),
+            };
+            let t = NodeTrace {
+                id: e.id,
+                depth: self.depth,
+                loop_depth: self.loop_depth,
+                kind: TraceKind::Call {
+                    function: fname.clone(),
+                    target_path: target_node
+                        .as_ref()
+                        .map(|n| n.path.clone())
+                        .unwrap_or_default(),
+                    arg_paths: arg_nodes.iter().map(|n| n.path.clone()).collect(),
+                    cost: own,
+                },
+                total,
+            };
+            if let Some(tr) = self.trace.as_mut() {
+                tr.push(t);
+            }
+        }
         sum.add(fn_cost)
     }
 

@@ -267,6 +267,14 @@ impl<'a, 'v> Evaluator<'a, 'v> {
 
     fn eval_fold(&mut self, c: &'a cel::common::ast::ComprehensionExpr) -> EvalResult<'a> {
         let range = self.eval(&c.iter_range)?;
+        if !matches!(range, Val::List(_) | Val::Map(_)) {
+            // cel-go `evalFold`: the range must be iterable (a list or map for two variables).
+            return Err(EvalError::new(if c.iter_var2.is_some() {
+                format!("unsupported comprehension range type: {}", go_type_name(&range))
+            } else {
+                format!("got '{}', expected iterable type", go_type_name(&range))
+            }));
+        }
         // Errors are values in cel-go: a failing step becomes the accumulator, and a later
         // step (`false && error`) may absorb it. Only the cost limit stops the loop.
         let mut accu: EvalResult<'a> = Ok(self.eval(&c.accu_init)?);
@@ -664,6 +672,27 @@ pub fn has_field(operand: &Val, field: &str) -> Result<bool, EvalError> {
         // values have no fields.
         Val::List(_) => Err(EvalError::new("unsupported index type 'string' in list")),
         _ => Ok(false),
+    }
+}
+
+/// The Go type cel-go's `%T` prints for a value (`types.Int`, `*types.Optional`, ...).
+fn go_type_name(v: &Val) -> String {
+    match v {
+        Val::Null => "types.Null".into(),
+        Val::Bool(_) => "types.Bool".into(),
+        Val::Int(_) => "types.Int".into(),
+        Val::Uint(_) => "types.Uint".into(),
+        Val::Double(_) => "types.Double".into(),
+        Val::String(_) => "types.String".into(),
+        Val::Bytes(_) => "types.Bytes".into(),
+        Val::Duration(_) => "types.Duration".into(),
+        Val::Timestamp(_) => "types.Timestamp".into(),
+        Val::List(_) => "traits.Lister".into(),
+        Val::Map(_) => "traits.Mapper".into(),
+        Val::Optional(_) => "*types.Optional".into(),
+        Val::Type(_) => "*types.Type".into(),
+        // The apiserver's library types live in package `cel` (k8s.io/apiserver/pkg/cel).
+        Val::Opaque(o) => format!("cel.{}", o.type_name().rsplit('.').next().unwrap_or("")),
     }
 }
 

@@ -7,6 +7,7 @@
 pub mod checker;
 pub mod cost;
 pub mod env;
+pub mod explain;
 pub mod eval;
 pub mod interpreter;
 pub mod library;
@@ -273,6 +274,15 @@ mod tests {
         assert_eq!(run("dyn([1])['a']", &[]).unwrap_err(), "unsupported index type 'string' in list");
         assert_eq!(run("dyn([1])[1.5]", &[]).unwrap_err(), "unsupported index value 1.5 in list");
         assert_eq!(value("dyn(1)[?0]"), serde_json::json!({"type": "optional_type", "value": null}));
+    }
+
+    #[test]
+    fn comprehension_over_a_value_that_is_not_iterable() {
+        assert_eq!(run("dyn(1).all(x, x == 1)", &[]).unwrap_err(), "got 'types.Int', expected iterable type");
+        assert_eq!(
+            run("dyn('a').all(i, v, v == 1)", &[]).unwrap_err(),
+            "unsupported comprehension range type: types.String"
+        );
     }
 
     #[test]

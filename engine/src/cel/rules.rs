@@ -150,8 +150,134 @@ fn uses_var(e: &cel::common::ast::IdedExpr, name: &str) -> bool {
     }
 }
 
+/// The expressions of the CRD being replaced on an update (apiextensions
+/// `findPreexistingExpressions`: every rule and messageExpression of every version).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PreexistingExpressions {
+    pub rules: std::collections::HashSet<String>,
+    pub message_expressions: std::collections::HashSet<String>,
+}
+
+impl PreexistingExpressions {
+    /// Collects the expressions of a CRD's schemas (all versions).
+    pub fn of_crd(crd: &crate::crd::model::CustomResourceDefinition) -> PreexistingExpressions {
+        fn walk(s: &JsonSchemaProps, out: &mut PreexistingExpressions, depth: usize) {
+            if depth > 512 {
+                return;
+            }
+            for r in &s.x_validations {
+                out.rules.insert(r.rule.clone());
+                if !r.message_expression.is_empty() {
+                    out.message_expressions.insert(r.message_expression.clone());
+                }
+            }
+            for p in s.properties.values() {
+                walk(p, out, depth + 1);
+            }
+            if let Some(i) = s.items_schema() {
+                walk(i, out, depth + 1);
+            }
+            if let Some(a) = s.additional_properties_schema() {
+                walk(a, out, depth + 1);
+            }
+        }
+        let mut out = PreexistingExpressions::default();
+        for v in &crd.spec.versions {
+            if let Some(s) = v.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_deref()) {
+                walk(s, &mut out, 0);
+            }
+        }
+        out
+    }
+}
+
+/// apiextensions `EnvLoader`: which environment a rule and its messageExpression compile in.
+/// New or changed expressions compile in the new-expressions environment (compatibility
+/// version = target − 1); on a CRD update, expressions already present in the old CRD
+/// compile in the stored-expressions environment (every library of the release that is
+/// not removed), as `preexistingExpressions.RuleEnv`/`MessageExpressionEnv` choose.
+#[derive(Clone, Debug)]
+pub struct EnvLoader {
+    pub new: EnvOptions,
+    pub stored: EnvOptions,
+    pub preexisting: Option<Arc<PreexistingExpressions>>,
+}
+
+impl EnvLoader {
+    /// Every expression in one environment (`NewExpressionsEnvLoader` at `opts`).
+    pub fn single(opts: &EnvOptions) -> EnvLoader {
+        EnvLoader { new: opts.clone(), stored: opts.clone(), preexisting: None }
+    }
+
+    /// The loader of a CRD create (`preexisting = None`) or update for a target release.
+    pub fn for_release(kube: crate::version::KubeVersion, preexisting: Option<Arc<PreexistingExpressions>>) -> EnvLoader {
+        EnvLoader {
+            new: EnvOptions::for_version(kube.minor.saturating_sub(1)),
+            stored: EnvOptions::for_version(kube.minor),
+            preexisting,
+        }
+    }
+
+    /// The loader for a new-expressions options value, with the update context in effect
+    /// (see [`with_preexisting`]) when there is one.
+    fn from_new(opts: &EnvOptions) -> EnvLoader {
+        match current_preexisting() {
+            Some(pre) => EnvLoader {
+                new: opts.clone(),
+                stored: EnvOptions::for_version(opts.compat_minor + 1),
+                preexisting: Some(pre),
+            },
+            None => EnvLoader::single(opts),
+        }
+    }
+
+    pub fn rule_env(&self, rule: &str) -> &EnvOptions {
+        match &self.preexisting {
+            Some(p) if p.rules.contains(rule) => &self.stored,
+            _ => &self.new,
+        }
+    }
+
+    pub fn message_expression_env(&self, expr: &str) -> &EnvOptions {
+        match &self.preexisting {
+            Some(p) if p.message_expressions.contains(expr) => &self.stored,
+            _ => &self.new,
+        }
+    }
+}
+
+thread_local! {
+    static PREEXISTING: std::cell::RefCell<Option<Arc<PreexistingExpressions>>> = const { std::cell::RefCell::new(None) };
+}
+
+fn current_preexisting() -> Option<Arc<PreexistingExpressions>> {
+    PREEXISTING.with(|p| p.borrow().clone())
+}
+
+/// Runs `f` as part of a CRD update whose old CRD held `pre`: the rule compilations inside
+/// it ([`compile_rules`], [`compile_node_rules`], as the CRD checks call them) compile
+/// unchanged expressions in the stored environment.
+pub fn with_preexisting<R>(pre: Option<Arc<PreexistingExpressions>>, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<Arc<PreexistingExpressions>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let prev = self.0.take();
+            PREEXISTING.with(|p| *p.borrow_mut() = prev);
+        }
+    }
+    let prev = PREEXISTING.with(|p| std::mem::replace(&mut *p.borrow_mut(), pre));
+    let _restore = Restore(prev);
+    f()
+}
+
 /// Compiles one rule at a node whose values have type `self_type`.
 pub fn compile_rule(rule: &ValidationRule, self_type: &Type, opts: &EnvOptions, node: &JsonSchemaProps) -> CompiledRule {
+    compile_rule_with(rule, self_type, &EnvLoader::single(opts), node)
+}
+
+/// Compiles one rule, the rule and its messageExpression each in the environment the
+/// loader chooses for it.
+pub fn compile_rule_with(rule: &ValidationRule, self_type: &Type, loader: &EnvLoader, node: &JsonSchemaProps) -> CompiledRule {
     let mut out = CompiledRule {
         rule: rule.clone(),
         error: None,
@@ -170,12 +296,10 @@ pub fn compile_rule(rule: &ValidationRule, self_type: &Type, opts: &EnvOptions, 
     if rule.rule.trim().is_empty() {
         return out;
     }
-    let base = super::base_env(opts);
     let old_type = if rule.optional_old_self == Some(true) { Type::optional(self_type.clone()) } else { self_type.clone() };
-    let env = Arc::new(super::env_with_variables(
-        &base,
-        &[("self".to_string(), self_type.clone()), ("oldSelf".to_string(), old_type)],
-    ));
+    let vars = [("self".to_string(), self_type.clone()), ("oldSelf".to_string(), old_type)];
+    let rule_opts = loader.rule_env(&rule.rule);
+    let env = Arc::new(super::env_with_variables(&super::base_env(rule_opts), &vars));
     match super::compile_program(env.clone(), &rule.rule) {
         Err(super::CompileError::Compile(e)) => {
             out.error = Some(format!("compilation failed: {}", e));
@@ -195,6 +319,12 @@ pub fn compile_rule(rule: &ValidationRule, self_type: &Type, opts: &EnvOptions, 
         }
     }
     if !rule.message_expression.is_empty() {
+        let message_opts = loader.message_expression_env(&rule.message_expression);
+        let env = if message_opts == rule_opts {
+            env
+        } else {
+            Arc::new(super::env_with_variables(&super::base_env(message_opts), &vars))
+        };
         match super::compile_program(env, &rule.message_expression) {
             Err(super::CompileError::Compile(e)) => {
                 out.message_error = Some(format!("messageExpression compilation failed: {}", e))
@@ -277,20 +407,28 @@ fn step<'s>(path: Path, s: &'s JsonSchemaProps, name: &str) -> Result<(Path, &'s
 /// Compiles the rules of one schema node as CRD creation does (new expressions, at the
 /// target release's compatibility version).
 pub fn compile_node_rules(node: &JsonSchemaProps, is_root: bool, kube: crate::version::KubeVersion) -> Vec<CompiledRule> {
-    let opts = EnvOptions::for_version(kube.minor.saturating_sub(1));
+    let loader = EnvLoader::from_new(&EnvOptions::for_version(kube.minor.saturating_sub(1)));
     let cs = cel_schema(node, is_root);
     let ty = decl_type(&cs, "selfType").unwrap_or(Type::Dyn);
-    cs.x_validations.iter().map(|r| compile_rule(r, &ty, &opts, &cs)).collect()
+    cs.x_validations.iter().map(|r| compile_rule_with(r, &ty, &loader, &cs)).collect()
 }
 
 /// Compiles every rule of a version's schema for a compatibility version, with costs.
+/// Inside [`with_preexisting`] (a CRD update), unchanged expressions compile in the stored
+/// environment.
 pub fn compile_rules(schema: &JsonSchemaProps, opts: &EnvOptions) -> RuleSet {
+    compile_rules_with(schema, &EnvLoader::from_new(opts))
+}
+
+/// Compiles every rule of a version's schema in the environments the loader chooses.
+pub fn compile_rules_with(schema: &JsonSchemaProps, loader: &EnvLoader) -> RuleSet {
+    let opts = &loader.new;
     let cs = cel_schema(schema, true);
     // The root's type is built once; every node's type is read off its parent's, as the
     // apiserver's validator does with `declType.Fields` / `ElemType`.
     let root_type = decl_type(&cs, "selfType");
     let mut ancestors = Vec::new();
-    let tree = build_tree(schema, root_type, "openAPIV3Schema", true, &mut ancestors, opts);
+    let tree = build_tree(schema, root_type, "openAPIV3Schema", true, &mut ancestors, loader);
     RuleSet { schema: cs, tree, print_values: opts.compat_minor + 1 >= 35 }
 }
 
@@ -301,7 +439,7 @@ fn build_tree<'s>(
     path: &str,
     root: bool,
     ancestors: &mut Vec<&'s JsonSchemaProps>,
-    opts: &EnvOptions,
+    opts: &EnvLoader,
 ) -> RuleTree {
     let resource_root = root || s.x_embedded_resource;
     let mut t = RuleTree { is_resource_root: resource_root, ..Default::default() };
@@ -315,7 +453,7 @@ fn build_tree<'s>(
             .iter()
             .enumerate()
             .map(|(i, r)| {
-                let mut c = compile_rule(r, &node_ty, opts, s);
+                let mut c = compile_rule_with(r, &node_ty, opts, s);
                 c.schema_path = format!("{}.x-kubernetes-validations[{}]", path, i);
                 if let Some(p) = &c.program {
                     c.cost = Some(super::cost::rule_cost(&p.checked, s, ancestors, resource_root));

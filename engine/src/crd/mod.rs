@@ -160,7 +160,31 @@ impl CompiledCrd {
 
     /// Compiles a CRD given as a JSON value.
     pub fn from_value(v: &Value, kube: KubeVersion) -> Result<CompiledCrd, LoadError> {
+        Self::from_value_update(v, None, kube)
+    }
+
+    /// Compiles a CRD given as a JSON value, as a create (`old` = `None`) or as an update of
+    /// the `old` CRD: rules and messageExpressions already present in the old CRD compile in
+    /// the stored-expressions environment (every library of the release), new or changed
+    /// ones at compatibility version target − 1 (apiextensions `preexistingExpressions`).
+    pub fn from_value_update(v: &Value, old: Option<&Value>, kube: KubeVersion) -> Result<CompiledCrd, LoadError> {
         let crd = decode_crd(v)?;
+        let preexisting = match old {
+            Some(o) => {
+                let old_crd = decode_crd(o).map_err(|e| LoadError::new(format!("old CRD: {}", e.message)))?;
+                Some(std::sync::Arc::new(crate::cel::rules::PreexistingExpressions::of_crd(&old_crd)))
+            }
+            None => None,
+        };
+        crate::cel::rules::with_preexisting(preexisting.clone(), || Self::compile(crd, preexisting, kube))
+    }
+
+    fn compile(
+        crd: CustomResourceDefinition,
+        preexisting: Option<std::sync::Arc<crate::cel::rules::PreexistingExpressions>>,
+        kube: KubeVersion,
+    ) -> Result<CompiledCrd, LoadError> {
+        let loader = crate::cel::rules::EnvLoader::for_release(kube, preexisting);
         let (crd_errors, crd_warnings) = validation::validate_crd(&crd, kube);
         let versions = crd
             .spec
@@ -175,10 +199,7 @@ impl CompiledCrd {
                 });
                 let has_cel_rules = schema.as_ref().map(has_rules).unwrap_or(false);
                 let rules = match (&schema, has_cel_rules) {
-                    (Some(s), true) => Some(crate::cel::rules::compile_rules(
-                        s,
-                        &crate::cel::env::EnvOptions::for_version(kube.minor.saturating_sub(1)),
-                    )),
+                    (Some(s), true) => Some(crate::cel::rules::compile_rules_with(s, &loader)),
                     _ => None,
                 };
                 CompiledVersion {

@@ -1,0 +1,394 @@
+//! The version matrix — beyond the apiserver: for every `x-kubernetes-validations` rule of a
+//! CRD, the lowest Kubernetes release (1.25 to 1.36) on which creating the CRD accepts it,
+//! and why the release just below does not.
+//!
+//! A rule is accepted on a release when
+//! - every field it sets is known there (`messageExpression` 1.27, `reason`/`fieldPath` 1.28,
+//!   `optionalOldSelf` 1.30: it exists in 1.29 behind the `CRDValidationRatcheting` gate, off
+//!   by default, and is dropped when the gate is off);
+//! - the rule and its messageExpression compile in the new-expressions environment of that
+//!   release (compatibility version = release − 1, `environment.DefaultCompatibilityVersion`);
+//! - their estimated costs stay within the per-expression limit (`StaticEstimatedCostLimit`).
+//!
+//! The lowest version is the lowest release from which every later release (up to 1.36)
+//! accepts the rule. The reason is derived from what fails on the release just below: an
+//! unknown field, or the compile error there, named after the library that brings the
+//! missing function, macro or syntax.
+
+use crate::cel::env::EnvOptions;
+use crate::cel::rules::{compile_rules, CompiledRule, RuleSet};
+use crate::crd::model::{CustomResourceDefinition, ValidationRule};
+use crate::crd::{CompiledCrd, LoadError};
+use crate::version::KubeVersion;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// One rule's row of the matrix.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct RuleVersionRow {
+    /// The CRD version (`spec.versions[].name`) the rule belongs to.
+    pub crd_version: String,
+    /// `openAPIV3Schema.properties[spec].x-kubernetes-validations[0]`.
+    pub schema_path: String,
+    pub rule: String,
+    /// `1.31`; `None` when no supported release (up to 1.36) accepts the rule.
+    pub lowest_version: Option<String>,
+    /// Why the release below `lowest_version` does not accept it (empty when the rule works
+    /// on every supported release).
+    pub reason: String,
+}
+
+/// What a release says about one rule.
+#[derive(Clone, Debug, PartialEq)]
+enum Verdict {
+    Ok,
+    /// A field the rule sets is unknown to this release.
+    Field(String),
+    /// The rule or its messageExpression does not compile.
+    Compile(String),
+    /// The estimated cost is over the per-expression limit.
+    Cost(String),
+}
+
+/// The CRD fields of a rule and the release that first knows each (enabled by default).
+fn field_floors(r: &ValidationRule) -> Vec<(u32, String)> {
+    let mut out = Vec::new();
+    if r.optional_old_self.is_some() {
+        out.push((
+            30,
+            "field optionalOldSelf arrives in 1.30 (1.29 knows it only behind the CRDValidationRatcheting \
+             feature gate, off by default, and drops it otherwise)"
+                .to_string(),
+        ));
+    }
+    if !r.message_expression.is_empty() {
+        out.push((27, "field messageExpression arrives in 1.27 (dropped before)".to_string()));
+    }
+    if r.reason.is_some() {
+        out.push((28, "field reason arrives in 1.28 (dropped before)".to_string()));
+    }
+    if !r.field_path.is_empty() {
+        out.push((28, "field fieldPath arrives in 1.28 (dropped before)".to_string()));
+    }
+    out
+}
+
+/// What the new-expressions environment gains at each compatibility version
+/// (apiserver `pkg/cel/environment/base.go`).
+const LIBRARY_CHANGES: &[(u32, &str)] = &[
+    (28, "optional types and syntax (`?.`, `[?]`, `{?k: v}`, `optional.of`), cross-type numeric comparisons, quantity"),
+    (29, "literal validators, strings extension v2, sets"),
+    (30, "ip, cidr"),
+    (31, "format, reserved words as field names"),
+    (32, "two-variable comprehensions (`all`/`exists`/`existsOne` with two variables, `transformList`, `transformMap`, `transformMapEntry`)"),
+    (33, "semver"),
+    (34, "lists extension v3"),
+];
+
+/// The verdict of one compiled rule on a release.
+fn verdict(c: &CompiledRule, kube: u32) -> Verdict {
+    let floors = field_floors(&c.rule);
+    if let Some((_, why)) = floors.iter().filter(|(m, _)| kube < *m).max_by_key(|(m, _)| *m) {
+        return Verdict::Field(why.clone());
+    }
+    if let Some(e) = &c.error {
+        return Verdict::Compile(e.clone());
+    }
+    if let Some(e) = &c.message_error {
+        return Verdict::Compile(e.clone());
+    }
+    let limit = crate::crd::validation::STATIC_ESTIMATED_COST_LIMIT;
+    if let Some(cost) = c.cost.filter(|x| x.estimated_cost > limit) {
+        return Verdict::Cost(crate::crd::validation::cost_error_message(
+            "estimated rule cost",
+            cost.estimated_cost,
+            limit,
+        ));
+    }
+    if let Some(mc) = c.message_cost.filter(|x| *x > limit) {
+        return Verdict::Cost(crate::crd::validation::cost_error_message(
+            "estimated messageExpression cost",
+            mc,
+            limit,
+        ));
+    }
+    Verdict::Ok
+}
+
+/// The first line of a compile error without its source position and snippet:
+/// `compilation failed: undeclared reference to 'ip' (in container '')`.
+pub fn brief_error(e: &str) -> String {
+    let first = e.lines().next().unwrap_or("");
+    let more = e.lines().filter(|l| l.starts_with("ERROR: ") || l.contains(": ERROR: ")).count();
+    let mut out = match first.find("ERROR: <input>:") {
+        Some(i) => {
+            let rest = &first[i + "ERROR: <input>:".len()..];
+            // `1:16: message`
+            let msg = rest.splitn(3, ':').nth(2).map(str::trim_start).unwrap_or(rest);
+            format!("{}{}", &first[..i], msg)
+        }
+        None => first.to_string(),
+    };
+    if more > 1 {
+        out.push_str(&format!(" (and {} more)", more - 1));
+    }
+    out
+}
+
+/// `undeclared reference to 'ip'` → `ip`, for every occurrence.
+fn quoted_names<'e>(e: &'e str, marker: &str) -> Vec<&'e str> {
+    let mut out = Vec::new();
+    let mut rest = e;
+    while let Some(i) = rest.find(marker) {
+        rest = &rest[i + marker.len()..];
+        if let Some(end) = rest.find('\'') {
+            out.push(&rest[..end]);
+            rest = &rest[end..];
+        }
+    }
+    out
+}
+
+/// Where `name(` is called in `text` (a whole name: not preceded by an identifier
+/// character), if anywhere.
+fn call_position(text: &str, name: &str) -> Option<usize> {
+    let pat = format!("{}(", name);
+    let mut from = 0;
+    while let Some(i) = text[from..].find(&pat) {
+        let at = from + i;
+        let prev = text[..at].chars().next_back();
+        if !prev.map(|c| c.is_alphanumeric() || c == '_').unwrap_or(false) {
+            return Some(at);
+        }
+        from = at + pat.len();
+    }
+    None
+}
+
+/// The two-variable comprehension macros (cel-go `ext.TwoVarComprehensions`).
+const TWO_VAR_MACROS: &[&str] = &["all", "exists", "existsOne", "transformList", "transformMap", "transformMapEntry"];
+
+/// Why a rule that fails on `below` with a compile error compiles on `below + 1`.
+fn compile_reason(rule: &ValidationRule, error: &str, below: u32) -> String {
+    let lowest = below + 1;
+    let compat = below; // the compatibility version `lowest` compiles new rules at
+    let newer = EnvOptions::for_version(compat);
+    let older = EnvOptions::for_version(compat.saturating_sub(1));
+    let context = format!("1.{} compiles new rules at compatibility version 1.{}", lowest, compat);
+    let texts = [rule.rule.as_str(), rule.message_expression.as_str()];
+    // Syntax: the expression does not even parse at the older version.
+    if newer.optional_syntax && !older.optional_syntax {
+        let parses = |o: &EnvOptions| texts.iter().filter(|t| !t.is_empty()).all(|t| crate::cel::parse(o, t).is_ok());
+        if !parses(&older) && parses(&newer) {
+            return format!("optional syntax (`?.`, `[?]`, `{{?k: v}}`) arrives in 1.{} ({})", lowest, context);
+        }
+    }
+    // Macros: a two-variable comprehension is an unknown call before its library.
+    let macros_grew = crate::cel::library::macros(&newer).len() > crate::cel::library::macros(&older).len();
+    if macros_grew {
+        if let Some(m) = quoted_names(error, "undeclared reference to '").into_iter().find(|n| TWO_VAR_MACROS.contains(n)) {
+            return format!("two-variable comprehension {}() arrives in 1.{} ({})", m, lowest, context);
+        }
+    }
+    // Functions: the functions new at this compatibility version that the rule calls.
+    let (new_env, old_env) = (crate::cel::base_env(&newer), crate::cel::base_env(&older));
+    let mut called: Vec<(usize, &str)> = new_env
+        .functions
+        .keys()
+        .filter(|n| old_env.function(n).is_none())
+        .filter_map(|n| texts.iter().filter_map(|t| call_position(t, n)).min().map(|p| (p, *n)))
+        .collect();
+    called.sort();
+    // `format.named(` also matches `named(`: keep the qualified name only.
+    let names: Vec<&str> = called
+        .iter()
+        .map(|(_, n)| *n)
+        .filter(|n| !called.iter().any(|(_, m)| m != n && m.ends_with(&format!(".{}", n))))
+        .collect();
+    match names.len() {
+        0 => {}
+        1 => return format!("function {} arrives in 1.{} ({})", names[0], lowest, context),
+        _ => return format!("functions {} arrive in 1.{} ({})", names.join(", "), lowest, context),
+    }
+    let overloads: Vec<&str> = quoted_names(error, "found no matching overload for '")
+        .into_iter()
+        .filter(|n| new_env.function(n).is_some())
+        .collect();
+    if let Some(n) = overloads.first() {
+        return format!("an overload of {} arrives in 1.{} ({})", n, lowest, context);
+    }
+    match LIBRARY_CHANGES.iter().find(|(c, _)| *c == compat).map(|(_, what)| *what) {
+        Some(what) => format!(
+            "1.{} adds {} ({}); 1.{} says: {}",
+            lowest,
+            what,
+            context,
+            below,
+            brief_error(error)
+        ),
+        None => format!("1.{} says: {}", below, brief_error(error)),
+    }
+}
+
+fn describe(rule: &ValidationRule, v: &Verdict, below: u32) -> String {
+    match v {
+        Verdict::Ok => String::new(),
+        Verdict::Field(why) => why.clone(),
+        Verdict::Compile(e) => compile_reason(rule, e, below),
+        Verdict::Cost(e) => format!("1.{} rejects the cost: {}", below, e),
+    }
+}
+
+/// The rule sets of one CRD version's schema at every supported release.
+fn rule_sets(schema: &crate::crd::model::JsonSchemaProps) -> Vec<(u32, RuleSet)> {
+    (KubeVersion::MIN.minor..=KubeVersion::LATEST.minor)
+        .map(|m| (m, compile_rules(schema, &EnvOptions::for_version(m - 1))))
+        .collect()
+}
+
+/// The version matrix of a decoded CRD (every version, every rule, in schema order).
+pub fn rule_versions_of(crd: &CustomResourceDefinition) -> Vec<RuleVersionRow> {
+    let mut rows = Vec::new();
+    for ver in &crd.spec.versions {
+        let Some(schema) = ver.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_deref()) else {
+            continue;
+        };
+        let mut schema = schema.clone();
+        schema.compile();
+        let sets = rule_sets(&schema);
+        // schema path → (rule, verdict per release, in release order)
+        let mut by_path: BTreeMap<String, (ValidationRule, Vec<(u32, Verdict)>)> = BTreeMap::new();
+        let mut order = Vec::new();
+        for (m, set) in &sets {
+            set.tree.walk(&mut |c| {
+                let e = by_path.entry(c.schema_path.clone()).or_insert_with(|| {
+                    order.push(c.schema_path.clone());
+                    (c.rule.clone(), Vec::new())
+                });
+                e.1.push((*m, verdict(c, *m)));
+            });
+        }
+        for path in order {
+            let (rule, verdicts) = &by_path[&path];
+            // The lowest release from which every later one accepts the rule.
+            let mut lowest = None;
+            for (m, v) in verdicts.iter().rev() {
+                if *v != Verdict::Ok {
+                    break;
+                }
+                lowest = Some(*m);
+            }
+            let (lowest_version, reason) = match lowest {
+                Some(m) if m == KubeVersion::MIN.minor => (Some(format!("1.{}", m)), String::new()),
+                Some(m) => {
+                    let below = verdicts.iter().find(|(x, _)| *x == m - 1).map(|(_, v)| v).unwrap_or(&Verdict::Ok);
+                    (Some(format!("1.{}", m)), describe(rule, below, m - 1))
+                }
+                None => {
+                    let last = verdicts.last().map(|(_, v)| v.clone()).unwrap_or(Verdict::Ok);
+                    let why = match last {
+                        Verdict::Ok => String::new(),
+                        Verdict::Field(w) => w,
+                        Verdict::Compile(e) | Verdict::Cost(e) => {
+                            format!(
+                                "no supported release accepts it; 1.{} says: {}",
+                                KubeVersion::LATEST.minor,
+                                brief_error(&e)
+                            )
+                        }
+                    };
+                    (None, why)
+                }
+            };
+            rows.push(RuleVersionRow {
+                crd_version: ver.name.clone(),
+                schema_path: path,
+                rule: rule.rule.clone(),
+                lowest_version,
+                reason,
+            });
+        }
+    }
+    rows
+}
+
+/// The version matrix of a compiled CRD (the release it was compiled for does not matter).
+pub fn rule_versions(crd: &CompiledCrd) -> Vec<RuleVersionRow> {
+    rule_versions_of(&crd.crd)
+}
+
+/// The version matrix of a CRD given as a JSON value.
+pub fn rule_versions_of_value(v: &Value) -> Result<Vec<RuleVersionRow>, LoadError> {
+    Ok(rule_versions_of(&crate::crd::decode_crd(v)?))
+}
+
+/// The version matrix of a CRD given as YAML or JSON text.
+pub fn rule_versions_of_text(text: &str) -> Result<Vec<RuleVersionRow>, LoadError> {
+    rule_versions_of_value(&crate::crd::parse_crd_text(text)?)
+}
+
+/// Whether a rule row is accepted on `kube`.
+pub fn accepted_on(row: &RuleVersionRow, kube: KubeVersion) -> bool {
+    match &row.lowest_version {
+        Some(v) => KubeVersion::parse(v).map(|l| kube >= l).unwrap_or(false),
+        None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn crd(rules: &str) -> String {
+        format!(
+            r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {{name: widgets.example.com}}
+spec:
+  group: example.com
+  names: {{plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              addr: {{type: string, maxLength: 64}}
+              m: {{type: object, maxProperties: 8, additionalProperties: {{type: integer}}}}
+            x-kubernetes-validations:
+{}
+"#,
+            rules
+        )
+    }
+
+    #[test]
+    fn plain_rule_works_everywhere() {
+        let rows = rule_versions_of_text(&crd("            - rule: self.addr.size() > 0")).unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].lowest_version.as_deref(), Some("1.25"));
+        assert_eq!(rows[0].reason, "");
+    }
+
+    #[test]
+    fn quantity_needs_1_29() {
+        let rows = rule_versions_of_text(&crd("            - rule: isQuantity(self.addr)")).unwrap();
+        assert_eq!(rows[0].lowest_version.as_deref(), Some("1.29"), "{:?}", rows);
+        assert!(rows[0].reason.contains("function isQuantity arrives in 1.29"), "{}", rows[0].reason);
+    }
+
+    #[test]
+    fn never_compiling_rule_has_no_version() {
+        let rows = rule_versions_of_text(&crd("            - rule: self.nope == 1")).unwrap();
+        assert_eq!(rows[0].lowest_version, None);
+        assert!(rows[0].reason.contains("no supported release"), "{}", rows[0].reason);
+    }
+}
