@@ -64,13 +64,22 @@ fn field_floors(r: &ValidationRule) -> Vec<(u32, String)> {
         ));
     }
     if !r.message_expression.is_empty() {
-        out.push((27, "field messageExpression arrives in 1.27 (dropped before)".to_string()));
+        out.push((
+            27,
+            "field messageExpression arrives in 1.27 (dropped before)".to_string(),
+        ));
     }
     if r.reason.is_some() {
-        out.push((28, "field reason arrives in 1.28 (dropped before)".to_string()));
+        out.push((
+            28,
+            "field reason arrives in 1.28 (dropped before)".to_string(),
+        ));
     }
     if !r.field_path.is_empty() {
-        out.push((28, "field fieldPath arrives in 1.28 (dropped before)".to_string()));
+        out.push((
+            28,
+            "field fieldPath arrives in 1.28 (dropped before)".to_string(),
+        ));
     }
     out
 }
@@ -90,7 +99,11 @@ const LIBRARY_CHANGES: &[(u32, &str)] = &[
 /// The verdict of one compiled rule on a release.
 fn verdict(c: &CompiledRule, kube: u32) -> Verdict {
     let floors = field_floors(&c.rule);
-    if let Some((_, why)) = floors.iter().filter(|(m, _)| kube < *m).max_by_key(|(m, _)| *m) {
+    if let Some((_, why)) = floors
+        .iter()
+        .filter(|(m, _)| kube < *m)
+        .max_by_key(|(m, _)| *m)
+    {
         return Verdict::Field(why.clone());
     }
     if let Some(e) = &c.error {
@@ -121,12 +134,19 @@ fn verdict(c: &CompiledRule, kube: u32) -> Verdict {
 /// `compilation failed: undeclared reference to 'ip' (in container '')`.
 pub fn brief_error(e: &str) -> String {
     let first = e.lines().next().unwrap_or("");
-    let more = e.lines().filter(|l| l.starts_with("ERROR: ") || l.contains(": ERROR: ")).count();
+    let more = e
+        .lines()
+        .filter(|l| l.starts_with("ERROR: ") || l.contains(": ERROR: "))
+        .count();
     let mut out = match first.find("ERROR: <input>:") {
         Some(i) => {
             let rest = &first[i + "ERROR: <input>:".len()..];
             // `1:16: message`
-            let msg = rest.splitn(3, ':').nth(2).map(str::trim_start).unwrap_or(rest);
+            let msg = rest
+                .splitn(3, ':')
+                .nth(2)
+                .map(str::trim_start)
+                .unwrap_or(rest);
             format!("{}{}", &first[..i], msg)
         }
         None => first.to_string(),
@@ -159,7 +179,10 @@ fn call_position(text: &str, name: &str) -> Option<usize> {
     while let Some(i) = text[from..].find(&pat) {
         let at = from + i;
         let prev = text[..at].chars().next_back();
-        if !prev.map(|c| c.is_alphanumeric() || c == '_').unwrap_or(false) {
+        if !prev
+            .map(|c| c.is_alphanumeric() || c == '_')
+            .unwrap_or(false)
+        {
             return Some(at);
         }
         from = at + pat.len();
@@ -168,7 +191,14 @@ fn call_position(text: &str, name: &str) -> Option<usize> {
 }
 
 /// The two-variable comprehension macros (cel-go `ext.TwoVarComprehensions`).
-const TWO_VAR_MACROS: &[&str] = &["all", "exists", "existsOne", "transformList", "transformMap", "transformMapEntry"];
+const TWO_VAR_MACROS: &[&str] = &[
+    "all",
+    "exists",
+    "existsOne",
+    "transformList",
+    "transformMap",
+    "transformMapEntry",
+];
 
 /// Why a rule that fails on `below` with a compile error compiles on `below + 1`.
 fn compile_reason(rule: &ValidationRule, error: &str, below: u32) -> String {
@@ -176,20 +206,38 @@ fn compile_reason(rule: &ValidationRule, error: &str, below: u32) -> String {
     let compat = below; // the compatibility version `lowest` compiles new rules at
     let newer = EnvOptions::for_version(compat);
     let older = EnvOptions::for_version(compat.saturating_sub(1));
-    let context = format!("1.{} compiles new rules at compatibility version 1.{}", lowest, compat);
+    let context = format!(
+        "1.{} compiles new rules at compatibility version 1.{}",
+        lowest, compat
+    );
     let texts = [rule.rule.as_str(), rule.message_expression.as_str()];
     // Syntax: the expression does not even parse at the older version.
     if newer.optional_syntax && !older.optional_syntax {
-        let parses = |o: &EnvOptions| texts.iter().filter(|t| !t.is_empty()).all(|t| crate::cel::parse(o, t).is_ok());
+        let parses = |o: &EnvOptions| {
+            texts
+                .iter()
+                .filter(|t| !t.is_empty())
+                .all(|t| crate::cel::parse(o, t).is_ok())
+        };
         if !parses(&older) && parses(&newer) {
-            return format!("optional syntax (`?.`, `[?]`, `{{?k: v}}`) arrives in 1.{} ({})", lowest, context);
+            return format!(
+                "optional syntax (`?.`, `[?]`, `{{?k: v}}`) arrives in 1.{} ({})",
+                lowest, context
+            );
         }
     }
     // Macros: a two-variable comprehension is an unknown call before its library.
-    let macros_grew = crate::cel::library::macros(&newer).len() > crate::cel::library::macros(&older).len();
+    let macros_grew =
+        crate::cel::library::macros(&newer).len() > crate::cel::library::macros(&older).len();
     if macros_grew {
-        if let Some(m) = quoted_names(error, "undeclared reference to '").into_iter().find(|n| TWO_VAR_MACROS.contains(n)) {
-            return format!("two-variable comprehension {}() arrives in 1.{} ({})", m, lowest, context);
+        if let Some(m) = quoted_names(error, "undeclared reference to '")
+            .into_iter()
+            .find(|n| TWO_VAR_MACROS.contains(n))
+        {
+            return format!(
+                "two-variable comprehension {}() arrives in 1.{} ({})",
+                m, lowest, context
+            );
         }
     }
     // Functions: the functions new at this compatibility version that the rule calls.
@@ -198,19 +246,41 @@ fn compile_reason(rule: &ValidationRule, error: &str, below: u32) -> String {
         .functions
         .keys()
         .filter(|n| old_env.function(n).is_none())
-        .filter_map(|n| texts.iter().filter_map(|t| call_position(t, n)).min().map(|p| (p, *n)))
+        .filter_map(|n| {
+            texts
+                .iter()
+                .filter_map(|t| call_position(t, n))
+                .min()
+                .map(|p| (p, *n))
+        })
         .collect();
     called.sort();
     // `format.named(` also matches `named(`: keep the qualified name only.
     let names: Vec<&str> = called
         .iter()
         .map(|(_, n)| *n)
-        .filter(|n| !called.iter().any(|(_, m)| m != n && m.ends_with(&format!(".{}", n))))
+        .filter(|n| {
+            !called
+                .iter()
+                .any(|(_, m)| m != n && m.ends_with(&format!(".{}", n)))
+        })
         .collect();
     match names.len() {
         0 => {}
-        1 => return format!("function {} arrives in 1.{} ({})", names[0], lowest, context),
-        _ => return format!("functions {} arrive in 1.{} ({})", names.join(", "), lowest, context),
+        1 => {
+            return format!(
+                "function {} arrives in 1.{} ({})",
+                names[0], lowest, context
+            )
+        }
+        _ => {
+            return format!(
+                "functions {} arrive in 1.{} ({})",
+                names.join(", "),
+                lowest,
+                context
+            )
+        }
     }
     let overloads: Vec<&str> = quoted_names(error, "found no matching overload for '")
         .into_iter()
@@ -219,7 +289,11 @@ fn compile_reason(rule: &ValidationRule, error: &str, below: u32) -> String {
     if let Some(n) = overloads.first() {
         return format!("an overload of {} arrives in 1.{} ({})", n, lowest, context);
     }
-    match LIBRARY_CHANGES.iter().find(|(c, _)| *c == compat).map(|(_, what)| *what) {
+    match LIBRARY_CHANGES
+        .iter()
+        .find(|(c, _)| *c == compat)
+        .map(|(_, what)| *what)
+    {
         Some(what) => format!(
             "1.{} adds {} ({}); 1.{} says: {}",
             lowest,
@@ -252,7 +326,11 @@ fn rule_sets(schema: &crate::crd::model::JsonSchemaProps) -> Vec<(u32, RuleSet)>
 pub fn rule_versions_of(crd: &CustomResourceDefinition) -> Vec<RuleVersionRow> {
     let mut rows = Vec::new();
     for ver in &crd.spec.versions {
-        let Some(schema) = ver.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_deref()) else {
+        let Some(schema) = ver
+            .schema
+            .as_ref()
+            .and_then(|s| s.open_api_v3_schema.as_deref())
+        else {
             continue;
         };
         let mut schema = schema.clone();
@@ -283,11 +361,18 @@ pub fn rule_versions_of(crd: &CustomResourceDefinition) -> Vec<RuleVersionRow> {
             let (lowest_version, reason) = match lowest {
                 Some(m) if m == KubeVersion::MIN.minor => (Some(format!("1.{}", m)), String::new()),
                 Some(m) => {
-                    let below = verdicts.iter().find(|(x, _)| *x == m - 1).map(|(_, v)| v).unwrap_or(&Verdict::Ok);
+                    let below = verdicts
+                        .iter()
+                        .find(|(x, _)| *x == m - 1)
+                        .map(|(_, v)| v)
+                        .unwrap_or(&Verdict::Ok);
                     (Some(format!("1.{}", m)), describe(rule, below, m - 1))
                 }
                 None => {
-                    let last = verdicts.last().map(|(_, v)| v.clone()).unwrap_or(Verdict::Ok);
+                    let last = verdicts
+                        .last()
+                        .map(|(_, v)| v.clone())
+                        .unwrap_or(Verdict::Ok);
                     let why = match last {
                         Verdict::Ok => String::new(),
                         Verdict::Field(w) => w,
@@ -380,15 +465,31 @@ spec:
 
     #[test]
     fn quantity_needs_1_29() {
-        let rows = rule_versions_of_text(&crd("            - rule: isQuantity(self.addr)")).unwrap();
-        assert_eq!(rows[0].lowest_version.as_deref(), Some("1.29"), "{:?}", rows);
-        assert!(rows[0].reason.contains("function isQuantity arrives in 1.29"), "{}", rows[0].reason);
+        let rows =
+            rule_versions_of_text(&crd("            - rule: isQuantity(self.addr)")).unwrap();
+        assert_eq!(
+            rows[0].lowest_version.as_deref(),
+            Some("1.29"),
+            "{:?}",
+            rows
+        );
+        assert!(
+            rows[0]
+                .reason
+                .contains("function isQuantity arrives in 1.29"),
+            "{}",
+            rows[0].reason
+        );
     }
 
     #[test]
     fn never_compiling_rule_has_no_version() {
         let rows = rule_versions_of_text(&crd("            - rule: self.nope == 1")).unwrap();
         assert_eq!(rows[0].lowest_version, None);
-        assert!(rows[0].reason.contains("no supported release"), "{}", rows[0].reason);
+        assert!(
+            rows[0].reason.contains("no supported release"),
+            "{}",
+            rows[0].reason
+        );
     }
 }

@@ -296,15 +296,3 @@ pub fn macros(opts: &EnvOptions) -> Vec<cel::parser::Macro> {
     out
 }
 
-/// cel-go's literal validators (1.29+): constant duration/timestamp/regex arguments that
-/// cannot be parsed are compile errors.
-pub fn validate_literals(opts: &EnvOptions, checked: &super::checker::Checked) -> super::Issues {
-    // The validators check `opts.literal_validators` themselves: homogeneous aggregate
-    // literals apply at every version.
-    let issues = validators::validate(opts, checked);
-    if issues.is_empty() {
-        None
-    } else {
-        Some(issues)
-    }
-}
