@@ -106,3 +106,24 @@ fn bad_requests_get_an_error_answer() {
     let a = e.handle_line(&json!({"id": 5, "crd": 7}).to_string());
     assert!(a.error.unwrap().contains("crd must be"));
 }
+
+#[test]
+fn hostile_rule_stops_at_the_cost_limit() {
+    // self.all(a, self.all(b, self.all(c, true))) over 10,000 items would take 10^12 steps;
+    // the per-call limit must stop it with the apiserver's error.
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "hs.example.com"},
+        "spec": {"group": "example.com", "names": {"plural": "hs", "singular": "h", "kind": "H", "listKind": "HList"},
+            "scope": "Namespaced", "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+                "type": "object", "properties": {"spec": {"type": "object", "properties": {"items": {"type": "array",
+                    "items": {"type": "integer"},
+                    "x-kubernetes-validations": [{"rule": "self.all(a, self.all(b, self.all(c, true)))"}]}}}}}}}]}});
+    let items: Vec<i64> = (0..10_000).collect();
+    let obj = json!({"apiVersion": "example.com/v1", "kind": "H", "metadata": {"name": "x"}, "spec": {"items": items}});
+    let req = Request { id: json!("h"), crd: Some(crd), object: Some(obj), skip_crd_validation: Some(true), ..Default::default() };
+    let a = Engine::new().handle(&req);
+    let errs = a.errors.expect("errors");
+    assert_eq!(errs.len(), 1, "{:?}", errs);
+    assert!(errs[0].message.contains("call cost exceeds limit for rule: self.all(a, self.all(b, self.all(c, true)))"), "{}", errs[0].message);
+    assert_eq!(a.remaining_budget, Some(-1));
+}
