@@ -179,8 +179,11 @@ pub fn is_valid_label_value(v: &str) -> Vec<String> {
 /// `NameIsDNSSubdomain`: a generateName prefix may end in '-'.
 pub fn name_is_dns_subdomain(name: &str, prefix: bool) -> Vec<String> {
     if prefix && name.len() > 1 && name.ends_with('-') {
-        let masked = format!("{}a", &name[..name.len() - 1]);
-        return is_dns1123_subdomain(&masked);
+        // Go's maskTrailingDash: name[:len(name)-2] + "a" (bytes, so it also drops the byte
+        // before the dash).
+        let mut masked = name.as_bytes()[..name.len() - 2].to_vec();
+        masked.push(b'a');
+        return is_dns1123_subdomain(&String::from_utf8_lossy(&masked));
     }
     is_dns1123_subdomain(name)
 }
