@@ -36,6 +36,27 @@ const TS_TYPES: &'static str = r#"
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 /** A CRD or an object: YAML or JSON text (answers then carry ranges), or a parsed object. */
 export type Document = string | { [key: string]: JsonValue };
+/** One breaking-change finding (crdify's check names, fields and messages). */
+export interface DiffFinding {
+  validator: "crd" | "sameVersion" | "servedVersion";
+  check: string;
+  /** The version, "v1 -> v2" for a served pair, null for whole-CRD checks. */
+  version: string | null;
+  /** crdify's property path (`^.spec.mode`), null for whole-CRD checks. */
+  field: string | null;
+  severity: "error" | "warning";
+  message: string;
+  /** Whether validation ratcheting (1.30+) softens the finding. */
+  ratcheting: "softened" | "notSoftened" | "notApplicable";
+  /** Sample objects concerned, when objects were given. */
+  objects?: string[];
+}
+/** What `diff` answers. */
+export interface DiffReport {
+  breaking: boolean;
+  findings: DiffFinding[];
+  notes?: string[];
+}
 "#;
 
 #[wasm_bindgen]
@@ -676,4 +697,29 @@ pub fn version() -> Result<JsValue, JsValue> {
             .collect(),
         default_kubernetes_version: KubeVersion::default().to_string(),
     })
+}
+
+/// `diff(oldCrd, newCrd, config?, kubernetesVersion?)`: breaking changes between two CRDs
+/// given as YAML/JSON text; `config` is a crd-diff or crdify configuration (YAML/JSON text).
+#[wasm_bindgen(unchecked_return_type = "DiffReport")]
+pub fn diff(
+    old_crd: &str,
+    new_crd: &str,
+    config: Option<String>,
+    kubernetes_version: Option<String>,
+) -> Result<JsValue, JsValue> {
+    let _call = enter()?;
+    let config = match config.as_deref() {
+        Some(text) if !text.trim().is_empty() => {
+            crate::diff::Config::parse(text).map_err(|e| js_error(&e, "config", None))?
+        }
+        _ => crate::diff::Config::default(),
+    };
+    let kubernetes_version = match kubernetes_version.as_deref() {
+        Some(v) => Some(crate::version::KubeVersion::parse(v).map_err(|e| js_error(&e, "kubernetesVersion", None))?),
+        None => None,
+    };
+    let opts = crate::diff::Options { config, objects: Vec::new(), kubernetes_version };
+    let report = crate::diff::diff(old_crd, new_crd, &opts).map_err(|e| js_error(&e, "crd", None))?;
+    to_js(&report)
 }
