@@ -51,6 +51,25 @@ export interface DiffFinding {
   /** Sample objects concerned, when objects were given. */
   objects?: string[];
 }
+/** A rule's lowest Kubernetes version, and why not below it. */
+export interface RuleVersionRow { crdVersion: string; schemaPath: string; rule: string; lowestVersion: string | null; reason: string; }
+/** A bound that brings an over-budget rule under the per-rule limit. */
+export interface BoundFix { field: string; pointer: string; keyword: string; value: number; estimatedCost: number; }
+/** Why a rule costs what it costs. Costs above 2^53 lose precision in JavaScript numbers. */
+export interface RuleCostExplanation {
+  schemaPath: string; field: string; rule: string; error?: string;
+  maxCost: number; maxCardinality: number; estimatedCost: number; sharePercent: number;
+  messageExpressionCost?: number; overLimit: boolean;
+  cardinality: { factor: number; ancestors: { field: string; keyword: string; bound: number | null }[]; unbounded: boolean };
+  breakdown: { expression: string; description: string; maxCost: number; loopDepth: number }[];
+  schemaNodes: { celPath: string; field: string; kind: string; keyword: string; bound: number | null; estimatedMaxSize: number }[];
+  fixes: BoundFix[]; combinedFix?: BoundFix[];
+}
+/** The cost explanation of one CRD version. */
+export interface CostExplanation {
+  crd: string; version: string; kubernetesVersion: string; rules: RuleCostExplanation[];
+  total: number; perRuleLimit: number; perCrdLimit: number; totalSharePercent: number;
+}
 /** What `diff` answers. */
 export interface DiffReport {
   breaking: boolean;
@@ -532,6 +551,25 @@ pub fn compile(
         crd_errors,
         rules,
     })
+}
+
+#[wasm_bindgen(js_class = CompiledCrd)]
+impl CompiledCrdHandle {
+    /// Each rule's cost explained (what drives it, and the bound that fixes an over-budget
+    /// rule), for a CRD version (default: the storage version).
+    #[wasm_bindgen(js_name = explainCosts, unchecked_return_type = "CostExplanation")]
+    pub fn explain_costs(&self, version: Option<String>) -> Result<JsValue, JsValue> {
+        let _call = enter()?;
+        let e = crate::cel::explain::explain(&self.crd, version.as_deref()).map_err(|e| js_error(&e, "version", None))?;
+        to_js(&e)
+    }
+
+    /// Each rule's lowest Kubernetes version (1.25–1.36), and why not below it.
+    #[wasm_bindgen(js_name = versionMatrix, unchecked_return_type = "RuleVersionRow[]")]
+    pub fn version_matrix(&self) -> Result<JsValue, JsValue> {
+        let _call = enter()?;
+        to_js(&crate::versions::rule_versions(&self.crd))
+    }
 }
 
 #[wasm_bindgen(js_class = CompiledCrd)]

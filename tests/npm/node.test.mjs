@@ -443,3 +443,26 @@ test('diff reports a removed enum value as breaking, with crdify check names', (
   assert.match(f.message, /allowed enum values removed/);
   assert.throws(() => crdlab.diff('not: [yaml', JSON.stringify(base)), (e) => e instanceof Error && /crd/i.test(e.message + e.input));
 });
+
+test('a compiled CRD explains rule costs and gives the version matrix', () => {
+  const crd = {
+    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
+    metadata: { name: 'nets.example.com' },
+    spec: { group: 'example.com', names: { kind: 'Net', listKind: 'NetList', plural: 'nets', singular: 'net' },
+      scope: 'Namespaced', versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: {
+        type: 'object', properties: { spec: { type: 'object', properties: {
+          addr: { type: 'string', maxLength: 64, 'x-kubernetes-validations': [{ rule: 'isIP(self)' }] },
+          names: { type: 'array', items: { type: 'string' },
+            'x-kubernetes-validations': [{ rule: 'self.all(x, self.all(y, x == y || !x.startsWith(y)))' }] } } } } } } }] },
+  };
+  const handle = crdlab.compile(crd);
+  const costs = handle.explainCosts();
+  assert.equal(costs.version, 'v1');
+  const names = costs.rules.find((r) => r.field === 'spec.names');
+  assert.ok(names.overLimit);
+  assert.ok(names.fixes.length > 0 || (names.combinedFix ?? []).length > 0, JSON.stringify(names));
+  const matrix = handle.versionMatrix();
+  const ip = matrix.find((r) => r.rule === 'isIP(self)');
+  assert.equal(ip.lowestVersion, '1.31');
+  assert.match(ip.reason, /1\.31|ip/i);
+});
