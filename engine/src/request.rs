@@ -112,6 +112,36 @@ impl Answer {
     }
 }
 
+/// The named CRD version (default: the storage version), or the error that says which exist.
+pub fn version_of<'c>(crd: &'c CompiledCrd, name: Option<&str>) -> Result<&'c crate::crd::CompiledVersion, String> {
+    crd.version(name).ok_or_else(|| match name {
+        Some(v) => format!(
+            "the CRD has no version {:?} (it has {})",
+            v,
+            crd.crd.spec.versions.iter().map(|v| v.name.as_str()).collect::<Vec<_>>().join(", ")
+        ),
+        None => "the CRD has no versions".to_string(),
+    })
+}
+
+/// The request's validation options (subresource, ratcheting, request emulation), with
+/// their defaults.
+pub fn validate_options(
+    subresource: Option<&str>,
+    ratcheting: Option<bool>,
+    emulate_request: Option<bool>,
+) -> Result<ValidateOptions, String> {
+    Ok(ValidateOptions {
+        status_subresource: match subresource {
+            None | Some("") => false,
+            Some("status") => true,
+            Some(other) => return Err(format!("unsupported subresource {:?} (only \"status\")", other)),
+        },
+        ratcheting: ratcheting.unwrap_or(true),
+        emulate_request: emulate_request.unwrap_or(true),
+    })
+}
+
 /// Compiles CRDs on demand and keeps them for later requests.
 #[derive(Default)]
 pub struct Engine {
@@ -234,14 +264,7 @@ impl Engine {
             return Ok(Answer { id: req.id.clone(), eval: fields, ..Default::default() });
         }
         let crd = self.compiled(req, kube)?;
-        let version = crd.version(req.version.as_deref()).ok_or_else(|| match &req.version {
-            Some(v) => format!(
-                "the CRD has no version {:?} (it has {})",
-                v,
-                crd.crd.spec.versions.iter().map(|v| v.name.as_str()).collect::<Vec<_>>().join(", ")
-            ),
-            None => "the CRD has no versions".to_string(),
-        })?;
+        let version = version_of(&crd, req.version.as_deref())?;
         let mut answer = Answer { id: req.id.clone(), ..Default::default() };
         if !req.skip_crd_validation.unwrap_or(false) {
             answer.crd_errors = Some(crd.crd_errors.iter().map(|e| e.to_report_for(kube)).collect());
@@ -265,15 +288,7 @@ impl Engine {
             Some(o) => Some(as_document(o, "oldObject")?),
             None => None,
         };
-        let opts = ValidateOptions {
-            status_subresource: match req.subresource.as_deref() {
-                None | Some("") => false,
-                Some("status") => true,
-                Some(other) => return Err(format!("unsupported subresource {:?} (only \"status\")", other)),
-            },
-            ratcheting: req.ratcheting.unwrap_or(true),
-            emulate_request: req.emulate_request.unwrap_or(true),
-        };
+        let opts = validate_options(req.subresource.as_deref(), req.ratcheting, req.emulate_request)?;
         let out = strategy::validate_object(&crd, version, &obj, old.as_ref(), &opts)?;
         answer.defaulted = Some(out.defaulted);
         answer.unknown_fields = Some(out.unknown_fields);

@@ -539,7 +539,7 @@ pub fn compile(
     };
     let compiled = crate::CompiledCrd::from_value(&value, kube)
         .map_err(|e| js_error(&e.to_string(), "crd", None))?;
-    let reports: Vec<_> = compiled.crd_errors.iter().map(|e| e.to_report()).collect();
+    let reports: Vec<_> = compiled.crd_errors.iter().map(|e| e.to_report_for(compiled.kube_version)).collect();
     let crd_errors = positions::crd_diagnostics(&reports, source.as_ref());
     let rules = compiled
         .versions
@@ -629,48 +629,19 @@ impl CompiledCrdHandle {
         let old_object: Option<JsValue> = old_object.map(Into::into);
         let opts: ObjectOptions = self::options(options, "options")?;
         let crd = &self.crd;
-        let ver = crd.version(opts.version.as_deref()).ok_or_else(|| {
-            let message = match &opts.version {
-                Some(v) => format!(
-                    "the CRD has no version {:?} (it has {})",
-                    v,
-                    crd.crd
-                        .spec
-                        .versions
-                        .iter()
-                        .map(|v| v.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-                None => "the CRD has no versions".to_string(),
-            };
-            js_error(&message, "options", None)
-        })?;
+        let ver = crate::request::version_of(crd, opts.version.as_deref()).map_err(|m| js_error(&m, "options", None))?;
         let (obj, obj_source) = read_object(&object, "object")?;
         let old = match old_object {
             Some(o) if !is_absent(&o) => Some(read_object(&o, "oldObject")?.0),
             _ => None,
         };
-        let vopts = strategy::ValidateOptions {
-            status_subresource: match opts.subresource.as_deref() {
-                None | Some("") => false,
-                Some("status") => true,
-                Some(other) => {
-                    return Err(js_error(
-                        &format!("unsupported subresource {:?} (only \"status\")", other),
-                        "options",
-                        None,
-                    ))
-                }
-            },
-            ratcheting: opts.ratcheting.unwrap_or(true),
-            emulate_request: opts.emulate_request.unwrap_or(true),
-        };
+        let vopts = crate::request::validate_options(opts.subresource.as_deref(), opts.ratcheting, opts.emulate_request)
+            .map_err(|m| js_error(&m, "options", None))?;
         let out = strategy::validate_object(crd, ver, &obj, old.as_ref(), &vopts)
             .map_err(|e| js_error(&e, "object", None))?;
         let src = obj_source.as_ref();
-        let errors: Vec<_> = out.errors.iter().map(|e| e.to_report()).collect();
-        let warnings: Vec<_> = out.warnings.iter().map(|e| e.to_report()).collect();
+        let errors: Vec<_> = out.errors.iter().map(|e| e.to_report_for(crd.kube_version)).collect();
+        let warnings: Vec<_> = out.warnings.iter().map(|e| e.to_report_for(crd.kube_version)).collect();
         let answer = AnnotatedAnswer {
             unknown_field_ranges: src
                 .map(|s| positions::unknown_field_ranges(&out.unknown_fields, s)),
