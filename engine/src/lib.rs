@@ -29,6 +29,7 @@ pub mod strategy;
 pub mod validation;
 pub mod version;
 pub mod versions;
+pub mod view;
 pub mod yaml;
 
 #[cfg(feature = "wasm")]
