@@ -20,6 +20,7 @@
 pub mod cel;
 pub mod crd;
 pub mod diff;
+pub mod edit;
 pub mod field;
 pub mod gofmt;
 pub mod positions;

@@ -300,11 +300,12 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
                     let v = resolve_scalar(&s, style, tag.as_ref(), &mark)?;
                     if let Some(p) = pos.as_mut() {
                         p.leaf(&mark, Some((&s, style)));
+                        p.props(anchor > 0, tag.is_some());
                     }
                     Some((v, anchor))
                 }
             }
-            Event::SequenceStart(anchor, _) => {
+            Event::SequenceStart(anchor, tag) => {
                 if stack.len() >= MAX_DEPTH {
                     return Err(err_at(
                         format!("nesting deeper than {} levels", MAX_DEPTH),
@@ -317,10 +318,11 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
                 });
                 if let Some(p) = pos.as_mut() {
                     p.open(&mark, b'[');
+                    p.open_props(anchor > 0, tag.is_some());
                 }
                 None
             }
-            Event::MappingStart(anchor, _) => {
+            Event::MappingStart(anchor, tag) => {
                 if stack.len() >= MAX_DEPTH {
                     return Err(err_at(
                         format!("nesting deeper than {} levels", MAX_DEPTH),
@@ -335,6 +337,7 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
                 });
                 if let Some(p) = pos.as_mut() {
                     p.open(&mark, b'{');
+                    p.open_props(anchor > 0, tag.is_some());
                 }
                 None
             }
@@ -723,6 +726,38 @@ pub struct PosNode {
     /// The value's first line (the whole value when it is on one line).
     pub head: Range,
     pub children: PosChildren,
+    /// The key's byte offsets in the text read (after a byte-order mark), for tools that
+    /// rewrite the text (`edit.rs`).
+    pub key_bytes: Option<(usize, usize)>,
+    /// The value's byte offsets, as `value` (an empty scalar's stand at the token after it).
+    pub value_bytes: (usize, usize),
+    /// How the value is written.
+    pub style: NodeStyle,
+    /// The value carries an anchor (`&a`), so aliases elsewhere repeat it.
+    pub anchored: bool,
+    /// The value carries an explicit tag (`!!str`).
+    pub tagged: bool,
+}
+
+/// How a node is written in the source text (JSON strings are `DoubleQuoted`, other JSON
+/// scalars `Plain`, JSON arrays and objects flow collections).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeStyle {
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    /// `|`
+    Literal,
+    /// `>`
+    Folded,
+    /// `*name`
+    Alias,
+    BlockMap,
+    BlockSeq,
+    /// `{...}`
+    FlowMap,
+    /// `[...]`
+    FlowSeq,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -924,6 +959,8 @@ struct PosFrame {
     first: Option<usize>,
     last: usize,
     children: PosChildren,
+    anchored: bool,
+    tagged: bool,
 }
 
 /// Builds a [`SourceMap`] from the reader's events (YAML) or the JSON scanner's tokens,
@@ -969,12 +1006,22 @@ impl<'a> PosBuilder<'a> {
     fn leaf_span(&mut self, start: usize, end: usize) {
         let key = self.stack.last_mut().and_then(|f| f.pending_key.take());
         let value = self.loc.range(start, end);
+        let style = if self.text().as_bytes().get(start) == Some(&b'"') {
+            NodeStyle::DoubleQuoted
+        } else {
+            NodeStyle::Plain
+        };
         self.done = Some(Built {
             node: PosNode {
                 key: key.map(|(a, b)| self.loc.range(a, b)),
                 value,
                 head: value,
                 children: PosChildren::Leaf,
+                key_bytes: key,
+                value_bytes: (start, end),
+                style,
+                anchored: false,
+                tagged: false,
             },
             start: key.map(|k| k.0).unwrap_or(start),
             end,
@@ -997,6 +1044,8 @@ impl<'a> PosBuilder<'a> {
             first: None,
             last: byte,
             children,
+            anchored: false,
+            tagged: false,
         });
     }
 
@@ -1012,12 +1061,23 @@ impl<'a> PosBuilder<'a> {
         let head = self
             .loc
             .range(start, self.loc.line_end(start).min(end).max(start));
+        let style = match (&f.children, flow) {
+            (PosChildren::Seq(_), true) => NodeStyle::FlowSeq,
+            (PosChildren::Seq(_), false) => NodeStyle::BlockSeq,
+            (_, true) => NodeStyle::FlowMap,
+            (_, false) => NodeStyle::BlockMap,
+        };
         self.done = Some(Built {
             node: PosNode {
                 key: f.key.map(|(a, b)| self.loc.range(a, b)),
                 value,
                 head,
                 children: f.children,
+                key_bytes: f.key,
+                value_bytes: (start, end),
+                style,
+                anchored: f.anchored,
+                tagged: f.tagged,
             },
             start: f.key.map(|k| k.0).unwrap_or(start),
             end,
@@ -1054,6 +1114,22 @@ impl<'a> PosBuilder<'a> {
         self.key_span(a, b);
     }
 
+    /// Records the anchor and tag of the node just finished (a scalar) or just opened (a
+    /// collection).
+    fn props(&mut self, anchored: bool, tagged: bool) {
+        if let Some(b) = self.done.as_mut() {
+            b.node.anchored = anchored;
+            b.node.tagged = tagged;
+        }
+    }
+
+    fn open_props(&mut self, anchored: bool, tagged: bool) {
+        if let Some(f) = self.stack.last_mut() {
+            f.anchored = anchored;
+            f.tagged = tagged;
+        }
+    }
+
     /// A value scalar (`Some`) or an alias (`None`).
     fn leaf(&mut self, mark: &Marker, scalar: Option<(&str, TScalarStyle)>) {
         let (a, b) = match scalar {
@@ -1071,6 +1147,16 @@ impl<'a> PosBuilder<'a> {
             }
         };
         self.leaf_span(a, b);
+        if let Some(d) = self.done.as_mut() {
+            d.node.style = match scalar {
+                None => NodeStyle::Alias,
+                Some((_, TScalarStyle::SingleQuoted)) => NodeStyle::SingleQuoted,
+                Some((_, TScalarStyle::DoubleQuoted)) => NodeStyle::DoubleQuoted,
+                Some((_, TScalarStyle::Literal)) => NodeStyle::Literal,
+                Some((_, TScalarStyle::Folded)) => NodeStyle::Folded,
+                Some(_) => NodeStyle::Plain,
+            };
+        }
     }
 
     fn open(&mut self, mark: &Marker, bracket: u8) {

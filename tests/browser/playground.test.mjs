@@ -1,0 +1,248 @@
+// End-to-end tests of the playground (dist/ from `trunk build --release`, served on
+// 127.0.0.1, driven in headless Debian Chromium through playwright-core): every example shows
+// the apiserver messages its manifest expects, rule edits re-judge the object, the old object
+// makes transition rules fire, share links restore the state, and no request leaves the page.
+// Screenshots of every example go to target/screenshots/ (docs/playground.png is one of them).
+//
+// Run from the repo root: node --test tests/browser/
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { launch, openPlayground, setEditor, root, WAIT } from './lib.mjs';
+
+const examples = JSON.parse(fs.readFileSync(path.join(root, 'static/examples/index.json'), 'utf8'));
+const shots = path.join(root, 'target', 'screenshots');
+
+let env;
+before(async () => {
+  env = await launch();
+  fs.mkdirSync(shots, { recursive: true });
+});
+after(async () => env?.close());
+
+const results = (page) => page.getByTestId('results');
+
+// Waits until the results pane's text satisfies `pred` (a function of the text).
+async function waitForResults(page, pred, what) {
+  const deadline = Date.now() + WAIT;
+  let text = '';
+  while (Date.now() < deadline) {
+    text = (await results(page).textContent()) ?? '';
+    if (pred(text)) return text;
+    await page.waitForTimeout(50);
+  }
+  assert.fail(`results never showed ${what}; they show:\n${text}`);
+}
+
+function assertLocal(requests, baseUrl) {
+  const outside = requests.filter((u) => !u.startsWith(baseUrl) && !u.startsWith('data:') && !u.startsWith('blob:'));
+  assert.deepEqual(outside, [], 'requests left 127.0.0.1');
+}
+
+test('every example shows the errors and costs its manifest expects', { timeout: 300_000 }, async () => {
+  const { page, pageErrors, requests } = await openPlayground(env.context, env.baseUrl);
+  const loaded = requests.length;
+  for (const ex of examples) {
+    await page.getByTestId('example-picker').selectOption(ex.id);
+    const expect = ex.expect;
+    const all = [...expect.crdErrors, ...expect.errors, ...(expect.warnings || [])];
+    const text = await waitForResults(page, (t) => all.every((m) => t.includes(m)), `the messages of ${ex.id}`);
+    for (const m of all) assert.ok(text.includes(m), `${ex.id}: missing ${m}`);
+    // The error list holds exactly the expected object errors.
+    const listed = await page.locator('[data-testid=results] ul.messages li.error .message').allTextContents();
+    assert.deepEqual([...listed].sort(), [...expect.errors].sort(), `${ex.id}: error list`);
+    // kubectl's summary names the verdict.
+    const summary = await page.getByTestId('summary').textContent();
+    if (expect.crdErrors.length) assert.match(summary, /The CustomResourceDefinition ".*" is invalid/);
+    else if (expect.errors.length) assert.match(summary, /is invalid/);
+    else assert.match(summary, / (created|configured)/);
+    await page.screenshot({ path: path.join(shots, `${ex.id}.png`) });
+
+    if ((expect.ruleCosts || []).length) {
+      await page.getByTestId('tab-rules').click();
+      await page.getByTestId('rules').waitFor();
+      for (const rc of expect.ruleCosts) {
+        const card = page.locator(`[data-testid=rule][data-schema-path="${rc.schemaPath}"]`);
+        await card.waitFor();
+        const cost = await card.getByTestId('rule-cost').textContent();
+        const shown = /estimated cost ([\d,]+) of 10,000,000/.exec(cost);
+        assert.ok(shown, `${ex.id} ${rc.rule}: ${cost}`);
+        // Compared as JS numbers: a saturated cost (2^64-1) is rounded the same way on both sides.
+        assert.equal(Number(shown[1].replace(/,/g, '')), rc.estimatedCost, `${ex.id} ${rc.rule}: ${cost}`);
+      }
+      await page.screenshot({ path: path.join(shots, `${ex.id}-rules.png`) });
+      await page.getByTestId('tab-results').click();
+    }
+  }
+  assert.equal(requests.length, loaded, `requests after load: ${requests.slice(loaded).join(', ')}`);
+  assertLocal(requests, env.baseUrl);
+  assert.deepEqual(pageErrors, []);
+  await page.close();
+});
+
+const CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gadgets.test.example.com
+spec:
+  group: test.example.com
+  names: {kind: Gadget, listKind: GadgetList, plural: gadgets, singular: gadget}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - rule: self.replicas <= 5
+              message: at most five
+            properties:
+              replicas: {type: integer, minimum: 1}
+              mode:
+                type: string
+                x-kubernetes-validations:
+                - rule: self == oldSelf
+                  message: mode is immutable
+              items:
+                type: array
+                items: {type: string}
+                x-kubernetes-validations:
+                - rule: self.all(a, self.all(b, a.size() + b.size() < 100))
+`;
+
+const object = (replicas, mode = 'fast') => `apiVersion: test.example.com/v1
+kind: Gadget
+metadata: {name: g1, namespace: default}
+spec:
+  replicas: ${replicas}
+  mode: ${mode}
+`;
+
+test('typing, rule edits, transition rules, fixes and bad input', { timeout: 240_000 }, async () => {
+  const { page, pageErrors, requests } = await openPlayground(env.context, env.baseUrl);
+  const loaded = requests.length;
+  await setEditor(page, 'crd-editor', CRD);
+  await setEditor(page, 'object-editor', object(3));
+  await waitForResults(page, (t) => t.includes('gadget.test.example.com/g1 created'), 'the create');
+
+  // A person's typing: a schema error appears at once.
+  await page.getByTestId('object-editor').click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('  bogus: 1\n');
+  await waitForResults(page, (t) => t.includes('Warning: unknown field "spec.bogus"'), 'the pruned field');
+  await setEditor(page, 'object-editor', object(0));
+  await waitForResults(page, (t) => t.includes('spec.replicas: Invalid value: 0: spec.replicas in body should be greater than or equal to 1'), 'the minimum');
+  // The error is underlined in the editor.
+  await page.locator('[data-testid=object-editor] .cm-lintRange-error').first().waitFor();
+
+  // A rule over its limit: fix it in one click, the CRD text gains the bound.
+  await page.keyboard.press('Alt+Shift+5');
+  await page.getByTestId('rules').waitFor();
+  const costly = page.locator('[data-testid=rule][data-schema-path$="properties[items].x-kubernetes-validations[0]"]');
+  await costly.getByTestId('apply-fix').first().waitFor();
+  const fixText = await costly.getByTestId('apply-fix').first().textContent();
+  assert.match(fixText, /apply maxItems: \d+ at spec\.items|apply maxLength: \d+ at spec\.items\[\*\]/);
+  await costly.getByTestId('apply-fix').first().click();
+  await page.waitForFunction(() => !document.querySelector('[data-testid=apply-fix]'), null, { timeout: WAIT });
+  const crdText = await page.getByTestId('crd-editor').innerText();
+  assert.match(crdText, /max(Items|Length): \d+/);
+
+  // Edit a rule in the rules panel: the object's verdict changes.
+  await setEditor(page, 'object-editor', object(4));
+  await page.keyboard.press('Alt+Shift+4');
+  await waitForResults(page, (t) => t.includes('gadget.test.example.com/g1 created'), 'valid with 4');
+  await page.keyboard.press('Alt+Shift+5');
+  const first = page.locator('[data-testid=rule]').first();
+  await first.getByTestId('rule-text').fill('self.replicas <= 3');
+  await page.waitForFunction(() => document.querySelector('[data-testid=crd-editor]')?.innerText.includes('self.replicas <= 3'), null, { timeout: WAIT });
+  await page.keyboard.press('Alt+Shift+4');
+  await waitForResults(page, (t) => t.includes('spec: Invalid value: at most five'), 'the edited rule failing');
+  // A compile error shows on the rule.
+  await page.keyboard.press('Alt+Shift+5');
+  await first.getByTestId('rule-text').fill('self.replicas <= "x"');
+  await first.getByTestId('rule-error').waitFor();
+  assert.match(await first.getByTestId('rule-error').textContent(), /found no matching overload for '_<=_' applied to '\(int, string\)'/);
+  await first.getByTestId('rule-text').fill('self.replicas <= 5');
+  await page.keyboard.press('Alt+Shift+4');
+
+  // The old object makes it an update: the transition rule fires.
+  await page.getByTestId('old-object-toggle').check();
+  await setEditor(page, 'old-object-editor', object(4, 'slow'));
+  await waitForResults(page, (t) => t.includes('spec.mode: Invalid value: "fast": mode is immutable'), 'the transition rule');
+  await page.getByTestId('old-object-toggle').uncheck();
+  await waitForResults(page, (t) => !t.includes('mode is immutable'), 'the create again');
+
+  // Bad input: a clear error with its place, no crash.
+  await setEditor(page, 'object-editor', 'spec: [1, 2\n');
+  await waitForResults(page, (t) => /Object: cannot read object: .*line 2/.test(t) || /cannot read object/.test(t), 'the read error');
+  await setEditor(page, 'crd-editor', 'kind: [');
+  await waitForResults(page, (t) => t.includes('error: '), 'the CRD read error');
+
+  // Theme switch.
+  const before = await page.evaluate(() => document.body.dataset.theme);
+  await page.getByTestId('theme').click();
+  assert.notEqual(await page.evaluate(() => document.body.dataset.theme), before);
+
+  assert.equal(requests.length, loaded, `requests after load: ${requests.slice(loaded).join(', ')}`);
+  assertLocal(requests, env.baseUrl);
+  assert.deepEqual(pageErrors, []);
+  await page.close();
+});
+
+test('a share link restores the whole state', { timeout: 120_000 }, async () => {
+  const { page, requests } = await openPlayground(env.context, env.baseUrl);
+  const loaded = requests.length;
+  await setEditor(page, 'crd-editor', CRD);
+  await setEditor(page, 'object-editor', object(9));
+  await page.getByTestId('k8s-version').selectOption('1.30');
+  await waitForResults(page, (t) => t.includes('at most five'), 'the rule failing');
+  await page.getByTestId('share').click();
+  const url = await page.getByTestId('share-url').inputValue();
+  assert.ok(url.startsWith(env.baseUrl + '#s=1.'), url);
+  assert.equal(requests.length, loaded, 'sharing sends nothing');
+  await page.close();
+
+  const { page: p2, pageErrors, requests: r2 } = await openPlayground(env.context, env.baseUrl, url.slice(env.baseUrl.length));
+  await waitForResults(p2, (t) => t.includes('spec: Invalid value: "object": at most five'), 'the restored state (1.30 prints the type)');
+  assert.equal(await p2.getByTestId('k8s-version').inputValue(), '1.30');
+  assert.ok((await p2.getByTestId('crd-editor').innerText()).includes('gadgets.test.example.com'));
+  assertLocal(r2, env.baseUrl);
+  assert.deepEqual(pageErrors, []);
+  await p2.close();
+
+  // A damaged link: a notice, and the page still works.
+  const { page: p3 } = await openPlayground(env.context, env.baseUrl, '#s=1.AAAA');
+  assert.match(await p3.getByTestId('notice').textContent(), /cannot open the shared link/);
+  await p3.close();
+});
+
+test('the diff tab shows findings per field', { timeout: 120_000 }, async () => {
+  const { page, pageErrors, requests } = await openPlayground(env.context, env.baseUrl);
+  const loaded = requests.length;
+  await setEditor(page, 'crd-editor', CRD);
+  await setEditor(page, 'object-editor', object(4));
+  await page.keyboard.press('Alt+Shift+6');
+  await page.getByTestId('diff').waitFor();
+  await page.getByTestId('diff-copy').click();
+  await page.getByTestId('diff-summary').waitFor();
+  assert.match(await page.getByTestId('diff-summary').textContent(), /No findings/);
+  // Tighten the bound and the rule in the new CRD: both break existing objects.
+  await setEditor(page, 'crd-editor', CRD.replace('minimum: 1}', 'minimum: 1, maximum: 3}').replace('self.replicas <= 5', 'self.replicas <= 2'));
+  await page.waitForFunction(() => /Breaking/.test(document.querySelector('[data-testid=diff-summary]')?.textContent || ''), null, { timeout: WAIT });
+  const groups = await page.locator('.finding-group').evaluateAll((els) => els.map((e) => e.dataset.field));
+  assert.ok(groups.includes('^.spec.replicas'), groups.join(', '));
+  const checks = await page.getByTestId('finding').evaluateAll((els) => els.map((e) => e.dataset.check));
+  assert.ok(checks.includes('maximum'), checks.join(', '));
+  const text = await page.getByTestId('diff').textContent();
+  assert.match(text, /self\.replicas <= 2/);
+  assert.equal(requests.length, loaded);
+  assert.deepEqual(pageErrors, []);
+  await page.close();
+});

@@ -1,0 +1,178 @@
+//! A code editor: the CodeMirror 6 bundle of `web/editor/` (`window.CrdlabEditor`), driven
+//! from Yew. The editor owns its text while the user types; the component pushes a new text
+//! only when the props differ from what the editor holds (an example loaded, a rule edited
+//! in the rules panel), so typing never fights the cursor.
+
+use crdlab::yaml::Range;
+use wasm_bindgen::prelude::*;
+use web_sys::Element;
+use yew::prelude::*;
+
+#[wasm_bindgen]
+extern "C" {
+    /// A CodeMirror editor handle.
+    pub type Handle;
+
+    #[wasm_bindgen(js_namespace = CrdlabEditor, js_name = create, catch)]
+    fn create_editor(parent: &Element, opts: &JsValue) -> Result<Handle, JsValue>;
+    #[wasm_bindgen(method, js_name = getDoc)]
+    fn get_doc(this: &Handle) -> String;
+    #[wasm_bindgen(method, js_name = setDoc)]
+    fn set_doc(this: &Handle, text: &str);
+    #[wasm_bindgen(method, js_name = setDiagnostics)]
+    fn set_diagnostics(this: &Handle, list: &JsValue);
+    #[wasm_bindgen(method, js_name = setTheme)]
+    fn set_theme(this: &Handle, dark: bool);
+    #[wasm_bindgen(method, js_name = revealLine)]
+    pub fn reveal_line(this: &Handle, line: u32, column: u32);
+    #[wasm_bindgen(method)]
+    pub fn focus(this: &Handle);
+    #[wasm_bindgen(method)]
+    fn destroy(this: &Handle);
+}
+
+/// One underline.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Mark {
+    pub start_line: u32,
+    pub start_column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+    pub severity: &'static str,
+    pub message: String,
+}
+
+impl Mark {
+    pub fn new(r: &Range, severity: &'static str, message: impl Into<String>) -> Mark {
+        Mark {
+            start_line: r.start_line,
+            start_column: r.start_column,
+            end_line: r.end_line,
+            end_column: r.end_column,
+            severity,
+            message: message.into(),
+        }
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub value: AttrValue,
+    pub on_change: Callback<String>,
+    pub testid: AttrValue,
+    pub label: AttrValue,
+    #[prop_or(AttrValue::Static("auto"))]
+    pub language: AttrValue,
+    #[prop_or_default]
+    pub marks: Vec<Mark>,
+    #[prop_or_default]
+    pub dark: bool,
+    #[prop_or_default]
+    pub single_line: bool,
+    #[prop_or_default]
+    pub class: Classes,
+    /// Receives the handle once created (to focus or reveal lines from elsewhere).
+    #[prop_or_default]
+    pub on_ready: Option<Callback<std::rc::Rc<Handle>>>,
+}
+
+pub struct Editor {
+    host: NodeRef,
+    handle: Option<std::rc::Rc<Handle>>,
+    // Keeps the change callback alive as long as the editor.
+    _on_change: Option<Closure<dyn Fn(String)>>,
+    error: Option<String>,
+}
+
+fn to_js<T: serde::Serialize>(v: &T) -> JsValue {
+    serde_wasm_bindgen::to_value(v).unwrap_or(JsValue::NULL)
+}
+
+impl Component for Editor {
+    type Message = ();
+    type Properties = Props;
+
+    fn create(_ctx: &Context<Self>) -> Self {
+        Editor { host: NodeRef::default(), handle: None, _on_change: None, error: None }
+    }
+
+    fn view(&self, ctx: &Context<Self>) -> Html {
+        let p = ctx.props();
+        let class = classes!("editor", p.single_line.then_some("single-line"), p.class.clone());
+        html! {
+            <div class={class}>
+                <div class="editor-host" ref={self.host.clone()} />
+                if let Some(e) = &self.error {
+                    // The bundle did not load: say so rather than show an empty box.
+                    <p class="editor-error" role="alert">{ format!("the code editor could not start: {}", e) }</p>
+                }
+            </div>
+        }
+    }
+
+    fn rendered(&mut self, ctx: &Context<Self>, first: bool) {
+        if !first {
+            return;
+        }
+        let p = ctx.props();
+        let Some(host) = self.host.cast::<Element>() else { return };
+        let cb = p.on_change.clone();
+        let closure = Closure::<dyn Fn(String)>::new(move |doc: String| cb.emit(doc));
+        let opts = js_sys::Object::new();
+        let set = |k: &str, v: JsValue| {
+            let _ = js_sys::Reflect::set(&opts, &JsValue::from_str(k), &v);
+        };
+        set("doc", JsValue::from_str(&p.value));
+        set("language", JsValue::from_str(&p.language));
+        set("testid", JsValue::from_str(&p.testid));
+        set("label", JsValue::from_str(&p.label));
+        set("dark", JsValue::from_bool(p.dark));
+        set("singleLine", JsValue::from_bool(p.single_line));
+        set("onChange", closure.as_ref().clone());
+        match create_editor(&host, &opts) {
+            Ok(h) => {
+                let h = std::rc::Rc::new(h);
+                if !p.marks.is_empty() {
+                    h.set_diagnostics(&to_js(&p.marks));
+                }
+                if let Some(r) = &p.on_ready {
+                    r.emit(h.clone());
+                }
+                self.handle = Some(h);
+                self._on_change = Some(closure);
+            }
+            Err(e) => {
+                self.error = Some(e.as_string().unwrap_or_else(|| "CrdlabEditor is missing".into()));
+                ctx.link().send_message(());
+            }
+        }
+    }
+
+    fn update(&mut self, _ctx: &Context<Self>, _msg: ()) -> bool {
+        true
+    }
+
+    fn changed(&mut self, ctx: &Context<Self>, old: &Props) -> bool {
+        let p = ctx.props();
+        if let Some(h) = &self.handle {
+            if p.value != old.value && h.get_doc() != p.value.as_str() {
+                h.set_doc(&p.value);
+            }
+            if p.marks != old.marks {
+                h.set_diagnostics(&to_js(&p.marks));
+            }
+            if p.dark != old.dark {
+                h.set_theme(p.dark);
+            }
+        }
+        // The host element never changes; CodeMirror renders inside it.
+        self.error.is_some()
+    }
+
+    fn destroy(&mut self, _ctx: &Context<Self>) {
+        if let Some(h) = self.handle.take() {
+            h.destroy();
+        }
+    }
+}
