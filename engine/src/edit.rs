@@ -1275,7 +1275,6 @@ impl<'a> Editor<'a> {
                 n.value_bytes.0
             },
         );
-        let l = self.layout();
         if void && n.style == NodeStyle::Plain {
             if let Some(text) = self.inline(v, None) {
                 return Ok(splice(s.slot, s.slot, format!(" {}", text)));
@@ -1301,7 +1300,7 @@ impl<'a> Editor<'a> {
                 let tail = self.t[h1..self.line_end(h1)].trim_end();
                 if let Value::String(text) = v {
                     let content_col = if void {
-                        owner_col()? + if item { 2 } else { l.0 }
+                        owner_col()? + if item { 2 } else { self.layout().0 }
                     } else {
                         self.col(n.value_bytes.0, Some(n))?
                     };
@@ -1336,10 +1335,9 @@ impl<'a> Editor<'a> {
             }
             _ => {}
         }
-        // The general form: the whole slot after `key:` or `-` rewritten, one comment on
-        // its first line kept.
-        // A comment after the old value is kept when the value began on the key's line
-        // (it was about the entry); one inside an old block goes with it.
+        // The general form: the whole slot after `key:` or `-` rewritten, one comment kept
+        // on its first line: the one on the key's line, or the one after the old value when
+        // that value began on the key's line (a comment inside an old block goes with it).
         let tail = self.t[end.min(line_end)..line_end].trim();
         let same_line = void || !self.t[s.slot..n.value_bytes.0.max(s.slot)].contains('\n');
         let comment = match gap_comment {
@@ -3202,5 +3200,115 @@ spec:
         let new = crate::crd::parse_crd_text(&out).unwrap();
         assert_eq!(new, expected(old.clone(), pointer, op), "{}", pointer);
         assert!(e.end - e.start < 2000, "{}: a large edit", pointer);
+    }
+
+    /// Every CRD under ../shared/crds: each rule changed, removed and one added beside it;
+    /// `maxItems` set on array schemas and a rule added to object schemas (a sample per file).
+    /// Slow (a minute or more): `cargo test --release -p crdlab --lib every_shared_crd -- --ignored`.
+    #[test]
+    #[ignore]
+    fn every_shared_crd() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/crds");
+        let mut files = Vec::new();
+        let mut dirs = vec![root.clone()];
+        while let Some(d) = dirs.pop() {
+            let Ok(rd) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for e in rd.flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else {
+                    files.push(p);
+                }
+            }
+        }
+        if files.is_empty() {
+            eprintln!("skipped: {} is missing", root.display());
+            return;
+        }
+        files.sort();
+        let (mut edits, mut failures) = (0usize, Vec::new());
+        for f in &files {
+            let Ok(text) = std::fs::read_to_string(f) else {
+                continue;
+            };
+            let Ok(prepared) = Prepared::new(&text, Doc::Crd) else {
+                continue;
+            };
+            let Ok(crd) = crate::crd::parse_crd_text(&text) else {
+                continue;
+            };
+            let mut ops: Vec<(String, &str, Value)> = Vec::new();
+            let mut stack = vec![(String::new(), &crd)];
+            let (mut arrays, mut objects) = (0, 0);
+            while let Some((p, v)) = stack.pop() {
+                if let Value::Object(m) = v {
+                    if m.get("type") == Some(&json!("array")) && arrays < 10 {
+                        arrays += 1;
+                        ops.push((format!("{}/maxItems", p), "set", json!(100)));
+                    }
+                    if m.get("type") == Some(&json!("object")) && objects < 10 {
+                        objects += 1;
+                        ops.push((
+                            format!("{}/x-kubernetes-validations", p),
+                            "append",
+                            json!({"rule": "has(self.x)", "message": "x: needed"}),
+                        ));
+                    }
+                    for (k, c) in m {
+                        let cp = format!("{}/{}", p, escape_seg(k));
+                        if k == "x-kubernetes-validations" {
+                            for (i, r) in c.as_array().into_iter().flatten().enumerate() {
+                                let rule = r.get("rule").and_then(Value::as_str).unwrap_or("");
+                                ops.push((
+                                    format!("{}/{}/rule", cp, i),
+                                    "set",
+                                    json!(format!("{}\n&& true", rule)),
+                                ));
+                                ops.push((
+                                    format!("{}/{}/rule", cp, i),
+                                    "set",
+                                    json!(format!("{} || false", rule)),
+                                ));
+                                ops.push((format!("{}/{}", cp, i), "remove", Value::Null));
+                            }
+                        }
+                        stack.push((cp, c));
+                    }
+                } else if let Value::Array(a) = v {
+                    for (i, c) in a.iter().enumerate() {
+                        stack.push((format!("{}/{}", p, i), c));
+                    }
+                }
+            }
+            for (p, o, v) in &ops {
+                let op = match *o {
+                    "set" => Op::Set(v),
+                    "append" => Op::Append(v),
+                    _ => Op::Remove,
+                };
+                edits += 1;
+                match prepared.plan(p, op) {
+                    Ok(e) => {
+                        let out = e.apply(&text);
+                        let new = crate::crd::parse_crd_text(&out).unwrap();
+                        assert_eq!(new, expected(crd.clone(), p, op), "{}", p);
+                    }
+                    Err(e) => failures.push(format!("{}: {}: {}", f.display(), p, e)),
+                }
+            }
+        }
+        eprintln!(
+            "{} files, {} edits, {} refused",
+            files.len(),
+            edits,
+            failures.len()
+        );
+        for f in failures.iter().take(40) {
+            eprintln!("{}", f);
+        }
+        assert!(failures.is_empty());
     }
 }

@@ -2,7 +2,7 @@
 //! [`Answer`] out. [`Engine`] caches compiled CRDs across requests, so a batch (or an editor)
 //! compiles each CRD once.
 
-use crate::crd::CompiledCrd;
+use crate::crd::{CompileCache, CompiledCrd};
 use crate::field::ErrorReport;
 use crate::strategy::{self, ValidateOptions};
 use crate::version::KubeVersion;
@@ -142,10 +142,14 @@ pub fn validate_options(
     })
 }
 
-/// Compiles CRDs on demand and keeps them for later requests.
+/// Compiles CRDs on demand and keeps them for later requests. A CRD seen before (same
+/// text, old CRD and release) is not compiled again; a different one (an edit) reuses
+/// what earlier compiles computed from identical inputs ([`CompileCache`]).
 #[derive(Default)]
 pub struct Engine {
     cache: HashMap<(String, KubeVersion), Arc<CompiledCrd>>,
+    /// Compiled rules, rule sets and patterns shared by the compiles.
+    pub compile_cache: CompileCache,
     /// Reads `crdFile` paths; `None` (as in wasm) rejects them.
     pub file_reader: Option<fn(&str) -> std::io::Result<String>>,
 }
@@ -165,7 +169,7 @@ impl Engine {
 
     /// An engine that reads `crdFile` paths from the file system.
     pub fn with_file_system() -> Engine {
-        Engine { cache: HashMap::new(), file_reader: Some(|p| std::fs::read_to_string(p)) }
+        Engine { file_reader: Some(|p| std::fs::read_to_string(p)), ..Default::default() }
     }
 
     /// A CRD given as `crd`/`crdFile` (or `oldCrd`/`oldCrdFile`): its cache key, and its
@@ -199,24 +203,26 @@ impl Engine {
             .crd_source(&req.crd_file, &req.crd, "crd")?
             .ok_or_else(|| "the request names no CRD (crd or crdFile)".to_string())?;
         let old = self.crd_source(&req.old_crd_file, &req.old_crd, "oldCrd")?;
-        let old_value = match &old {
-            Some((old_key, text, value)) => {
-                key = format!("{}\u{0}old:{}", key, old_key);
-                Some(match (text, value) {
-                    (Some(t), _) => crate::crd::parse_crd_text(t).map_err(|e| format!("old CRD: {}", e))?,
-                    (None, Some(v)) => (*v).clone(),
-                    _ => unreachable!("either text or value is set"),
-                })
-            }
-            None => None,
-        };
+        if let Some((old_key, _, _)) = &old {
+            key = format!("{}\u{0}old:{}", key, old_key);
+        }
+        // Only CRDs that compiled are kept, so a hit never skips an error below.
         if let Some(c) = self.cache.get(&(key.clone(), kube)) {
             return Ok(c.clone());
         }
+        let old_value = match &old {
+            Some((_, text, value)) => Some(match (text, value) {
+                (Some(t), _) => crate::crd::parse_crd_text(t).map_err(|e| format!("old CRD: {}", e))?,
+                (None, Some(v)) => (*v).clone(),
+                _ => unreachable!("either text or value is set"),
+            }),
+            None => None,
+        };
+        let cc = &mut self.compile_cache;
         let compiled = match (text, value) {
             (Some(t), _) => crate::crd::parse_crd_text(&t)
-                .and_then(|v| CompiledCrd::from_value_update(&v, old_value.as_ref(), kube)),
-            (None, Some(v)) => CompiledCrd::from_value_update(v, old_value.as_ref(), kube),
+                .and_then(|v| CompiledCrd::from_value_cached(&v, old_value.as_ref(), kube, cc)),
+            (None, Some(v)) => CompiledCrd::from_value_cached(v, old_value.as_ref(), kube, cc),
             _ => unreachable!("either text or value is set"),
         }
         .map_err(|e| e.to_string())?;
@@ -296,5 +302,224 @@ impl Engine {
         answer.warnings = Some(out.warnings.iter().map(|e| e.to_report_for(kube)).collect());
         answer.remaining_budget = out.remaining_budget;
         Ok(answer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A two-version CRD whose rules depend on everything a compile cache must key on:
+    /// rule text, `self` types, size bounds (`maxItems`, `maxLength`), `fieldPath` targets,
+    /// the Kubernetes version (optional syntax is new in 1.29 for new expressions) and, on
+    /// updates, which expressions the old CRD held.
+    const BASE: &str = r#"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-validations:
+        - rule: "self.metadata.name.size() < 64"
+        properties:
+          spec:
+            type: object
+            description: the spec
+            x-kubernetes-validations:
+            - rule: "self.items.all(i, i.name.size() > 0)"
+              messageExpression: "'bad items for mode ' + self.mode"
+            - rule: "self.mode.startsWith('a')"
+            - rule: "self.mode == oldSelf.mode"
+              message: mode is immutable
+            - rule: "self.?mode.orValue('') != 'x'"
+            properties:
+              mode: {type: string, maxLength: 10}
+              extra:
+                type: object
+                properties:
+                  inner:
+                    type: object
+                    properties: {a: {type: string}}
+                    x-kubernetes-validations:
+                    - rule: "self == 1"
+              items:
+                type: array
+                maxItems: 20
+                items:
+                  type: object
+                  properties:
+                    name: {type: string, maxLength: 32}
+                    tags: {type: array, maxItems: 5, items: {type: string, maxLength: 8}}
+                  x-kubernetes-validations:
+                  - rule: "self.tags.all(t, self.tags.exists_one(u, u == t))"
+                    fieldPath: ".tags"
+                  - rule: "self.name.matches('^[a-z]+$')"
+  - name: v2
+    served: true
+    storage: false
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - rule: "self.items.all(i, i.name.size() > 0)"
+            properties:
+              items:
+                type: array
+                maxItems: 20
+                items:
+                  type: object
+                  properties:
+                    name: {type: string, maxLength: 32}
+"#;
+
+    fn request(crd: &str, old: Option<&str>, kube: &str) -> Request {
+        Request {
+            crd: Some(Value::String(crd.to_string())),
+            old_crd: old.map(|o| Value::String(o.to_string())),
+            kubernetes_version: Some(kube.to_string()),
+            ..Default::default()
+        }
+    }
+
+    fn replace(text: &str, from: &str, to: &str) -> String {
+        assert!(text.contains(from), "{:?} not in the CRD", from);
+        text.replacen(from, to, 1)
+    }
+
+    /// Every answer of an engine that compiled other CRDs before equals a fresh engine's:
+    /// what the compile cache reuses is keyed by everything it depends on.
+    #[test]
+    fn cached_compiles_answer_as_cold_ones() {
+        let rule_edit = replace(BASE, "i.name.size() > 0)\"\n              messageExpression", "i.name.size() > 1)\"\n              messageExpression");
+        let max_items = replace(BASE, "maxItems: 20", "maxItems: 2000");
+        let inner_bound = replace(BASE, "maxItems: 5", "maxItems: 500");
+        let max_length = replace(BASE, "{type: string, maxLength: 32}", "{type: string}");
+        let retyped = replace(BASE, "mode: {type: string, maxLength: 10}", "mode: {type: integer}");
+        let renamed = replace(BASE, "tags: {type: array", "labels: {type: array");
+        let without_optional = replace(BASE, "self.?mode.orValue('') != 'x'", "self.mode != 'x'");
+        // Errors that print the schema (its descriptions included).
+        let status = replace(
+            &replace(BASE, "    storage: true\n", "    storage: true\n    subresources: {status: {}}\n"),
+            "        type: object\n        x-kubernetes-validations:",
+            "        type: object\n        maxProperties: 5\n        x-kubernetes-validations:",
+        );
+        let status_described = replace(&status, "description: the spec", "description: the new spec");
+        // The same subtree under another name: its type is named after its path.
+        let moved = replace(BASE, "              extra:", "              other:");
+        let described = replace(BASE, "description: the spec", "description: the new spec");
+        let same_versions = {
+            // v2 with v1's schema: the versions share their compiled rules.
+            let (head, _) = BASE.split_once("  - name: v2").expect("v2");
+            let v1 = head.split_once("  - name: v1").expect("v1").1;
+            format!("{}  - name: v1{}  - name: v2{}", head.split_once("  - name: v1").expect("v1").0, v1, v1.replacen("storage: true", "storage: false", 1))
+        };
+        let steps: Vec<(&str, Request)> = vec![
+            ("base", request(BASE, None, "1.36")),
+            ("rule edit", request(&rule_edit, None, "1.36")),
+            ("maxItems", request(&max_items, None, "1.36")),
+            ("nested maxItems", request(&inner_bound, None, "1.36")),
+            ("maxLength", request(&max_length, None, "1.36")),
+            ("type change", request(&retyped, None, "1.36")),
+            ("fieldPath target renamed", request(&renamed, None, "1.36")),
+            ("description", request(&described, None, "1.36")),
+            ("subtree moved", request(&moved, None, "1.36")),
+            ("status", request(&status, None, "1.36")),
+            ("status, description", request(&status_described, None, "1.36")),
+            ("identical versions", request(&same_versions, None, "1.36")),
+            ("base v2", Request { version: Some("v2".into()), ..request(BASE, None, "1.36") }),
+            ("identical versions v2", Request { version: Some("v2".into()), ..request(&same_versions, None, "1.36") }),
+            ("kubernetes 1.28", request(BASE, None, "1.28")),
+            ("kubernetes 1.30", request(BASE, None, "1.30")),
+            ("update at 1.28", request(BASE, Some(BASE), "1.28")),
+            ("update at 1.28, old CRD without the rule", request(BASE, Some(&without_optional), "1.28")),
+            ("rule edit at 1.28", request(&rule_edit, None, "1.28")),
+            ("update of an edit", request(&rule_edit, Some(BASE), "1.28")),
+            ("base again", request(BASE, None, "1.36")),
+        ];
+        let mut warm = Engine::new();
+        let mut answers = Vec::new();
+        for (name, req) in &steps {
+            let got = warm.handle(req);
+            let cold = Engine::new().handle(req);
+            assert!(cold.error.is_none(), "{}: {:?}", name, cold.error);
+            assert_eq!(got, cold, "{}: the cached compile answers differently", name);
+            answers.push((*name, cold));
+        }
+        // The steps change what they should (a cache that ignored them would fail above).
+        let answer = |name: &str| &answers.iter().find(|(n, _)| *n == name).expect("a step").1;
+        for same in ["description", "base again", "kubernetes 1.30", "update at 1.28"] {
+            assert_eq!(answer(same), answer("base"), "{}", same);
+        }
+        for (step, from) in [
+            ("rule edit", "base"),
+            ("maxItems", "base"),
+            ("nested maxItems", "base"),
+            ("maxLength", "base"),
+            ("type change", "base"),
+            ("fieldPath target renamed", "base"),
+            ("subtree moved", "base"),
+            ("status", "base"),
+            ("status, description", "status"),
+            ("identical versions v2", "base v2"),
+            ("kubernetes 1.28", "base"),
+            // Unchanged rules compile in the stored environment, where optional syntax exists.
+            ("update at 1.28", "kubernetes 1.28"),
+            ("update at 1.28, old CRD without the rule", "update at 1.28"),
+            ("update of an edit", "rule edit at 1.28"),
+        ] {
+            assert_ne!(answer(step), answer(from), "{} answers as {}", step, from);
+        }
+        let c = &warm.compile_cache.rules;
+        assert!(c.hits > 0 && c.set_hits > 0, "nothing was reused: {} rule hits, {} set hits", c.hits, c.set_hits);
+    }
+
+    /// The same over every CRD in ../shared at two releases, in one engine.
+    #[test]
+    fn shared_crds_compile_alike_with_and_without_cache() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/crds");
+        let mut files = Vec::new();
+        let mut dirs = vec![root];
+        while let Some(d) = dirs.pop() {
+            let Ok(rd) = std::fs::read_dir(&d) else { continue };
+            for e in rd.flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if matches!(p.extension().and_then(|x| x.to_str()), Some("yaml" | "json")) {
+                    files.push(p);
+                }
+            }
+        }
+        files.sort();
+        let mut warm = Engine::new();
+        let mut compared = 0;
+        for kube in ["1.36", "1.30"] {
+            for f in &files {
+                let Ok(text) = std::fs::read_to_string(f) else { continue };
+                let req = request(&text, None, kube);
+                let cold = Engine::new().handle(&req);
+                if cold.error.is_some() {
+                    continue;
+                }
+                assert_eq!(warm.handle(&req), cold, "{} at {}", f.display(), kube);
+                compared += 1;
+            }
+        }
+        if compared == 0 {
+            eprintln!("skipped: no CRDs under ../shared/crds");
+        }
     }
 }

@@ -829,6 +829,8 @@ impl SourceMap {
 struct Locator<'a> {
     text: &'a str,
     cps: Vec<Checkpoint>,
+    /// The text has a `\r` line break not followed by `\n`.
+    lone_cr: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -886,7 +888,12 @@ impl<'a> Locator<'a> {
                 since = 0;
             }
         }
-        Locator { text, cps }
+        let b = text.as_bytes();
+        let lone_cr = b
+            .iter()
+            .enumerate()
+            .any(|(i, &c)| c == b'\r' && b.get(i + 1) != Some(&b'\n'));
+        Locator { text, cps, lone_cr }
     }
 
     fn walk(&self, cp: Checkpoint, stop: impl Fn(usize, usize) -> bool) -> Point {
@@ -910,6 +917,22 @@ impl<'a> Locator<'a> {
     fn at_char(&self, ch: usize) -> Point {
         let i = self.cps.partition_point(|c| c.ch <= ch).saturating_sub(1);
         self.walk(self.cps[i], |c, _| c >= ch)
+    }
+
+    /// The point at a yaml-rust2 marker. Its line and column are used, not its char index:
+    /// the scanner counts a block scalar's content lines in bytes for the index (and the
+    /// column, which a line break resets), so the index drifts after any `|` or `>` block
+    /// holding multi-byte characters. A text with lone `\r` line breaks (which the scanner
+    /// counts as lines, the checkpoints do not) falls back on the index.
+    fn at_mark(&self, mark: &Marker) -> Point {
+        if !self.lone_cr {
+            let line = mark.line();
+            let i = self.cps.partition_point(|c| c.line < line);
+            if let Some(c) = self.cps.get(i).filter(|c| c.line == line) {
+                return self.at_char(c.ch + mark.col());
+            }
+        }
+        self.at_char(mark.index())
     }
 
     /// The point at a byte offset (clamped to the text).
@@ -1106,7 +1129,7 @@ impl<'a> PosBuilder<'a> {
     // YAML events: markers count chars.
 
     fn byte_of(&self, mark: &Marker) -> usize {
-        self.loc.at_char(mark.index()).byte
+        self.loc.at_mark(mark).byte
     }
 
     fn key(&mut self, mark: &Marker, s: &str, style: TScalarStyle) {
@@ -1527,6 +1550,23 @@ mod tests {
         assert!(docs[1].1.get(&seg("e/c")).is_none());
         let (_, map) = read_document_with_positions("---\n---\nkind: X\n").unwrap();
         assert_eq!(under(&map, "kind"), (3, 7, 3, 8));
+    }
+
+    #[test]
+    fn positions_after_block_scalars_with_wide_characters() {
+        // yaml-rust2 counts a block scalar's content lines in bytes in its markers' index.
+        let text = "a: |\n  µµµ é😀\n  x\nb: 'q'\nc: >-\n  ü\n\nd: [1]\n";
+        let (_, map) = read_document_with_positions(text).unwrap();
+        assert_eq!(under(&map, "b"), (4, 4, 4, 7));
+        assert_eq!(under(&map, "d/0"), (8, 5, 8, 6));
+        assert_eq!(map.get(&seg("d")).unwrap().key.unwrap().start_column, 1);
+        let n = map.get(&seg("d")).unwrap();
+        assert_eq!(&text[n.value_bytes.0..n.value_bytes.1], "[1]");
+        assert_eq!(n.key_bytes.map(|(a, b)| &text[a..b]), Some("d"));
+        assert_eq!(under(&map, "a"), (2, 3, 3, 4));
+        // Lone carriage returns: the scanner's lines are not the text's.
+        let (_, map) = read_document_with_positions("a: 1\rb: 2\n").unwrap();
+        assert_eq!(map.get(&seg("b")).unwrap().value_bytes, (8, 9));
     }
 
     #[test]

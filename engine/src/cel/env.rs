@@ -62,6 +62,10 @@ pub struct EnvOptions {
     pub cross_type_numeric: bool,
     /// Duration/timestamp/regex literals are checked at compile time (1.29+).
     pub literal_validators: bool,
+    /// cel-go extension libraries the apiserver never installs (`ext.Math`,
+    /// `ext.Encoders`): only the CEL conformance harness turns them on. Never set for CRD
+    /// rules or expression-mode requests.
+    pub conformance_extensions: bool,
 }
 
 impl EnvOptions {
@@ -72,6 +76,7 @@ impl EnvOptions {
             optional_syntax: compat_minor >= 28,
             cross_type_numeric: compat_minor >= 28,
             literal_validators: compat_minor >= 29,
+            conformance_extensions: false,
         }
     }
 }

@@ -36,7 +36,12 @@ pub fn parse_type(s: &str) -> Result<Type, String> {
             match c {
                 '(' => depth += 1,
                 ')' => depth -= 1,
-                ',' if depth == 0 => return Ok(Type::map(parse_type(&i[..idx])?, parse_type(&i[idx + 1..])?)),
+                ',' if depth == 0 => {
+                    return Ok(Type::map(
+                        parse_type(&i[..idx])?,
+                        parse_type(&i[idx + 1..])?,
+                    ))
+                }
                 _ => {}
             }
         }
@@ -55,13 +60,17 @@ pub fn typed_var(v: &Value, t: &Type) -> Result<Val<'static>, String> {
         (Type::Bytes, Value::String(s)) => Val::Bytes(std::rc::Rc::from(
             super::library::base64_decode(s).unwrap_or_else(|| s.as_bytes().to_vec()),
         )),
-        (Type::Timestamp, Value::String(s)) => {
-            Val::Timestamp(super::library::parse_timestamp(s).ok_or_else(|| format!("bad timestamp {:?}", s))?)
-        }
-        (Type::Duration, Value::String(s)) => {
-            Val::Duration(super::library::parse_duration(s).ok_or_else(|| format!("bad duration {:?}", s))?)
-        }
-        (Type::List(e), Value::Array(a)) => Val::list(a.iter().map(|x| typed_var(x, e)).collect::<Result<_, _>>()?),
+        (Type::Timestamp, Value::String(s)) => Val::Timestamp(
+            super::library::parse_timestamp(s).ok_or_else(|| format!("bad timestamp {:?}", s))?,
+        ),
+        (Type::Duration, Value::String(s)) => Val::Duration(
+            super::library::parse_duration(s).ok_or_else(|| format!("bad duration {:?}", s))?,
+        ),
+        (Type::List(e), Value::Array(a)) => Val::list(
+            a.iter()
+                .map(|x| typed_var(x, e))
+                .collect::<Result<_, _>>()?,
+        ),
         (Type::Map(k, val), Value::Object(m)) => Val::map(
             m.iter()
                 .map(|(mk, mv)| {
@@ -131,18 +140,40 @@ fn frac(v: u128, scale: u128) -> String {
     format!("{}.{}", whole, digits.trim_end_matches('0'))
 }
 
-/// RFC 3339 with nanoseconds trimmed, UTC (Go's `time.RFC3339Nano`).
+/// Go's `t.Format(time.RFC3339Nano)`: the time at its own offset, nanoseconds with
+/// trailing zeros trimmed, `Z` for a zero offset and `±hh:mm` otherwise (Go prints only
+/// whole minutes of an offset).
 pub fn format_timestamp(t: Timestamp) -> String {
-    let days = t.secs.div_euclid(86400);
-    let rem = t.secs.rem_euclid(86400);
+    let local = t.secs.saturating_add(t.offset as i64);
+    let days = local.div_euclid(86400);
+    let rem = local.rem_euclid(86400);
     let (y, m, d) = super::library::civil_from_days(days);
-    let mut s = format!("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", y, m, d, rem / 3600, rem % 3600 / 60, rem % 60);
+    let mut s = format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+        y,
+        m,
+        d,
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    );
     if t.nanos > 0 {
         let f = format!("{:09}", t.nanos);
         s.push('.');
         s.push_str(f.trim_end_matches('0'));
     }
-    s.push('Z');
+    let minutes = t.offset / 60;
+    if minutes == 0 {
+        s.push('Z');
+    } else {
+        let a = minutes.unsigned_abs();
+        s.push_str(&format!(
+            "{}{:02}:{:02}",
+            if minutes < 0 { '-' } else { '+' },
+            a / 60,
+            a % 60
+        ));
+    }
     s
 }
 
@@ -153,17 +184,39 @@ pub fn typed_value(v: &Val) -> Value {
         Val::Bool(b) => ("bool".into(), json!(b)),
         Val::Int(i) => ("int".into(), json!(i)),
         Val::Uint(u) => ("uint".into(), json!(u)),
-        Val::Double(d) => ("double".into(), serde_json::Number::from_f64(*d).map(Value::Number).unwrap_or_else(|| json!(d.to_string()))),
+        Val::Double(d) => (
+            "double".into(),
+            serde_json::Number::from_f64(*d)
+                .map(Value::Number)
+                .unwrap_or_else(|| json!(d.to_string())),
+        ),
         Val::String(s) => ("string".into(), json!(s.as_str())),
         Val::Bytes(b) => ("bytes".into(), json!(super::library::base64_encode(b))),
-        Val::Duration(d) => ("google.protobuf.Duration".into(), json!(format_duration(*d))),
-        Val::Timestamp(ts) => ("google.protobuf.Timestamp".into(), json!(format_timestamp(*ts))),
-        Val::List(l) => ("list".into(), Value::Array(l.iter().map(|x| typed_value(&x)).collect())),
+        Val::Duration(d) => (
+            "google.protobuf.Duration".into(),
+            json!(format_duration(*d)),
+        ),
+        Val::Timestamp(ts) => (
+            "google.protobuf.Timestamp".into(),
+            json!(format_timestamp(*ts)),
+        ),
+        Val::List(l) => (
+            "list".into(),
+            Value::Array(l.iter().map(|x| typed_value(&x)).collect()),
+        ),
         Val::Map(m) => (
             "map".into(),
-            Value::Array(m.entries().iter().map(|(k, v)| json!([typed_value(k), typed_value(v)])).collect()),
+            Value::Array(
+                m.entries()
+                    .iter()
+                    .map(|(k, v)| json!([typed_value(k), typed_value(v)]))
+                    .collect(),
+            ),
         ),
-        Val::Optional(o) => ("optional_type".into(), o.as_ref().map(|x| typed_value(x)).unwrap_or(Value::Null)),
+        Val::Optional(o) => (
+            "optional_type".into(),
+            o.as_ref().map(|x| typed_value(x)).unwrap_or(Value::Null),
+        ),
         // A type value prints its runtime type name: `list`, `map`, `type`, `int`, ...
         Val::Type(t) => ("type".into(), json!(t.kind_name())),
         Val::Opaque(o) => (o.type_name().to_string(), json!(o.to_canonical())),
@@ -182,14 +235,24 @@ pub fn plain_value(v: &Val) -> Value {
 fn strip(tv: Value, v: &Val) -> Value {
     match v {
         Val::List(l) => Value::Array(l.iter().map(|x| plain_value(&x)).collect()),
-        Val::Map(m) => Value::Array(m.entries().iter().map(|(k, x)| json!([plain_value(k), plain_value(x)])).collect()),
+        Val::Map(m) => Value::Array(
+            m.entries()
+                .iter()
+                .map(|(k, x)| json!([plain_value(k), plain_value(x)]))
+                .collect(),
+        ),
         Val::Optional(Some(x)) => plain_value(x),
         _ => tv,
     }
 }
 
 /// Answers an expression-mode request: the fields of the answer besides `id`.
-pub fn evaluate(expr: &str, vars: Option<&Value>, var_types: Option<&Value>, kube: KubeVersion) -> Map<String, Value> {
+pub fn evaluate(
+    expr: &str,
+    vars: Option<&Value>,
+    var_types: Option<&Value>,
+    kube: KubeVersion,
+) -> Map<String, Value> {
     let mut out = Map::new();
     let opts = EnvOptions::for_version(kube.minor.saturating_sub(1));
     let base = super::base_env(&opts);
@@ -232,17 +295,29 @@ pub fn evaluate(expr: &str, vars: Option<&Value>, var_types: Option<&Value>, kub
                 if let Ok(c) = super::checker::check(&env, x, src) {
                     out.insert("outputType".into(), json!(c.output_type().to_string()));
                     let est = super::cost::estimate(&c, None);
-                    out.insert("estimatedCost".into(), json!({"min": est.min, "max": est.max}));
+                    out.insert(
+                        "estimatedCost".into(),
+                        json!({"min": est.min, "max": est.max}),
+                    );
                 }
             }
             out.insert("programError".into(), json!(e));
             return out;
         }
     };
-    out.insert("outputType".into(), json!(program.checked.output_type().to_string()));
+    out.insert(
+        "outputType".into(),
+        json!(program.checked.output_type().to_string()),
+    );
     let est = super::cost::estimate(&program.checked, None);
-    out.insert("estimatedCost".into(), json!({"min": est.min, "max": est.max}));
-    let vars: Vec<(&str, Val)> = values.iter().map(|(n, v)| (n.as_str(), v.clone())).collect();
+    out.insert(
+        "estimatedCost".into(),
+        json!({"min": est.min, "max": est.max}),
+    );
+    let vars: Vec<(&str, Val)> = values
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.clone()))
+        .collect();
     let (result, cost) = program.eval(&vars, Some(super::PER_CALL_LIMIT));
     match result {
         Ok(v) => {
@@ -271,8 +346,95 @@ mod tests {
         assert_eq!(format_duration(Duration(0)), "0s");
     }
 
+    /// The answer's value of an expression evaluated at Kubernetes 1.36.
+    fn eval_value(expr: &str) -> Value {
+        let out = evaluate(expr, None, None, KubeVersion::LATEST);
+        match out.get("value") {
+            Some(v) => v.clone(),
+            None => panic!("{}: {:?}", expr, out),
+        }
+    }
+
+    #[test]
+    fn timestamps_keep_their_offset() {
+        // cel-go prints a timestamp at the offset it was parsed with (Go's RFC3339Nano of
+        // the time in its location); a zero offset prints `Z`.
+        assert_eq!(
+            eval_value("string(timestamp('2023-01-01T10:00:00+05:00'))"),
+            json!("2023-01-01T10:00:00+05:00")
+        );
+        assert_eq!(
+            eval_value("string(timestamp('2023-01-01T10:00:00.120-02:30'))"),
+            json!("2023-01-01T10:00:00.12-02:30")
+        );
+        assert_eq!(
+            eval_value("string(timestamp('2023-01-01T10:00:00+00:00'))"),
+            json!("2023-01-01T10:00:00Z")
+        );
+        assert_eq!(
+            eval_value("timestamp('2023-01-01T10:00:00+05:00')"),
+            json!("2023-01-01T10:00:00+05:00")
+        );
+        // Arithmetic keeps the location; `timestamp(int)` is UTC.
+        assert_eq!(
+            eval_value("string(timestamp('2023-01-01T23:00:00+05:00') + duration('2h'))"),
+            json!("2023-01-02T01:00:00+05:00")
+        );
+        assert_eq!(
+            eval_value("string(timestamp('2023-01-01T10:00:00+05:00') - duration('1s'))"),
+            json!("2023-01-01T09:59:59+05:00")
+        );
+        assert_eq!(
+            eval_value("string(timestamp(0))"),
+            json!("1970-01-01T00:00:00Z")
+        );
+        // The instant decides equality, ordering and differences.
+        assert_eq!(
+            eval_value(
+                "timestamp('2023-01-01T10:00:00+05:00') == timestamp('2023-01-01T05:00:00Z')"
+            ),
+            json!(true)
+        );
+        assert_eq!(
+            eval_value(
+                "timestamp('2023-01-01T10:00:00+05:00') < timestamp('2023-01-01T06:00:00+00:30')"
+            ),
+            json!(true)
+        );
+        assert_eq!(
+            eval_value(
+                "timestamp('2023-01-01T10:00:00+05:00') - timestamp('2023-01-01T05:00:00Z')"
+            ),
+            json!("0s")
+        );
+        assert_eq!(
+            eval_value("int(timestamp('1970-01-01T05:00:00+05:00'))"),
+            json!(0)
+        );
+        // Accessors without a zone use UTC; with one, that zone.
+        assert_eq!(
+            eval_value("timestamp('2023-01-01T10:00:00+05:00').getHours()"),
+            json!(5)
+        );
+        assert_eq!(
+            eval_value("timestamp('2023-01-01T02:00:00+05:00').getDate()"),
+            json!(31)
+        );
+        assert_eq!(
+            eval_value("timestamp('2023-01-01T10:00:00+05:00').getHours('+05:00')"),
+            json!(10)
+        );
+        assert_eq!(
+            eval_value("'%s'.format([timestamp('2023-01-01T10:00:00-07:00')])"),
+            json!("2023-01-01T10:00:00-07:00")
+        );
+    }
+
     #[test]
     fn types_parse() {
-        assert_eq!(parse_type("map(string, list(int))").unwrap().to_string(), "map(string, list(int))");
+        assert_eq!(
+            parse_type("map(string, list(int))").unwrap().to_string(),
+            "map(string, list(int))"
+        );
     }
 }

@@ -8,7 +8,7 @@ use super::env::{Env, Impl};
 use super::types::Type;
 use super::value::{equal, EvalError, EvalResult, List, ListKind, Map, Str, Val};
 use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -22,10 +22,25 @@ pub struct Program {
     folded: HashMap<u64, Val<'static>>,
     /// `x in [constant list]` calls turned into set-membership tests (no call cost).
     members: HashMap<u64, Vec<Val<'static>>>,
+    /// Calls that extend a comprehension's accumulator and whose value becomes the next
+    /// accumulator (`@result + [f(v)]`, `cel.@mapInsert(@result, k, v)`, as the loop step
+    /// or a branch of a conditional loop step): they may consume the accumulator.
+    accumulating: HashSet<u64>,
 }
 
 /// The functions cel-go treats as type conversions (`overloads.IsTypeConversionFunction`).
-const CONVERSIONS: &[&str] = &["bool", "bytes", "double", "duration", "dyn", "int", "string", "timestamp", "type", "uint"];
+const CONVERSIONS: &[&str] = &[
+    "bool",
+    "bytes",
+    "double",
+    "duration",
+    "dyn",
+    "int",
+    "string",
+    "timestamp",
+    "type",
+    "uint",
+];
 
 /// Literal values kept in a thread-safe form and turned into `Val` on use.
 #[derive(Clone, Debug)]
@@ -50,6 +65,60 @@ impl ConstVal {
             ConstVal::String(s) => Val::String(Str::Owned(Rc::from(&**s))),
             ConstVal::Bytes(b) => Val::Bytes(Rc::from(&**b)),
         }
+    }
+}
+
+/// The calls of [`Program::accumulating`].
+fn collect_accumulating(e: &IdedExpr, out: &mut HashSet<u64>) {
+    match &e.expr {
+        Expr::Call(c) => {
+            if let Some(t) = &c.target {
+                collect_accumulating(t, out);
+            }
+            c.args.iter().for_each(|a| collect_accumulating(a, out));
+        }
+        Expr::Select(s) => collect_accumulating(&s.operand, out),
+        Expr::List(l) => l.elements.iter().for_each(|x| collect_accumulating(x, out)),
+        Expr::Map(m) => {
+            for en in &m.entries {
+                if let EntryExpr::MapEntry(me) = &en.expr {
+                    collect_accumulating(&me.key, out);
+                    collect_accumulating(&me.value, out);
+                }
+            }
+        }
+        Expr::Comprehension(c) => {
+            let extends = |x: &IdedExpr| match &x.expr {
+                Expr::Call(call) => {
+                    call.target.is_none()
+                        && matches!(call.func_name.as_str(), "_+_" | "cel.@mapInsert")
+                        && matches!(call.args.first().map(|a| &a.expr), Some(Expr::Ident(n)) if *n == c.accu_var)
+                }
+                _ => false,
+            };
+            let step = &c.loop_step;
+            if extends(step) {
+                out.insert(step.id);
+            } else if let Expr::Call(call) = &step.expr {
+                if call.func_name == "_?_:_" && call.target.is_none() {
+                    for branch in call.args.iter().skip(1) {
+                        if extends(branch) {
+                            out.insert(branch.id);
+                        }
+                    }
+                }
+            }
+            for x in [
+                &c.iter_range,
+                &c.accu_init,
+                &c.loop_cond,
+                &c.loop_step,
+                &c.result,
+            ] {
+                collect_accumulating(x, out);
+            }
+        }
+        _ => {}
     }
 }
 
@@ -84,7 +153,13 @@ fn collect_consts(e: &IdedExpr, out: &mut HashMap<u64, ConstVal>) {
             }
         }
         Expr::Comprehension(c) => {
-            for x in [&c.iter_range, &c.accu_init, &c.loop_cond, &c.loop_step, &c.result] {
+            for x in [
+                &c.iter_range,
+                &c.accu_init,
+                &c.loop_cond,
+                &c.loop_step,
+                &c.result,
+            ] {
                 collect_consts(x, out);
             }
         }
@@ -98,7 +173,16 @@ impl Program {
     pub fn new(checked: Checked, env: Arc<Env>) -> Result<Program, String> {
         let mut consts = HashMap::new();
         collect_consts(&checked.expr, &mut consts);
-        let mut p = Program { checked, env, consts, folded: HashMap::new(), members: HashMap::new() };
+        let mut accumulating = HashSet::new();
+        collect_accumulating(&checked.expr, &mut accumulating);
+        let mut p = Program {
+            checked,
+            env,
+            consts,
+            folded: HashMap::new(),
+            members: HashMap::new(),
+            accumulating,
+        };
         let mut folded = HashMap::new();
         let mut members = HashMap::new();
         // The AST is walked through a raw borrow of `p.checked`, results go to side maps.
@@ -110,8 +194,18 @@ impl Program {
 
     /// Evaluates with the given variables and per-call cost limit; returns the value (or
     /// error) and the actual cost.
-    pub fn eval<'a>(&'a self, vars: &[(&str, Val<'a>)], limit: Option<u64>) -> (EvalResult<'a>, u64) {
-        let mut ev = Evaluator { prog: self, vars, scopes: Vec::new(), cost: 0, limit };
+    pub fn eval<'a>(
+        &'a self,
+        vars: &[(&str, Val<'a>)],
+        limit: Option<u64>,
+    ) -> (EvalResult<'a>, u64) {
+        let mut ev = Evaluator {
+            prog: self,
+            vars,
+            scopes: Vec::new(),
+            cost: 0,
+            limit,
+        };
         let r = ev.eval(&self.checked.expr);
         (r, ev.cost)
     }
@@ -132,7 +226,9 @@ fn is_constant(e: &IdedExpr) -> bool {
         Expr::Literal(_) => true,
         Expr::List(l) => l.optional_indices.is_empty() && l.elements.iter().all(is_constant),
         Expr::Map(m) => m.entries.iter().all(|en| match &en.expr {
-            EntryExpr::MapEntry(me) => !me.optional && is_constant(&me.key) && is_constant(&me.value),
+            EntryExpr::MapEntry(me) => {
+                !me.optional && is_constant(&me.key) && is_constant(&me.value)
+            }
             _ => false,
         }),
         _ => false,
@@ -152,7 +248,10 @@ impl<'a, 'v> Evaluator<'a, 'v> {
         if let Some((_, v)) = self.scopes.iter().rev().find(|(n, _)| *n == name) {
             return Some(v.clone());
         }
-        self.vars.iter().find(|(n, _)| *n == name).map(|(_, v)| Ok(v.clone()))
+        self.vars
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| Ok(v.clone()))
     }
 
     fn eval(&mut self, e: &'a IdedExpr) -> EvalResult<'a> {
@@ -160,7 +259,12 @@ impl<'a, 'v> Evaluator<'a, 'v> {
             return Ok(v.clone());
         }
         match &e.expr {
-            Expr::Literal(_) => Ok(self.prog.consts.get(&e.id).map(|c| c.to_val()).unwrap_or(Val::Null)),
+            Expr::Literal(_) => Ok(self
+                .prog
+                .consts
+                .get(&e.id)
+                .map(|c| c.to_val())
+                .unwrap_or(Val::Null)),
             Expr::Ident(name) => match self.lookup(name) {
                 Some(v) => {
                     self.charge(1)?;
@@ -175,89 +279,30 @@ impl<'a, 'v> Evaluator<'a, 'v> {
                     },
                 },
             },
-            Expr::Select(sel) => {
-                // A qualified identifier the checker resolved: a variable `a.b` declared as
-                // such, a type name (a constant), a library's type-name variable.
-                if let Some(q) = self.prog.checked.idents.get(&e.id) {
-                    if let Some(v) = self.vars.iter().find(|(n, _)| *n == q.as_str()).map(|(_, v)| v.clone()) {
-                        self.charge(1)?;
-                        return Ok(v);
-                    }
-                    if let Some(v) = library_type_variable(&self.prog.env, q) {
-                        return Ok(v);
-                    }
-                    if let Some(t) = type_value(q) {
-                        return Ok(Val::Type(t));
-                    }
-                    return Err(EvalError::new(format!("no such attribute(s): {}", q)));
-                }
-                let operand = self.eval(&sel.operand)?;
-                if sel.test {
-                    // Kubernetes sets PresenceTestHasCost(false): the test itself is free.
-                    return has_field(&operand, &sel.field).map(Val::Bool);
-                }
-                // A qualifier on something that is not an attribute makes a relative
-                // attribute, which cel-go charges once more.
-                if !is_attribute(&sel.operand) {
-                    self.charge(1)?;
-                }
-                let r = select_field(&operand, &sel.field)?;
-                // After an optional qualifier the chain is optional: a qualifier that finds
-                // nothing is not charged.
-                if !matches!((&operand, &r), (Val::Optional(_), Val::Optional(None))) {
-                    self.charge(1)?;
-                }
-                Ok(r)
-            }
+            Expr::Select(sel) => self.eval_select(e, sel),
             Expr::Call(call) => self.eval_call(e, call),
+            // cel-go's constructor observer charges a list or map literal whether or not its
+            // elements evaluated (it stops at the first element that fails); only the cost
+            // limit, a panic in cel-go, stops without the charge.
             Expr::List(list) => {
-                let constant = is_constant(e);
-                let mut items = Vec::with_capacity(list.elements.len());
-                for (i, el) in list.elements.iter().enumerate() {
-                    let v = self.eval(el)?;
-                    if list.optional_indices.contains(&i) {
-                        match v {
-                            Val::Optional(Some(inner)) => items.push((*inner).clone()),
-                            Val::Optional(None) => {}
-                            _ => return Err(EvalError::no_such_overload()),
-                        }
-                    } else {
-                        items.push(v);
-                    }
+                let r = self.eval_list(list);
+                if matches!(&r, Err(err) if err.kind == super::value::ErrorKind::CostLimit) {
+                    return r;
                 }
-                if !constant {
+                if !is_constant(e) {
                     self.charge(10)?;
                 }
-                Ok(Val::list(items))
+                r
             }
             Expr::Map(map) => {
-                let constant = is_constant(e);
-                let mut entries: Vec<(Val<'a>, Val<'a>)> = Vec::with_capacity(map.entries.len());
-                for en in &map.entries {
-                    let EntryExpr::MapEntry(me) = &en.expr else { continue };
-                    let k = self.eval(&me.key)?;
-                    let v = self.eval(&me.value)?;
-                    let v = if me.optional {
-                        match v {
-                            Val::Optional(Some(inner)) => (*inner).clone(),
-                            Val::Optional(None) => continue,
-                            _ => return Err(EvalError::no_such_overload()),
-                        }
-                    } else {
-                        v
-                    };
-                    if !matches!(k, Val::String(_) | Val::Int(_) | Val::Uint(_) | Val::Bool(_)) {
-                        return Err(EvalError::new(format!("unsupported key type: {}", k.type_name())));
-                    }
-                    if entries.iter().any(|(ek, _)| super::value::key_equal(ek, &k)) {
-                        return Err(EvalError::new(format!("insert failed: key {} already exists", display_key(&k))));
-                    }
-                    entries.push((k, v));
+                let r = self.eval_map(map);
+                if matches!(&r, Err(err) if err.kind == super::value::ErrorKind::CostLimit) {
+                    return r;
                 }
-                if !constant {
+                if !is_constant(e) {
                     self.charge(30)?;
                 }
-                Ok(Val::map(entries))
+                r
             }
             Expr::Struct(_) => Err(EvalError::new("struct construction is not supported")),
             Expr::Comprehension(c) => self.eval_fold(c),
@@ -265,32 +310,238 @@ impl<'a, 'v> Evaluator<'a, 'v> {
         }
     }
 
+    /// A field selection. cel-go plans a chain of selections on an identifier as one
+    /// attribute, charged 1 when evaluated plus 1 for each qualifier it tries, the one that
+    /// fails included; here the identifier's 1 stands for the attribute's and each
+    /// selection charges its qualifier. A selection on anything else makes a relative
+    /// attribute, charged 1 more.
+    fn eval_select(
+        &mut self,
+        e: &'a IdedExpr,
+        sel: &'a cel::common::ast::SelectExpr,
+    ) -> EvalResult<'a> {
+        // A qualified identifier the checker resolved: a variable `a.b` declared as
+        // such, a type name (a constant), a library's type-name variable.
+        if let Some(q) = self.prog.checked.idents.get(&e.id) {
+            if let Some(v) = self
+                .vars
+                .iter()
+                .find(|(n, _)| *n == q.as_str())
+                .map(|(_, v)| v.clone())
+            {
+                self.charge(1)?;
+                return Ok(v);
+            }
+            if let Some(v) = library_type_variable(&self.prog.env, q) {
+                return Ok(v);
+            }
+            if let Some(t) = type_value(q) {
+                return Ok(Val::Type(t));
+            }
+            return Err(EvalError::new(format!("no such attribute(s): {}", q)));
+        }
+        if sel.test {
+            return self.eval_presence_test(sel);
+        }
+        let operand = self.eval(&sel.operand)?;
+        // A qualifier on something that is not an attribute makes a relative
+        // attribute, which cel-go charges once more.
+        if !is_attribute(&sel.operand) {
+            self.charge(1)?;
+        }
+        let r = match select_field(&operand, &sel.field) {
+            Ok(r) => r,
+            Err(err) => {
+                self.charge(1)?;
+                return Err(err);
+            }
+        };
+        // After an optional qualifier the chain is optional: a qualifier that finds
+        // nothing is not charged.
+        if !matches!((&operand, &r), (Val::Optional(_), Val::Optional(None))) {
+            self.charge(1)?;
+        }
+        Ok(r)
+    }
+
+    /// `has(operand.field)`. cel-go adds the test as one more qualifier of the operand's
+    /// attribute (a relative one when the operand is not an attribute) and, Kubernetes
+    /// setting `PresenceTestHasCost(false)`, refunds the attribute's own 1: the test costs
+    /// the qualifiers tried, its own included when it is reached — not after an optional
+    /// qualifier that found nothing or a qualifier that failed, and after one that found
+    /// something, only when the field is present (`QualifyIfPresent`).
+    fn eval_presence_test(&mut self, sel: &'a cel::common::ast::SelectExpr) -> EvalResult<'a> {
+        let attribute = is_attribute(&sel.operand);
+        // The attribute's 1 (charged here by its identifier or relative operand) is
+        // refunded; the limit allows for it meanwhile, as cel-go never counts it.
+        let before = self.cost;
+        if attribute {
+            self.limit = self.limit.map(|l| l.saturating_add(1));
+        }
+        let operand = self.eval(&sel.operand);
+        if attribute {
+            self.limit = self.limit.map(|l| l.saturating_sub(1));
+            if self.cost > before {
+                self.cost -= 1;
+            }
+        }
+        let operand = operand?;
+        let r = has_field(&operand, &sel.field);
+        let observed = if self.optional_chain(&sel.operand, &operand) {
+            match (&operand, &r) {
+                (Val::Optional(None), _) => false,
+                (Val::Optional(Some(_)), Ok(present)) => *present,
+                _ => true,
+            }
+        } else {
+            true
+        };
+        if observed {
+            self.charge(1)?;
+        }
+        r.map(Val::Bool)
+    }
+
+    /// Whether the attribute `operand` (already evaluated to `value`) qualifies in cel-go's
+    /// optional mode (`applyQualifiers`): it has an optional qualifier (`.?f`, `[?k]`), or
+    /// its root value is an optional. Then an empty optional means the qualifiers stopped,
+    /// and a further qualifier is tried only on a present value. Otherwise an optional is
+    /// just a value (`{'k': optional.none()}.k`). The root's value is known here when the
+    /// operand is the root itself or an identifier; a chain of plain qualifiers on another
+    /// expression is taken as not optional.
+    fn optional_chain(&self, operand: &IdedExpr, value: &Val<'a>) -> bool {
+        let mut e = operand;
+        let mut qualified = false;
+        // Down the chain to its root: each step goes to a child, so this ends.
+        loop {
+            match &e.expr {
+                Expr::Select(s) if !s.test && !self.prog.checked.idents.contains_key(&e.id) => {
+                    e = &s.operand
+                }
+                Expr::Call(c) if c.target.is_none() && c.args.len() == 2 => {
+                    match c.func_name.as_str() {
+                        "_?._" | "_[?_]" => return true,
+                        "_[_]" => e = &c.args[0],
+                        _ => break,
+                    }
+                }
+                _ => break,
+            }
+            qualified = true;
+        }
+        if !qualified {
+            return matches!(value, Val::Optional(_));
+        }
+        match &e.expr {
+            Expr::Ident(name) => matches!(self.lookup(name), Some(Ok(Val::Optional(_)))),
+            _ => false,
+        }
+    }
+
+    /// The elements of a list literal, up to the first that fails.
+    fn eval_list(&mut self, list: &'a cel::common::ast::ListExpr) -> EvalResult<'a> {
+        let mut items = Vec::with_capacity(list.elements.len());
+        for (i, el) in list.elements.iter().enumerate() {
+            let v = self.eval(el)?;
+            if list.optional_indices.contains(&i) {
+                match v {
+                    Val::Optional(Some(inner)) => items.push((*inner).clone()),
+                    Val::Optional(None) => {}
+                    _ => return Err(EvalError::no_such_overload()),
+                }
+            } else {
+                items.push(v);
+            }
+        }
+        Ok(Val::list(items))
+    }
+
+    /// The entries of a map literal, up to the first that fails.
+    fn eval_map(&mut self, map: &'a cel::common::ast::MapExpr) -> EvalResult<'a> {
+        let mut entries: Vec<(Val<'a>, Val<'a>)> = Vec::with_capacity(map.entries.len());
+        for en in &map.entries {
+            let EntryExpr::MapEntry(me) = &en.expr else {
+                continue;
+            };
+            let k = self.eval(&me.key)?;
+            let v = self.eval(&me.value)?;
+            let v = if me.optional {
+                match v {
+                    Val::Optional(Some(inner)) => (*inner).clone(),
+                    Val::Optional(None) => continue,
+                    _ => return Err(EvalError::no_such_overload()),
+                }
+            } else {
+                v
+            };
+            if !matches!(
+                k,
+                Val::String(_) | Val::Int(_) | Val::Uint(_) | Val::Bool(_)
+            ) {
+                return Err(EvalError::new(format!(
+                    "unsupported key type: {}",
+                    k.type_name()
+                )));
+            }
+            if entries
+                .iter()
+                .any(|(ek, _)| super::value::key_equal(ek, &k))
+            {
+                return Err(EvalError::new(format!(
+                    "insert failed: key {} already exists",
+                    display_key(&k)
+                )));
+            }
+            entries.push((k, v));
+        }
+        Ok(Val::map(entries))
+    }
+
     fn eval_fold(&mut self, c: &'a cel::common::ast::ComprehensionExpr) -> EvalResult<'a> {
         let range = self.eval(&c.iter_range)?;
         if !matches!(range, Val::List(_) | Val::Map(_)) {
             // cel-go `evalFold`: the range must be iterable (a list or map for two variables).
             return Err(EvalError::new(if c.iter_var2.is_some() {
-                format!("unsupported comprehension range type: {}", go_type_name(&range))
+                format!(
+                    "unsupported comprehension range type: {}",
+                    go_type_name(&range)
+                )
             } else {
                 format!("got '{}', expected iterable type", go_type_name(&range))
             }));
         }
         // Errors are values in cel-go: a failing step becomes the accumulator, and a later
         // step (`false && error`) may absorb it. Only the cost limit stops the loop.
-        let mut accu: EvalResult<'a> = Ok(self.eval(&c.accu_init)?);
+        let accu: EvalResult<'a> = Ok(self.eval(&c.accu_init)?);
         let two = c.iter_var2.is_some();
         let pairs: Vec<(Val<'a>, Val<'a>)> = match &range {
             Val::List(l) => {
                 let items = l.try_items()?;
-                items.into_iter().enumerate().map(|(i, v)| if two { (Val::Int(i as i64), v) } else { (v, Val::Null) }).collect()
+                items
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, v)| {
+                        if two {
+                            (Val::Int(i as i64), v)
+                        } else {
+                            (v, Val::Null)
+                        }
+                    })
+                    .collect()
             }
-            Val::Map(m) => m.entries().into_iter().map(|(k, v)| if two { (k, v) } else { (k, Val::Null) }).collect(),
+            Val::Map(m) => m
+                .entries()
+                .into_iter()
+                .map(|(k, v)| if two { (k, v) } else { (k, Val::Null) })
+                .collect(),
             _ => return Err(EvalError::no_such_overload()),
         };
+        // The accumulator lives only in its scope slot (no second reference), so a step
+        // that extends it (see `Program::accumulating`) can do so in place.
         let depth = self.scopes.len();
+        self.scopes.push((c.accu_var.as_str(), accu));
         for (v1, v2) in pairs {
-            self.scopes.truncate(depth);
-            self.scopes.push((c.accu_var.as_str(), accu.clone()));
+            self.scopes.truncate(depth + 1);
             self.scopes.push((c.iter_var.as_str(), Ok(v1)));
             if let Some(n2) = &c.iter_var2 {
                 self.scopes.push((n2.as_str(), Ok(v2)));
@@ -309,17 +560,61 @@ impl<'a, 'v> Evaluator<'a, 'v> {
                     self.scopes.truncate(depth);
                     return Err(e);
                 }
-                r => accu = r,
+                r => {
+                    if let Some(slot) = self.scopes.get_mut(depth) {
+                        slot.1 = r;
+                    }
+                }
             }
         }
-        self.scopes.truncate(depth);
-        self.scopes.push((c.accu_var.as_str(), accu));
+        self.scopes.truncate(depth + 1);
         let r = self.eval(&c.result);
         self.scopes.truncate(depth);
         r
     }
 
-    fn eval_call(&mut self, e: &'a IdedExpr, call: &'a cel::common::ast::CallExpr) -> EvalResult<'a> {
+    /// An accumulating call (`Program::accumulating`) of a known overload: the
+    /// accumulator's scope slot gives up its reference (the call's value replaces it as
+    /// the loop step's value), and the operation extends the value in place. `None` for
+    /// other overloads. Both overloads' runtime cost is constant (cel-go's default of 1 for
+    /// `add_list` and `cel.@mapInsert`), so the consumed argument is not needed for costing.
+    fn accumulate(
+        &mut self,
+        call: &'a cel::common::ast::CallExpr,
+        overload_id: &str,
+        args: &mut [Val<'a>],
+    ) -> Option<EvalResult<'a>> {
+        let list = match overload_id {
+            "add_list" => true,
+            "@mapInsert_map_key_value" | "@mapInsert_map_map" => false,
+            _ => return None,
+        };
+        let Some(Expr::Ident(name)) = call.args.first().map(|a| &a.expr) else {
+            return None;
+        };
+        let (first, rest) = args.split_first_mut()?;
+        let slot = self
+            .scopes
+            .iter_mut()
+            .rev()
+            .find(|(n, _)| *n == name.as_str())?;
+        slot.1 = Ok(Val::Null);
+        let x = std::mem::replace(first, Val::Null);
+        Some(if list {
+            match rest {
+                [y] => super::library::stdlib::concat_accumulator(x, y),
+                _ => Err(EvalError::no_such_overload()),
+            }
+        } else {
+            super::library::comprehensions::map_insert_into(x, rest)
+        })
+    }
+
+    fn eval_call(
+        &mut self,
+        e: &'a IdedExpr,
+        call: &'a cel::common::ast::CallExpr,
+    ) -> EvalResult<'a> {
         let name = call.func_name.as_str();
         match name {
             "_&&_" | "_||_" => return self.eval_logic(call, name == "_&&_"),
@@ -347,8 +642,19 @@ impl<'a, 'v> Evaluator<'a, 'v> {
                     Expr::Literal(LiteralValue::String(s)) => s.inner(),
                     _ => return Err(EvalError::no_such_overload()),
                 };
-                let r = optional_select(&operand, field)?;
-                // The optional qualifier is charged only when it finds the field.
+                // cel-go plans `x.?f` as an optional qualifier on `x`'s attribute (a relative
+                // one, charged 1, when `x` is not an attribute), observed only when it finds
+                // the field or fails.
+                if !is_attribute(&call.args[0]) {
+                    self.charge(1)?;
+                }
+                let r = match optional_select(&operand, field) {
+                    Ok(r) => r,
+                    Err(err) => {
+                        self.charge(1)?;
+                        return Err(err);
+                    }
+                };
                 if let Val::Optional(Some(_)) = r {
                     self.charge(1)?;
                 }
@@ -382,6 +688,10 @@ impl<'a, 'v> Evaluator<'a, 'v> {
         let mut args: Vec<Val<'a>> = Vec::with_capacity(exprs.len());
         let mut first_err: Option<EvalError> = None;
         let n = exprs.len();
+        // cel-go's regex optimizations (`matches`, and the Kubernetes `find`/`findAll`) turn
+        // a call with a constant pattern into a variadic call: it stops at the first failing
+        // argument, so the pattern is never evaluated and the call is not charged.
+        let variadic = n >= 3 || regex_optimized(self.prog, call);
         // Indexing is planned as an attribute qualifier: a non-attribute operand costs a
         // relative attribute (1), and an attribute index is resolved without its identifier
         // cost.
@@ -390,7 +700,11 @@ impl<'a, 'v> Evaluator<'a, 'v> {
             self.charge(1)?;
         }
         for (i, x) in exprs.iter().enumerate() {
-            let r = if index && i == 1 { self.eval_branch(x) } else { self.eval(x) };
+            let r = if index && i == 1 {
+                self.eval_branch(x)
+            } else {
+                self.eval(x)
+            };
             match r {
                 Ok(v) => args.push(v),
                 Err(err) => {
@@ -401,9 +715,15 @@ impl<'a, 'v> Evaluator<'a, 'v> {
                         first_err = Some(err);
                     }
                     args.push(Val::Null);
-                    if n >= 3 {
+                    if variadic {
                         if i + 1 == n {
-                            let fname = self.prog.checked.qualified.get(&e.id).map(|s| s.as_str()).unwrap_or(name);
+                            let fname = self
+                                .prog
+                                .checked
+                                .qualified
+                                .get(&e.id)
+                                .map(|s| s.as_str())
+                                .unwrap_or(name);
                             let id = self.single_overload(e);
                             let c = call_cost(fname, id, &args, &Val::Null);
                             self.charge(c)?;
@@ -414,25 +734,50 @@ impl<'a, 'v> Evaluator<'a, 'v> {
             }
         }
         if let Some(err) = first_err {
-            let fname = self.prog.checked.qualified.get(&e.id).map(|s| s.as_str()).unwrap_or(name);
+            let fname = self
+                .prog
+                .checked
+                .qualified
+                .get(&e.id)
+                .map(|s| s.as_str())
+                .unwrap_or(name);
             let id = self.single_overload(e);
             let c = call_cost(fname, id, &args, &Val::Null);
             self.charge(c)?;
             return Err(err);
         }
         let candidates = self.prog.checked.overloads.get(&e.id);
-        let (result, overload_id) = match self.dispatch(candidates.map(|v| &v[..]).unwrap_or(&[]), &args) {
-            Ok((imp, id)) => (imp(&args), id),
-            // cel-go plans indexing as attribute qualification, not an overload call: a
-            // `dyn` operand that no overload takes is qualified as `refQualify` does.
-            Err(_) if index => (index_qualify(name == "_[?_]", &args[0], &args[1]), ""),
-            Err(err) => return Err(err),
-        };
-        let fname = self.prog.checked.qualified.get(&e.id).map(|s| s.as_str()).unwrap_or(name);
+        let (result, overload_id) =
+            match self.dispatch(candidates.map(|v| &v[..]).unwrap_or(&[]), &args) {
+                Ok((imp, id)) => {
+                    let extended = if self.prog.accumulating.contains(&e.id) {
+                        self.accumulate(call, id, &mut args)
+                    } else {
+                        None
+                    };
+                    (extended.unwrap_or_else(|| imp(&args)), id)
+                }
+                // cel-go plans indexing as attribute qualification, not an overload call: a
+                // `dyn` operand that no overload takes is qualified as `refQualify` does.
+                Err(_) if index => (index_qualify(name == "_[?_]", &args[0], &args[1]), ""),
+                Err(err) => return Err(err),
+            };
+        let fname = self
+            .prog
+            .checked
+            .qualified
+            .get(&e.id)
+            .map(|s| s.as_str())
+            .unwrap_or(name);
         let cost = match &result {
             // An optional index that finds nothing is free (cel-go plans it as an
             // optional qualifier).
-            Ok(Val::Optional(None)) if name == "_[?_]" || (name == "_[_]" && matches!(args.first(), Some(Val::Optional(_)))) => 0,
+            Ok(Val::Optional(None))
+                if name == "_[?_]"
+                    || (name == "_[_]" && matches!(args.first(), Some(Val::Optional(_)))) =>
+            {
+                0
+            }
             Ok(r) => call_cost(fname, overload_id, &args, r),
             Err(_) => call_cost(fname, overload_id, &args, &Val::Null),
         };
@@ -459,7 +804,9 @@ impl<'a, 'v> Evaluator<'a, 'v> {
                     None => Err(EvalError::new(format!("no such attribute(s): {}", name))),
                 },
             },
-            Expr::Select(sel) if !sel.test && matches!(sel.operand.expr, Expr::Ident(_) | Expr::Select(_)) => {
+            Expr::Select(sel)
+                if !sel.test && matches!(sel.operand.expr, Expr::Ident(_) | Expr::Select(_)) =>
+            {
                 let operand = self.eval_branch(&sel.operand)?;
                 self.charge(1)?;
                 select_field(&operand, &sel.field)
@@ -477,14 +824,22 @@ impl<'a, 'v> Evaluator<'a, 'v> {
             .unwrap_or(false)
     }
 
-    fn dispatch(&self, candidates: &[&'static str], args: &[Val<'a>]) -> Result<(Impl, &'static str), EvalError> {
+    fn dispatch(
+        &self,
+        candidates: &[&'static str],
+        args: &[Val<'a>],
+    ) -> Result<(Impl, &'static str), EvalError> {
         dispatch(&self.prog.env, candidates, args)
     }
 }
 
 /// Picks the implementation: the single resolved overload, or the first candidate whose
 /// parameter types accept the runtime arguments.
-fn dispatch(env: &Env, candidates: &[&'static str], args: &[Val]) -> Result<(Impl, &'static str), EvalError> {
+fn dispatch(
+    env: &Env,
+    candidates: &[&'static str],
+    args: &[Val],
+) -> Result<(Impl, &'static str), EvalError> {
     {
         if candidates.len() == 1 {
             if let Some(Some(imp)) = env.impls.get(candidates[0]) {
@@ -492,11 +847,15 @@ fn dispatch(env: &Env, candidates: &[&'static str], args: &[Val]) -> Result<(Imp
             }
         }
         for id in candidates {
-            let Some(Some(imp)) = env.impls.get(id) else { continue };
+            let Some(Some(imp)) = env.impls.get(id) else {
+                continue;
+            };
             let fits = env
                 .params
                 .get(id)
-                .map(|ps| ps.len() == args.len() && ps.iter().zip(args).all(|(p, a)| runtime_fits(p, a)))
+                .map(|ps| {
+                    ps.len() == args.len() && ps.iter().zip(args).all(|(p, a)| runtime_fits(p, a))
+                })
                 .unwrap_or(false);
             if fits {
                 // Several candidates: cel-go's call has no single overload id for costing.
@@ -570,12 +929,20 @@ pub fn call_cost(function: &str, overload_id: &str, args: &[Val], result: &Val) 
     let size = |v: &Val| -> u64 { actual_size(v) };
     let trav = |n: u64| -> u64 { (n as f64 * 0.1).ceil() as u64 };
     match overload_id {
-        "starts_with_string" | "ends_with_string" | "string_to_bytes" | "bytes_to_string" => trav(size(&args[0])),
-        "in_list" => size(&args[1]),
-        "less_string" | "greater_string" | "less_equals_string" | "greater_equals_string" | "less_bytes"
-        | "greater_bytes" | "less_equals_bytes" | "greater_equals_bytes" | "equals" | "not_equals" => {
-            trav(size(&args[0]).min(size(&args[1])))
+        "starts_with_string" | "ends_with_string" | "string_to_bytes" | "bytes_to_string" => {
+            trav(size(&args[0]))
         }
+        "in_list" => size(&args[1]),
+        "less_string"
+        | "greater_string"
+        | "less_equals_string"
+        | "greater_equals_string"
+        | "less_bytes"
+        | "greater_bytes"
+        | "less_equals_bytes"
+        | "greater_equals_bytes"
+        | "equals"
+        | "not_equals" => trav(size(&args[0]).min(size(&args[1]))),
         "add_string" | "add_bytes" => trav(size(&args[0]) + size(&args[1])),
         "matches_string" => {
             let s = ((1.0 + size(&args[0]) as f64) * 0.1).ceil() as u64;
@@ -662,7 +1029,11 @@ pub fn select_field<'a>(operand: &Val<'a>, field: &str) -> EvalResult<'a> {
 pub fn has_field(operand: &Val, field: &str) -> Result<bool, EvalError> {
     match operand {
         Val::Map(Map::Json { map, object, .. }) => {
-            let name = if *object { super::value::unescape(field) } else { std::borrow::Cow::Borrowed(field) };
+            let name = if *object {
+                super::value::unescape(field)
+            } else {
+                std::borrow::Cow::Borrowed(field)
+            };
             Ok(map.contains_key(name.as_ref()))
         }
         Val::Map(m) => Ok(m.get(&Val::str(field)).is_some()),
@@ -755,14 +1126,21 @@ pub fn add_lists<'a>(a: &List<'a>, b: &List<'a>) -> EvalResult<'a> {
         ListKind::Map => {
             let ks = keys.unwrap_or(&[]);
             for v in b.try_items()? {
-                match items.iter().position(|x| super::value::same_map_keys(x, &v, ks)) {
+                match items
+                    .iter()
+                    .position(|x| super::value::same_map_keys(x, &v, ks))
+                {
                     Some(i) => items[i] = v,
                     None => items.push(v),
                 }
             }
         }
     }
-    Ok(Val::List(List::Owned { items: Rc::new(items), kind, keys }))
+    Ok(Val::List(List::Owned {
+        items: Rc::new(items),
+        kind,
+        keys,
+    }))
 }
 
 /// cel-go's `OptOptimize` decorators, bottom up: returns the constant value of `e` when it
@@ -802,7 +1180,10 @@ fn fold(
                 let v = fold(p, &me.value, folded, members)?;
                 match (k, v) {
                     (Some(k), Some(v)) if !me.optional => {
-                        if entries.iter().any(|(ek, _)| super::value::key_equal(ek, &k)) {
+                        if entries
+                            .iter()
+                            .any(|(ek, _)| super::value::key_equal(ek, &k))
+                        {
                             all = false;
                         }
                         entries.push((k, v));
@@ -828,16 +1209,29 @@ fn fold(
                     None => all = false,
                 }
             }
-            let ids = p.checked.overloads.get(&e.id).map(|v| &v[..]).unwrap_or(&[]);
+            let ids = p
+                .checked
+                .overloads
+                .get(&e.id)
+                .map(|v| &v[..])
+                .unwrap_or(&[]);
             // cel-go's regex optimizations compile a constant pattern of matches/find/findAll
             // when the program is planned: a bad pattern is a program error.
             if matches!(c.func_name.as_str(), "matches" | "find" | "findAll") {
-                let pattern = if c.target.is_some() { c.args.first() } else { c.args.get(1) };
+                let pattern = if c.target.is_some() {
+                    c.args.first()
+                } else {
+                    c.args.get(1)
+                };
                 if let Some(Expr::Literal(LiteralValue::String(pat))) = pattern.map(|x| &x.expr) {
                     super::library::stdlib::compile_regex(pat.inner())?;
                 }
             }
-            if c.target.is_none() && c.args.len() == 1 && all && CONVERSIONS.contains(&c.func_name.as_str()) {
+            if c.target.is_none()
+                && c.args.len() == 1
+                && all
+                && CONVERSIONS.contains(&c.func_name.as_str())
+            {
                 let (imp, _) = dispatch(&p.env, ids, &args)?;
                 Some(imp(&args)?)
             } else if c.func_name == "@in" && ids == ["in_list"] {
@@ -845,7 +1239,17 @@ fn fold(
                     let items = l.try_items()?;
                     if items.is_empty() {
                         Some(Val::Bool(false))
-                    } else if items.iter().all(|x| matches!(x, Val::Null | Val::Bool(_) | Val::Int(_) | Val::Uint(_) | Val::Double(_) | Val::String(_))) {
+                    } else if items.iter().all(|x| {
+                        matches!(
+                            x,
+                            Val::Null
+                                | Val::Bool(_)
+                                | Val::Int(_)
+                                | Val::Uint(_)
+                                | Val::Double(_)
+                                | Val::String(_)
+                        )
+                    }) {
                         members.insert(e.id, items);
                         None
                     } else {
@@ -863,7 +1267,13 @@ fn fold(
             None
         }
         Expr::Comprehension(c) => {
-            for x in [&c.iter_range, &c.accu_init, &c.loop_cond, &c.loop_step, &c.result] {
+            for x in [
+                &c.iter_range,
+                &c.accu_init,
+                &c.loop_cond,
+                &c.loop_step,
+                &c.result,
+            ] {
                 fold(p, x, folded, members)?;
             }
             None
@@ -878,13 +1288,274 @@ fn fold(
     Ok(out)
 }
 
+/// Whether cel-go's regex optimization rewrites the call (`CompileRegexConstants`): a
+/// `matches`, `find` or `findAll` call whose pattern (the argument after the string) is a
+/// constant string.
+fn regex_optimized(p: &Program, c: &cel::common::ast::CallExpr) -> bool {
+    if !matches!(c.func_name.as_str(), "matches" | "find" | "findAll") {
+        return false;
+    }
+    let pattern = if c.target.is_some() {
+        c.args.first()
+    } else {
+        c.args.get(1)
+    };
+    match pattern {
+        Some(x) => {
+            matches!(&x.expr, Expr::Literal(LiteralValue::String(_)))
+                || matches!(p.folded.get(&x.id), Some(Val::String(_)))
+        }
+        None => false,
+    }
+}
+
 /// Whether cel-go plans an expression as an attribute: identifiers, field selections and
 /// index/optional qualifiers.
 fn is_attribute(e: &IdedExpr) -> bool {
     match &e.expr {
         Expr::Ident(_) => true,
         Expr::Select(s) => !s.test,
-        Expr::Call(c) => c.target.is_none() && matches!(c.func_name.as_str(), "_[_]" | "_[?_]" | "_?._"),
+        Expr::Call(c) => {
+            c.target.is_none() && matches!(c.func_name.as_str(), "_[_]" | "_[?_]" | "_?._")
+        }
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cel::env::EnvOptions;
+
+    /// A program over `xs: list(int)` in the Kubernetes 1.36 environment.
+    fn program(expr: &str) -> Program {
+        let opts = EnvOptions::for_version(35);
+        let base = crate::cel::base_env(&opts);
+        let env =
+            crate::cel::env_with_variables(&base, &[("xs".to_string(), Type::list(Type::Int))]);
+        match crate::cel::compile_program(Arc::new(env), expr) {
+            Ok(p) => p,
+            Err(_) => panic!("{} does not compile", expr),
+        }
+    }
+
+    /// Value (as the vectors print it) and actual cost of `expr` with `xs = [0, n)`.
+    fn run(expr: &str, n: i64) -> (serde_json::Value, u64) {
+        let p = program(expr);
+        let xs = Val::list((0..n).map(Val::Int).collect());
+        let (r, cost) = p.eval(&[("xs", xs)], Some(crate::cel::PER_CALL_LIMIT));
+        match r {
+            Ok(v) => (crate::cel::eval::plain_value(&v), cost),
+            Err(e) => panic!("{}: {}", expr, e),
+        }
+    }
+
+    /// Actual cost and error (if any) of an expression-mode evaluation with `m` (dyn).
+    fn cost(expr: &str, m: serde_json::Value) -> (u64, Option<String>) {
+        let vars = serde_json::json!({ "m": m });
+        let out = crate::cel::eval::evaluate(
+            expr,
+            Some(&vars),
+            None,
+            crate::version::KubeVersion::LATEST,
+        );
+        let c = out.get("actualCost").and_then(|c| c.as_u64());
+        match c {
+            Some(c) => (
+                c,
+                out.get("evalError")
+                    .and_then(|e| e.as_str())
+                    .map(str::to_string),
+            ),
+            None => panic!("{}: {:?}", expr, out),
+        }
+    }
+
+    #[test]
+    fn attribute_costs_follow_cel_go_observers() {
+        use serde_json::json;
+        // An attribute costs 1 plus 1 per qualifier tried, the failing one included.
+        assert_eq!(cost("m.a.b", json!({})), (2, Some("no such key: a".into())));
+        assert_eq!(cost("m.a.b", json!({"a": {"b": 1}})), (3, None));
+        // `==` is still charged on the error: 1 + a 1 + `==` 1.
+        assert_eq!(cost("m.a == 1", json!({})).0, 3);
+        // Presence tests: the attribute's own 1 is refunded, the test's qualifier charged
+        // when reached.
+        assert_eq!(cost("has(m.a)", json!({})), (1, None));
+        assert_eq!(cost("has(m.a.b)", json!({"a": {}})), (2, None));
+        // `a` fails: it is the last qualifier tried.
+        assert_eq!(
+            cost("has(m.a.b)", json!({})),
+            (1, Some("no such key: a".into()))
+        );
+        // On a value that is not an attribute, the test qualifier is on a relative attribute:
+        // the literal is constant (0), the qualifier 1.
+        assert_eq!(cost("has({'a': 1}.a)", json!(null)), (1, None));
+        assert_eq!(cost("has({'a': 1}.b)", json!(null)), (1, None));
+        // Optional mode: after `.?a` found nothing the test is not reached; after it found
+        // something the test is charged only when the field is there.
+        assert_eq!(cost("has(m.?a.b)", json!({})), (0, None));
+        assert_eq!(cost("has(m.?a.b)", json!({"a": {}})), (1, None));
+        assert_eq!(cost("has(m.?a.b)", json!({"a": {"b": 1}})), (2, None));
+        // An optional stored as a value is not optional mode: map 30, optional.none() 1,
+        // qualifier k 1, test 1.
+        assert_eq!(
+            cost("has({'k': optional.none()}.k.v)", json!(null)),
+            (33, None)
+        );
+        // Optional selection on a value that is not an attribute: relative attribute 1, the
+        // qualifier 1 only when it finds the field.
+        assert_eq!(cost("{'a': 1}.?a", json!(null)), (2, None));
+        assert_eq!(cost("{'a': 1}.?b", json!(null)), (1, None));
+        assert_eq!(cost("m.?b", json!({})), (1, None));
+    }
+
+    #[test]
+    fn literals_are_charged_when_an_element_fails() {
+        use serde_json::json;
+        // m 1, x 1 (fails), the list 10; the second element is not evaluated.
+        assert_eq!(
+            cost("[m.x, m.y]", json!({})),
+            (12, Some("no such key: x".into()))
+        );
+        // m 1, x 1, the map 30.
+        assert_eq!(
+            cost("{'k': m.x}", json!({})),
+            (32, Some("no such key: x".into()))
+        );
+        // In a comprehension, every failing step still pays for its list.
+        assert_eq!(
+            cost("[1, 2].map(x, m.x).size()", json!({})).0,
+            2 * (1 + 1 + 1 + 10 + 1) + 1 + 1
+        );
+    }
+
+    #[test]
+    fn constant_pattern_calls_stop_at_a_failing_string() {
+        use serde_json::json;
+        // `matches` with a constant pattern is a variadic call in cel-go: the failing string
+        // ends it before the pattern, and the call is not charged (m 1, x 1).
+        assert_eq!(
+            cost("m.x.matches('^a+$')", json!({})),
+            (2, Some("no such key: x".into()))
+        );
+        assert_eq!(
+            cost("matches(m.x, '^a+$')", json!({})),
+            (2, Some("no such key: x".into()))
+        );
+        // With a string: ceil((1 + 2) * 0.1) * ceil(4 * 0.25) = 1 for the call.
+        assert_eq!(cost("m.x.matches('^a+$')", json!({"x": "aa"})), (3, None));
+        // A pattern that is not constant keeps the binary call, charged on the error:
+        // m 1, x 1, m.p 2, the call ceil((1 + 1) * 0.1) * ceil(4 * 0.25) = 1.
+        assert_eq!(
+            cost("m.x.matches(m.p)", json!({"p": "^a+$"})),
+            (5, Some("no such key: x".into()))
+        );
+    }
+
+    #[test]
+    fn accumulating_macros_build_large_results() {
+        // 10,000 iterations: copying the accumulator each step would be 50M element copies
+        // per macro; these finish at once when the accumulator is extended in place.
+        let n = 10_000;
+        let cases: [(&str, serde_json::Value); 6] = [
+            (
+                "xs.map(x, x * 2)",
+                serde_json::json!((0..n).map(|x| x * 2).collect::<Vec<_>>()),
+            ),
+            (
+                "xs.filter(x, x % 3 == 0)",
+                serde_json::json!((0..n).filter(|x| x % 3 == 0).collect::<Vec<_>>()),
+            ),
+            (
+                "xs.map(x, x % 2 == 1, x + 1)",
+                serde_json::json!((0..n)
+                    .filter(|x| x % 2 == 1)
+                    .map(|x| x + 1)
+                    .collect::<Vec<_>>()),
+            ),
+            (
+                "xs.transformList(i, x, i + x)",
+                serde_json::json!((0..n).map(|x| 2 * x).collect::<Vec<_>>()),
+            ),
+            (
+                "xs.transformMap(i, x, x % 2 == 0, -x)",
+                serde_json::json!((0..n)
+                    .filter(|x| x % 2 == 0)
+                    .map(|x| serde_json::json!([x, -x]))
+                    .collect::<Vec<_>>()),
+            ),
+            (
+                "xs.transformMapEntry(i, x, {string(x): i})",
+                serde_json::json!((0..n)
+                    .map(|x| serde_json::json!([x.to_string(), x]))
+                    .collect::<Vec<_>>()),
+            ),
+        ];
+        for (expr, want) in cases {
+            let (got, _) = run(expr, n);
+            assert!(got == want, "{}: wrong result", expr);
+        }
+        // Lookups in the built map go through its index.
+        assert_eq!(run("xs.transformMap(i, x, x * 3)[9999] == 29997 && !(10000 in xs.transformMap(i, x, x))", n).0, serde_json::json!(true));
+        // A duplicate key from transformMapEntry is still refused.
+        let p = program("xs.transformMapEntry(i, x, {x % 5000: i})");
+        let xs = Val::list((0..n).map(Val::Int).collect());
+        let (r, _) = p.eval(&[("xs", xs)], Some(crate::cel::PER_CALL_LIMIT));
+        assert_eq!(
+            r.err().map(|e| e.message),
+            Some("insert failed: key 0 already exists".to_string())
+        );
+    }
+
+    #[test]
+    fn accumulation_costs_are_per_iteration() {
+        // The runtime cost of an accumulating macro is affine in the number of elements:
+        // each iteration costs the same, however long the accumulator is.
+        for expr in [
+            "xs.map(x, x * 2)",
+            "xs.filter(x, x % 3 == 0)",
+            "xs.transformList(i, x, i + x)",
+            "xs.transformMap(i, x, x)",
+        ] {
+            let c1 = run(expr, 3).1;
+            let c2 = run(expr, 6).1;
+            let big = run(expr, 9_999).1;
+            let per3 = c2 - c1;
+            assert_eq!(big, c1 + per3 * 3332, "{}", expr);
+        }
+        // `xs.map(x, x * 2)`: xs 1; per element the step `@result + [x * 2]` costs
+        // @result 1, x 1, `*` 1, list 10, `+` 1; the result @result 1.
+        assert_eq!(run("xs.map(x, x * 2)", 10_000).1, 2 + 14 * 10_000);
+    }
+
+    #[test]
+    fn accumulating_never_mutates_shared_values() {
+        // `[1]` and `{}`/`[]` are constants of the program: a run must not extend them.
+        let p = program("xs.map(x, [1]).map(l, l + [2]) + [xs.map(x, 1)]");
+        for _ in 0..2 {
+            let xs = Val::list((0..3).map(Val::Int).collect());
+            let (r, _) = p.eval(&[("xs", xs)], None);
+            let v = crate::cel::eval::plain_value(&r.expect("evaluates"));
+            assert_eq!(v, serde_json::json!([[1, 2], [1, 2], [1, 2], [1, 1, 1]]));
+        }
+        // Lists the steps read stay intact.
+        let p = program("[xs].map(l, l + [9]).map(l, l.size()) + [xs.size()]");
+        let xs = Val::list((0..3).map(Val::Int).collect());
+        let (r, _) = p.eval(&[("xs", xs.clone())], None);
+        assert_eq!(
+            crate::cel::eval::plain_value(&r.expect("evaluates")),
+            serde_json::json!([4, 3])
+        );
+        assert_eq!(
+            crate::cel::eval::plain_value(&xs),
+            serde_json::json!([0, 1, 2])
+        );
+        let p = program("xs.transformMap(i, x, x).transformMap(k, v, v + 1).size() + xs.transformMap(i, x, x).size()");
+        let (r, _) = p.eval(&[("xs", Val::list((0..20).map(Val::Int).collect()))], None);
+        assert_eq!(
+            crate::cel::eval::plain_value(&r.expect("evaluates")),
+            serde_json::json!(40)
+        );
     }
 }

@@ -8,7 +8,9 @@ use super::value::{escape, ErrorKind, Val};
 use crate::crd::model::{JsonSchemaProps, SchemaOrBool, ValidationRule};
 use crate::field::{BadValue, ErrorList, ErrorType, FieldError, Path};
 use serde_json::Value;
+use crate::crd::fingerprint::FastMap;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 use std::sync::Arc;
 
 /// Runtime cost budget per object (AS `pkg/apis/cel/config.go`).
@@ -21,14 +23,17 @@ pub struct CelOutcome {
     pub remaining_budget: i64,
 }
 
-/// A rule compiled at one schema node.
+/// A rule compiled at one schema node. Programs are shared (`Rc`): the same rule compiled
+/// for the same `self` type in the same environment is one program, whichever version or
+/// compile asked for it (see [`RuleCache`]).
+#[derive(Clone)]
 pub struct CompiledRule {
     pub rule: ValidationRule,
     /// The compile error (`compilation failed: ...`, `cel expression must evaluate to a bool`).
     pub error: Option<String>,
-    pub program: Option<Program>,
+    pub program: Option<Rc<Program>>,
     pub uses_old_self: bool,
-    pub message_program: Option<Program>,
+    pub message_program: Option<Rc<Program>>,
     pub message_error: Option<String>,
     /// `fieldPath` normalized to a field path suffix (`foo.bar`, `foo[key]`).
     pub field_path: Option<String>,
@@ -65,9 +70,8 @@ impl std::fmt::Debug for RuleSet {
     }
 }
 
-/// `WithTypeAndObjectMeta`: a resource root as CEL types it.
-fn with_type_and_object_meta(s: &JsonSchemaProps) -> JsonSchemaProps {
-    let mut out = s.clone();
+/// The object meta a resource root exposes to CEL (`WithTypeAndObjectMeta`).
+fn add_type_and_object_meta(out: &mut JsonSchemaProps) {
     let string = JsonSchemaProps { type_: Some("string".into()), ..Default::default() };
     out.properties.insert("kind".into(), string.clone());
     out.properties.insert("apiVersion".into(), string.clone());
@@ -75,25 +79,134 @@ fn with_type_and_object_meta(s: &JsonSchemaProps) -> JsonSchemaProps {
     meta.properties.insert("name".into(), string.clone());
     meta.properties.insert("generateName".into(), string);
     out.properties.insert("metadata".into(), meta);
-    out
 }
 
-/// The schema tree as CEL sees it: roots and embedded resources with their object meta.
+/// The schema tree as CEL sees it: roots and embedded resources with their object meta
+/// (`WithTypeAndObjectMeta`). Built in one pass over the nodes; descriptions are left out
+/// (CEL typing and evaluation never read them, and they are most of a CRD's text).
 fn cel_schema(s: &JsonSchemaProps, root: bool) -> JsonSchemaProps {
-    let mut out = if root || s.x_embedded_resource { with_type_and_object_meta(s) } else { s.clone() };
-    for (k, p) in out.properties.iter_mut() {
-        if root || s.x_embedded_resource {
-            if k == "metadata" || k == "kind" || k == "apiVersion" {
-                continue;
+    cel_schema_at(s, root, 0)
+}
+
+/// Deeper than this the CEL view of a schema is cut off (values below it are invisible to
+/// rules); schema readers bound nesting far below it.
+const MAX_SCHEMA_DEPTH: usize = 1_000;
+
+fn cel_schema_at(s: &JsonSchemaProps, root: bool, depth: usize) -> JsonSchemaProps {
+    let JsonSchemaProps {
+        id,
+        schema,
+        reference,
+        description: _,
+        type_,
+        format,
+        title,
+        default,
+        maximum,
+        exclusive_maximum,
+        minimum,
+        exclusive_minimum,
+        max_length,
+        min_length,
+        pattern,
+        max_items,
+        min_items,
+        unique_items,
+        multiple_of,
+        enum_,
+        max_properties,
+        min_properties,
+        required,
+        items,
+        all_of,
+        one_of,
+        any_of,
+        not,
+        properties,
+        additional_properties,
+        pattern_properties,
+        dependencies,
+        additional_items,
+        definitions,
+        external_docs,
+        example,
+        nullable,
+        x_preserve_unknown_fields,
+        x_embedded_resource,
+        x_int_or_string,
+        x_list_map_keys,
+        x_list_type,
+        x_map_type,
+        x_validations,
+        pattern_re,
+    } = s;
+    let below = depth < MAX_SCHEMA_DEPTH;
+    let mut out = JsonSchemaProps {
+        id: id.clone(),
+        schema: schema.clone(),
+        reference: reference.clone(),
+        description: None,
+        type_: type_.clone(),
+        format: format.clone(),
+        title: title.clone(),
+        default: default.clone(),
+        maximum: *maximum,
+        exclusive_maximum: *exclusive_maximum,
+        minimum: *minimum,
+        exclusive_minimum: *exclusive_minimum,
+        max_length: *max_length,
+        min_length: *min_length,
+        pattern: pattern.clone(),
+        max_items: *max_items,
+        min_items: *min_items,
+        unique_items: *unique_items,
+        multiple_of: *multiple_of,
+        enum_: enum_.clone(),
+        max_properties: *max_properties,
+        min_properties: *min_properties,
+        required: required.clone(),
+        items: match items {
+            Some(crate::crd::model::SchemaOrArray::Schema(i)) if below => {
+                Some(crate::crd::model::SchemaOrArray::Schema(Box::new(cel_schema_at(i, false, depth + 1))))
             }
-        }
-        *p = cel_schema(p, false);
-    }
-    if let Some(crate::crd::model::SchemaOrArray::Schema(i)) = &mut out.items {
-        **i = cel_schema(i, false);
-    }
-    if let Some(SchemaOrBool::Schema(a)) = &mut out.additional_properties {
-        **a = cel_schema(a, false);
+            Some(crate::crd::model::SchemaOrArray::Schema(_)) => None,
+            other => other.clone(),
+        },
+        all_of: all_of.clone(),
+        one_of: one_of.clone(),
+        any_of: any_of.clone(),
+        not: not.clone(),
+        properties: if below {
+            properties.iter().map(|(k, p)| (k.clone(), cel_schema_at(p, false, depth + 1))).collect()
+        } else {
+            BTreeMap::new()
+        },
+        additional_properties: match additional_properties {
+            Some(SchemaOrBool::Schema(a)) if below => {
+                Some(SchemaOrBool::Schema(Box::new(cel_schema_at(a, false, depth + 1))))
+            }
+            Some(SchemaOrBool::Schema(_)) => None,
+            other => other.clone(),
+        },
+        pattern_properties: pattern_properties.clone(),
+        dependencies: dependencies.clone(),
+        additional_items: additional_items.clone(),
+        definitions: definitions.clone(),
+        external_docs: external_docs.clone(),
+        example: example.clone(),
+        nullable: *nullable,
+        x_preserve_unknown_fields: *x_preserve_unknown_fields,
+        x_embedded_resource: *x_embedded_resource,
+        x_int_or_string: *x_int_or_string,
+        x_list_map_keys: x_list_map_keys.clone(),
+        x_list_type: x_list_type.clone(),
+        x_map_type: x_map_type.clone(),
+        x_validations: x_validations.clone(),
+        pattern_re: pattern_re.clone(),
+    };
+    if root || *x_embedded_resource {
+        // The resource's own kind/apiVersion/metadata give way to the plain CEL view.
+        add_type_and_object_meta(&mut out);
     }
     out
 }
@@ -220,7 +333,7 @@ impl EnvLoader {
 
     /// The loader for a new-expressions options value, with the update context in effect
     /// (see [`with_preexisting`]) when there is one.
-    fn from_new(opts: &EnvOptions) -> EnvLoader {
+    pub fn from_new(opts: &EnvOptions) -> EnvLoader {
         match current_preexisting() {
             Some(pre) => EnvLoader {
                 new: opts.clone(),
@@ -315,7 +428,7 @@ pub fn compile_rule_with(rule: &ValidationRule, self_type: &Type, loader: &EnvLo
                 return out;
             }
             out.uses_old_self = uses_var(&p.checked.expr, "oldSelf");
-            out.program = Some(p);
+            out.program = Some(Rc::new(p));
         }
     }
     if !rule.message_expression.is_empty() {
@@ -336,7 +449,7 @@ pub fn compile_rule_with(rule: &ValidationRule, self_type: &Type, loader: &EnvLo
                 if p.checked.output_type() != Type::String {
                     out.message_error = Some("messageExpression must evaluate to a string".into());
                 } else {
-                    out.message_program = Some(p);
+                    out.message_program = Some(Rc::new(p));
                 }
             }
         }
@@ -422,14 +535,397 @@ pub fn compile_rules(schema: &JsonSchemaProps, opts: &EnvOptions) -> RuleSet {
 
 /// Compiles every rule of a version's schema in the environments the loader chooses.
 pub fn compile_rules_with(schema: &JsonSchemaProps, loader: &EnvLoader) -> RuleSet {
+    compile_rules_cached(schema, loader, None)
+}
+
+/// [`compile_rules_with`], taking already compiled rules from `cache` (and adding the new
+/// ones to it). The result is the same with or without a cache.
+pub fn compile_rules_cached(schema: &JsonSchemaProps, loader: &EnvLoader, cache: Option<&mut RuleCache>) -> RuleSet {
+    compile_set(schema, loader, cache, crate::crd::fingerprint::SchemaFingerprints::new()).0
+}
+
+fn compile_set(
+    schema: &JsonSchemaProps,
+    loader: &EnvLoader,
+    cache: Option<&mut RuleCache>,
+    fingerprints: crate::crd::fingerprint::SchemaFingerprints,
+) -> (RuleSet, crate::crd::fingerprint::SchemaFingerprints) {
     let opts = &loader.new;
     let cs = cel_schema(schema, true);
     // The root's type is built once; every node's type is read off its parent's, as the
     // apiserver's validator does with `declType.Fields` / `ElemType`.
     let root_type = decl_type(&cs, "selfType");
     let mut ancestors = Vec::new();
-    let tree = build_tree(schema, root_type, "openAPIV3Schema", true, &mut ancestors, loader);
-    RuleSet { schema: cs, tree, print_values: opts.compat_minor + 1 >= 35 }
+    let mut ctx = BuildCtx { loader, cache, fingerprints, has_rules: FastMap::default(), types: TypeFingerprints::default() };
+    let tree = build_tree(schema, root_type, "openAPIV3Schema", true, &mut ancestors, &mut ctx, 0);
+    (RuleSet { schema: cs, tree, print_values: opts.compat_minor + 1 >= 35 }, ctx.fingerprints)
+}
+
+/// What one compile of a rule set carries down the schema.
+struct BuildCtx<'l, 'c> {
+    loader: &'l EnvLoader,
+    cache: Option<&'c mut RuleCache>,
+    fingerprints: crate::crd::fingerprint::SchemaFingerprints,
+    /// [`BuildCtx::has_rules`] of the nodes seen, by address (the walk asks at every node).
+    has_rules: FastMap<usize, bool>,
+    types: TypeFingerprints,
+}
+
+/// Content fingerprints of CEL types. The object types of one schema are shared (`Arc`)
+/// between a node's type and its parent's, so they are fingerprinted once each, memoized
+/// by address; the memo keeps every type it saw alive, so an address is never reused for
+/// another type while it is in use.
+#[derive(Default)]
+struct TypeFingerprints {
+    objects: FastMap<usize, (Arc<ObjectType>, u128)>,
+}
+
+impl TypeFingerprints {
+    fn of(&mut self, t: &Type) -> u128 {
+        use std::hash::{Hash, Hasher};
+        let mut h = crate::crd::fingerprint::Hasher128::new();
+        match t {
+            Type::List(e) => {
+                h.write_u8(1);
+                h.write_u128(self.of(e));
+            }
+            Type::Map(k, v) => {
+                h.write_u8(2);
+                h.write_u128(self.of(k));
+                h.write_u128(self.of(v));
+            }
+            Type::Object(o) => {
+                let addr = Arc::as_ptr(o) as usize;
+                if let Some((_, f)) = self.objects.get(&addr) {
+                    return *f;
+                }
+                h.write_u8(3);
+                o.name.hash(&mut h);
+                h.write_usize(o.fields.len());
+                for (n, ft) in &o.fields {
+                    n.hash(&mut h);
+                    h.write_u128(self.of(ft));
+                }
+                let f = h.finish128();
+                self.objects.insert(addr, (o.clone(), f));
+                return f;
+            }
+            Type::Opaque(n, ps) => {
+                h.write_u8(4);
+                n.hash(&mut h);
+                h.write_usize(ps.len());
+                for p in ps {
+                    h.write_u128(self.of(p));
+                }
+            }
+            Type::TypeOf(e) => {
+                h.write_u8(5);
+                h.write_u128(self.of(e));
+            }
+            Type::Param(p) => {
+                h.write_u8(6);
+                p.hash(&mut h);
+            }
+            // Types without parts: their variant is all there is.
+            other => {
+                h.write_u8(7);
+                std::mem::discriminant(other).hash(&mut h);
+            }
+        }
+        h.finish128()
+    }
+}
+
+impl BuildCtx<'_, '_> {
+    /// Whether a node or anything below it on the structural spine carries rules.
+    fn has_rules(&mut self, s: &JsonSchemaProps, depth: usize) -> bool {
+        let addr = s as *const JsonSchemaProps as usize;
+        if let Some(b) = self.has_rules.get(&addr) {
+            return *b;
+        }
+        let found = !s.x_validations.is_empty()
+            || (depth < MAX_SCHEMA_DEPTH
+                && (s.properties.values().any(|p| self.has_rules(p, depth + 1))
+                    || s.items_schema().map(|i| self.has_rules(i, depth + 1)).unwrap_or(false)
+                    || s.additional_properties_schema().map(|a| self.has_rules(a, depth + 1)).unwrap_or(false)));
+        self.has_rules.insert(addr, found);
+        found
+    }
+}
+
+/// Everything a compiled rule (and its static costs, apart from the ancestors'
+/// cardinality) is computed from.
+#[derive(PartialEq, Eq, Hash)]
+struct RuleKey {
+    rule: ValidationRule,
+    /// The CEL type of `self` (field names, nested types and the type names that appear in
+    /// checker messages), as a fingerprint ([`TypeFingerprints`]).
+    self_type: u128,
+    /// The environments the rule and its messageExpression compile in (Kubernetes version,
+    /// stored-versus-new expressions).
+    rule_env: EnvOptions,
+    message_env: EnvOptions,
+    /// The root of a resource or an embedded resource (size estimates add object meta).
+    resource_root: bool,
+    /// The node's schema and everything below it (the size hints of `self`, `fieldPath`),
+    /// rules aside: editing one rule leaves the others' keys alone.
+    node: u128,
+}
+
+/// A compiled rule without its place in the tree (`schema_path`, the estimated cost that
+/// multiplies in the ancestors' cardinality).
+struct CachedRule {
+    rule: CompiledRule,
+    /// `(max_cost, max_cardinality)` of the rule, when it compiled.
+    cost: Option<(u64, u64)>,
+    last_used: u64,
+}
+
+/// Everything the CRD checks of one schema (`validateCustomResourceDefinitionValidation`)
+/// depend on: the schema with its descriptions (error values print it), where it sits and
+/// whether the status subresource is on, the release, and the rule environments.
+#[derive(PartialEq, Eq, Hash)]
+pub struct ChecksKey {
+    schema: u128,
+    status_enabled: bool,
+    path: String,
+    kube: crate::version::KubeVersion,
+    new: EnvOptions,
+    stored: EnvOptions,
+    preexisting: Option<u128>,
+}
+
+/// Everything a version's rule set is computed from: the schema (all but descriptions),
+/// and the environments ([`EnvLoader`]: new-expressions and stored-expressions options,
+/// and which expressions the old CRD of an update held).
+#[derive(PartialEq, Eq, Hash)]
+struct SetKey {
+    schema: u128,
+    new: EnvOptions,
+    stored: EnvOptions,
+    preexisting: Option<u128>,
+}
+
+/// Compiled rules and rule sets kept between compiles, keyed by everything their compile
+/// results depend on ([`RuleKey`], [`SetKey`]): re-compiling a CRD after an edit compiles
+/// only the rules whose inputs changed, and reuses the rule sets of unchanged schemas.
+/// Bounded: when it holds more than its capacity, a new compile ([`RuleCache::begin`])
+/// keeps only what the previous compile used.
+pub struct RuleCache {
+    entries: FastMap<RuleKey, CachedRule>,
+    sets: FastMap<SetKey, (Rc<RuleSet>, u64)>,
+    /// The CRD checks of one schema ([`RuleCompiler::checks`]).
+    checks: FastMap<ChecksKey, (ErrorList, u64)>,
+    generation: u64,
+    capacity: usize,
+    /// Rules taken from the cache / compiled, since the cache was made.
+    pub hits: u64,
+    pub misses: u64,
+    /// Rule sets taken from the cache.
+    pub set_hits: u64,
+}
+
+impl Default for RuleCache {
+    fn default() -> Self {
+        RuleCache::with_capacity(4096)
+    }
+}
+
+/// Rule sets kept at most (a few CRDs' versions).
+const MAX_SETS: usize = 32;
+
+impl RuleCache {
+    pub fn with_capacity(capacity: usize) -> RuleCache {
+        RuleCache {
+            entries: FastMap::default(),
+            sets: FastMap::default(),
+            checks: FastMap::default(),
+            generation: 1,
+            capacity,
+            hits: 0,
+            misses: 0,
+            set_hits: 0,
+        }
+    }
+
+    /// Starts a compile: entries it uses count as recent; older ones go when over capacity.
+    pub fn begin(&mut self) {
+        let last = self.generation;
+        if self.entries.len() > self.capacity {
+            self.entries.retain(|_, e| e.last_used == last);
+            if self.entries.len() > self.capacity {
+                self.entries.clear();
+            }
+        }
+        if self.sets.len() > MAX_SETS {
+            self.sets.retain(|_, (_, used)| *used == last);
+            if self.sets.len() > MAX_SETS {
+                self.sets.clear();
+            }
+        }
+        if self.checks.len() > MAX_SETS {
+            self.checks.retain(|_, (_, used)| *used == last);
+            if self.checks.len() > MAX_SETS {
+                self.checks.clear();
+            }
+        }
+        self.generation += 1;
+    }
+
+    /// Compiled rules held.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// Compiles the rule sets of one CRD compile in one loader's environments: each distinct
+/// schema (descriptions aside) once, whether the CRD checks or a version asks for it, and
+/// only the rules the cache does not already hold.
+pub struct RuleCompiler<'c> {
+    loader: EnvLoader,
+    cache: &'c mut RuleCache,
+    /// Fingerprints of the nodes of the schemas compiled, by address: valid while those
+    /// schemas are borrowed unchanged, i.e. for the life of the compiler.
+    fingerprints: crate::crd::fingerprint::SchemaFingerprints,
+    preexisting: Option<u128>,
+}
+
+impl<'c> RuleCompiler<'c> {
+    /// Starts a compile ([`RuleCache::begin`]) in the loader's environments.
+    pub fn new(loader: EnvLoader, cache: &'c mut RuleCache) -> RuleCompiler<'c> {
+        cache.begin();
+        let preexisting = loader.preexisting.as_deref().map(|p| {
+            use std::hash::Hash;
+            let mut h = crate::crd::fingerprint::Hasher128::new();
+            for set in [&p.rules, &p.message_expressions] {
+                let mut v: Vec<&String> = set.iter().collect();
+                v.sort();
+                v.hash(&mut h);
+            }
+            h.finish128()
+        });
+        RuleCompiler { loader, cache, fingerprints: crate::crd::fingerprint::SchemaFingerprints::new(), preexisting }
+    }
+
+    pub fn loader(&self) -> &EnvLoader {
+        &self.loader
+    }
+
+    /// The key of the CRD checks of `schema` at `path` (see [`ChecksKey`]).
+    pub fn checks_key(
+        &mut self,
+        schema: &JsonSchemaProps,
+        status_enabled: bool,
+        path: &str,
+        kube: crate::version::KubeVersion,
+    ) -> ChecksKey {
+        use std::hash::Hasher;
+        let mut h = crate::crd::fingerprint::Hasher128::new();
+        h.write_u128(self.fingerprints.of(schema));
+        crate::crd::fingerprint::hash_descriptions(schema, &mut h);
+        ChecksKey {
+            schema: h.finish128(),
+            status_enabled,
+            path: path.to_string(),
+            kube,
+            new: self.loader.new.clone(),
+            stored: self.loader.stored.clone(),
+            preexisting: self.preexisting,
+        }
+    }
+
+    /// The CRD checks' errors kept for `key`, if a compile computed them.
+    pub fn cached_checks(&mut self, key: &ChecksKey) -> Option<ErrorList> {
+        let generation = self.cache.generation;
+        let (errs, used) = self.cache.checks.get_mut(key)?;
+        *used = generation;
+        Some(errs.clone())
+    }
+
+    /// Keeps the CRD checks' errors of `key`.
+    pub fn store_checks(&mut self, key: ChecksKey, errs: &ErrorList) {
+        let generation = self.cache.generation;
+        self.cache.checks.insert(key, (errs.clone(), generation));
+    }
+
+    /// The rule set of a version's schema ([`compile_rules_with`] in the loader's
+    /// environments).
+    pub fn rule_set(&mut self, schema: &JsonSchemaProps) -> Rc<RuleSet> {
+        let key = SetKey {
+            schema: self.fingerprints.of(schema),
+            new: self.loader.new.clone(),
+            stored: self.loader.stored.clone(),
+            preexisting: self.preexisting,
+        };
+        let generation = self.cache.generation;
+        if let Some((set, used)) = self.cache.sets.get_mut(&key) {
+            *used = generation;
+            self.cache.set_hits += 1;
+            return set.clone();
+        }
+        let fingerprints = std::mem::take(&mut self.fingerprints);
+        let (set, fingerprints) = compile_set(schema, &self.loader, Some(&mut *self.cache), fingerprints);
+        self.fingerprints = fingerprints;
+        let set = Rc::new(set);
+        self.cache.sets.insert(key, (set.clone(), generation));
+        set
+    }
+}
+
+/// Compiles (or takes from the cache) one rule at node `s`, with its costs.
+#[allow(clippy::too_many_arguments)]
+fn compile_at(
+    r: &ValidationRule,
+    node_ty: &Type,
+    s: &JsonSchemaProps,
+    ancestors: &[&JsonSchemaProps],
+    resource_root: bool,
+    ctx: &mut BuildCtx,
+) -> CompiledRule {
+    let estimated = |max_cost: u64| super::cost::rule_estimated_cost(max_cost, ancestors, s, resource_root);
+    let key = match ctx.cache.is_some() {
+        true => Some(RuleKey {
+            rule: r.clone(),
+            self_type: ctx.types.of(node_ty),
+            rule_env: ctx.loader.rule_env(&r.rule).clone(),
+            message_env: ctx.loader.message_expression_env(&r.message_expression).clone(),
+            resource_root,
+            node: ctx.fingerprints.of_shape(s),
+        }),
+        false => None,
+    };
+    if let (Some(cache), Some(key)) = (ctx.cache.as_deref_mut(), &key) {
+        let generation = cache.generation;
+        if let Some(e) = cache.entries.get_mut(key) {
+            e.last_used = generation;
+            cache.hits += 1;
+            let mut c = e.rule.clone();
+            c.cost = e.cost.map(|(max_cost, max_cardinality)| super::cost::RuleCost {
+                max_cost,
+                max_cardinality,
+                estimated_cost: estimated(max_cost),
+            });
+            return c;
+        }
+    }
+    let mut c = compile_rule_with(r, node_ty, ctx.loader, s);
+    if let Some(p) = &c.program {
+        c.cost = Some(super::cost::rule_cost(&p.checked, s, ancestors, resource_root));
+    }
+    if let Some(m) = &c.message_program {
+        c.message_cost = Some(super::cost::rule_cost(&m.checked, s, ancestors, resource_root).max_cost);
+    }
+    if let (Some(cache), Some(key)) = (ctx.cache.as_deref_mut(), key) {
+        cache.misses += 1;
+        let cost = c.cost.map(|x| (x.max_cost, x.max_cardinality));
+        let entry = CachedRule { rule: c.clone(), cost, last_used: cache.generation };
+        cache.entries.insert(key, entry);
+    }
+    c
 }
 
 /// Walks the schema as written (costs are computed on it), with the node's CEL type.
@@ -439,11 +935,12 @@ fn build_tree<'s>(
     path: &str,
     root: bool,
     ancestors: &mut Vec<&'s JsonSchemaProps>,
-    opts: &EnvLoader,
+    ctx: &mut BuildCtx,
+    depth: usize,
 ) -> RuleTree {
     let resource_root = root || s.x_embedded_resource;
     let mut t = RuleTree { is_resource_root: resource_root, ..Default::default() };
-    if !has_any_rules(s) {
+    if depth > MAX_SCHEMA_DEPTH || !ctx.has_rules(s, depth) {
         return t;
     }
     if !s.x_validations.is_empty() {
@@ -453,20 +950,17 @@ fn build_tree<'s>(
             .iter()
             .enumerate()
             .map(|(i, r)| {
-                let mut c = compile_rule_with(r, &node_ty, opts, s);
+                let mut c = compile_at(r, &node_ty, s, ancestors, resource_root, ctx);
                 c.schema_path = format!("{}.x-kubernetes-validations[{}]", path, i);
-                if let Some(p) = &c.program {
-                    c.cost = Some(super::cost::rule_cost(&p.checked, s, ancestors, resource_root));
-                }
-                if let Some(m) = &c.message_program {
-                    c.message_cost = Some(super::cost::rule_cost(&m.checked, s, ancestors, resource_root).max_cost);
-                }
                 c
             })
             .collect();
     }
     ancestors.push(s);
     for (k, p) in &s.properties {
+        if !ctx.has_rules(p, depth + 1) {
+            continue;
+        }
         let child_ty = match escape(k, false) {
             Some(esc) => match &ty {
                 Some(Type::Object(o)) => o.field(&esc).cloned(),
@@ -476,7 +970,7 @@ fn build_tree<'s>(
             // Unescapable names are not fields of the parent type: type them on their own.
             None => decl_type(&cel_schema(p, p.x_embedded_resource), &format!("selfType.{}", k)),
         };
-        let child = build_tree(p, child_ty, &format!("{}.properties[{}]", path, k), false, ancestors, opts);
+        let child = build_tree(p, child_ty, &format!("{}.properties[{}]", path, k), false, ancestors, ctx, depth + 1);
         if !child.is_empty() {
             t.properties.insert(k.clone(), child);
         }
@@ -486,7 +980,7 @@ fn build_tree<'s>(
             Some(Type::List(e)) => Some((**e).clone()),
             _ => None,
         };
-        let child = build_tree(i, child_ty, &format!("{}.items", path), false, ancestors, opts);
+        let child = build_tree(i, child_ty, &format!("{}.items", path), false, ancestors, ctx, depth + 1);
         if !child.is_empty() {
             t.items = Some(Box::new(child));
         }
@@ -496,21 +990,13 @@ fn build_tree<'s>(
             Some(Type::Map(_, v)) => Some((**v).clone()),
             _ => None,
         };
-        let child = build_tree(a, child_ty, &format!("{}.additionalProperties", path), false, ancestors, opts);
+        let child = build_tree(a, child_ty, &format!("{}.additionalProperties", path), false, ancestors, ctx, depth + 1);
         if !child.is_empty() {
             t.additional = Some(Box::new(child));
         }
     }
     ancestors.pop();
     t
-}
-
-/// Whether a node or anything below it (on the structural spine) carries rules.
-fn has_any_rules(s: &JsonSchemaProps) -> bool {
-    !s.x_validations.is_empty()
-        || s.properties.values().any(has_any_rules)
-        || s.items_schema().map(has_any_rules).unwrap_or(false)
-        || s.additional_properties_schema().map(has_any_rules).unwrap_or(false)
 }
 
 impl RuleTree {

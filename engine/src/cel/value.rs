@@ -6,6 +6,7 @@ use super::types::Type;
 use crate::crd::model::{JsonSchemaProps, SchemaOrBool};
 use serde_json::Value as Json;
 use std::any::Any;
+use std::collections::HashMap;
 use std::fmt;
 use std::rc::Rc;
 
@@ -35,11 +36,56 @@ impl fmt::Debug for Str<'_> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Duration(pub i64);
 
-/// A timestamp: seconds and nanoseconds since the Unix epoch, UTC.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// A timestamp: an instant (seconds and nanoseconds since the Unix epoch) and the UTC
+/// offset it carries. cel-go's timestamps are Go `time.Time` values, which keep the zone
+/// they were parsed in (`timestamp("2023-01-01T10:00:00+05:00")`): `string()` prints the
+/// time at that offset, while equality, ordering and arithmetic use only the instant
+/// (`time.Time.Equal`, `Sub`), and the accessors without a zone argument use UTC.
+#[derive(Clone, Copy, Debug)]
 pub struct Timestamp {
     pub secs: i64,
     pub nanos: u32,
+    /// Seconds east of UTC (0 for UTC and `Z`).
+    pub offset: i32,
+}
+
+impl Timestamp {
+    /// An instant in UTC.
+    pub const fn utc(secs: i64, nanos: u32) -> Timestamp {
+        Timestamp {
+            secs,
+            nanos,
+            offset: 0,
+        }
+    }
+}
+
+// The offset is presentation only: two timestamps are equal when they name the same
+// instant, as Go's `time.Time.Equal` decides.
+impl PartialEq for Timestamp {
+    fn eq(&self, other: &Self) -> bool {
+        (self.secs, self.nanos) == (other.secs, other.nanos)
+    }
+}
+
+impl Eq for Timestamp {}
+
+impl PartialOrd for Timestamp {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Timestamp {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.secs, self.nanos).cmp(&(other.secs, other.nanos))
+    }
+}
+
+impl std::hash::Hash for Timestamp {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (self.secs, self.nanos).hash(state);
+    }
 }
 
 /// Library values (Quantity, IP, CIDR, URL, Semver, format names). Each library downcasts.
@@ -64,18 +110,154 @@ pub enum ListKind {
 #[derive(Clone)]
 pub enum List<'a> {
     /// A list from the object with its schema (`items` and list type).
-    Json { items: &'a [Json], schema: &'a JsonSchemaProps },
+    Json {
+        items: &'a [Json],
+        schema: &'a JsonSchemaProps,
+    },
     /// A computed list, with the list-type semantics it inherited (for `+` of set/map lists).
-    Owned { items: Rc<Vec<Val<'a>>>, kind: ListKind, keys: Option<&'a [String]> },
+    Owned {
+        items: Rc<Vec<Val<'a>>>,
+        kind: ListKind,
+        keys: Option<&'a [String]>,
+    },
 }
 
 #[derive(Clone)]
 pub enum Map<'a> {
     /// An object or map from the object. `object` is true for schema objects (field access),
     /// false for `additionalProperties` maps.
-    Json { map: &'a serde_json::Map<String, Json>, schema: &'a JsonSchemaProps, object: bool },
+    Json {
+        map: &'a serde_json::Map<String, Json>,
+        schema: &'a JsonSchemaProps,
+        object: bool,
+    },
     /// A computed map, in insertion order.
-    Owned(Rc<Vec<(Val<'a>, Val<'a>)>>),
+    Owned(Rc<OwnedMap<'a>>),
+}
+
+/// Maps with at least this many entries keep a key index: below it a scan is cheaper than
+/// hashing.
+const INDEX_MIN: usize = 8;
+
+/// A computed map: entries in insertion order, and once it is large, an index from key to
+/// entry so that lookups and inserts (a `transformMap` accumulating one entry per
+/// iteration) do not scan.
+#[derive(Clone, Default)]
+pub struct OwnedMap<'a> {
+    entries: Vec<(Val<'a>, Val<'a>)>,
+    /// Key → position of the first entry with a key equal to it (CEL key equality).
+    index: Option<HashMap<MapKey<'a>, usize>>,
+}
+
+/// A map key in a hashable form that is equal exactly when [`key_equal`] says so:
+/// numbers by value across int/uint/double.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum MapKey<'a> {
+    Str(StrKey<'a>),
+    Bool(bool),
+    Int(i128),
+    /// A non-integral double, by its bits (NaN keys are never equal, so never indexed).
+    Float(u64),
+}
+
+/// A string key, compared by content.
+#[derive(Clone)]
+struct StrKey<'a>(Str<'a>);
+
+impl PartialEq for StrKey<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.as_str() == other.0.as_str()
+    }
+}
+
+impl Eq for StrKey<'_> {}
+
+impl std::hash::Hash for StrKey<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.as_str().hash(state)
+    }
+}
+
+impl<'a> MapKey<'a> {
+    /// The hashable form of a key; `None` for values no key equals.
+    fn of(v: &Val<'a>) -> Option<MapKey<'a>> {
+        match v {
+            Val::String(s) => Some(MapKey::Str(StrKey(s.clone()))),
+            Val::Bool(b) => Some(MapKey::Bool(*b)),
+            _ => match num(v)? {
+                Num::I(i) => Some(MapKey::Int(i)),
+                Num::F(f) if f.is_nan() => None,
+                Num::F(f) => Some(MapKey::Float(f.to_bits())),
+            },
+        }
+    }
+}
+
+impl<'a> OwnedMap<'a> {
+    pub fn new(entries: Vec<(Val<'a>, Val<'a>)>) -> OwnedMap<'a> {
+        let mut m = OwnedMap {
+            entries,
+            index: None,
+        };
+        m.build_index();
+        m
+    }
+
+    fn build_index(&mut self) {
+        if self.entries.len() < INDEX_MIN {
+            return;
+        }
+        let mut index = HashMap::with_capacity(self.entries.len());
+        for (i, (k, _)) in self.entries.iter().enumerate() {
+            if let Some(mk) = MapKey::of(k) {
+                index.entry(mk).or_insert(i);
+            }
+        }
+        self.index = Some(index);
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The entries, in insertion order.
+    pub fn entries(&self) -> &[(Val<'a>, Val<'a>)] {
+        &self.entries
+    }
+
+    /// The value of the first entry whose key equals `key`.
+    pub fn find(&self, key: &Val<'a>) -> Option<&Val<'a>> {
+        match &self.index {
+            Some(index) => {
+                let i = *index.get(&MapKey::of(key)?)?;
+                self.entries.get(i).map(|(_, v)| v)
+            }
+            None => self
+                .entries
+                .iter()
+                .find(|(k, _)| key_equal(k, key))
+                .map(|(_, v)| v),
+        }
+    }
+
+    /// Appends an entry. A key equal to an earlier one stays unreachable by [`find`], as
+    /// with a scan.
+    pub fn push(&mut self, k: Val<'a>, v: Val<'a>) {
+        let i = self.entries.len();
+        if let Some(index) = &mut self.index {
+            if let Some(mk) = MapKey::of(&k) {
+                index.entry(mk).or_insert(i);
+            }
+        }
+        self.entries.push((k, v));
+        if self.index.is_none() {
+            self.build_index();
+        }
+    }
 }
 
 /// A CEL runtime value.
@@ -138,16 +320,28 @@ pub struct EvalError {
 
 impl EvalError {
     pub fn new(message: impl Into<String>) -> Self {
-        EvalError { message: message.into(), kind: ErrorKind::Other }
+        EvalError {
+            message: message.into(),
+            kind: ErrorKind::Other,
+        }
     }
     pub fn no_such_overload() -> Self {
-        EvalError { message: "no such overload".into(), kind: ErrorKind::NoSuchOverload }
+        EvalError {
+            message: "no such overload".into(),
+            kind: ErrorKind::NoSuchOverload,
+        }
     }
     pub fn no_such_overload_for(desc: impl Into<String>) -> Self {
-        EvalError { message: format!("no such overload: {}", desc.into()), kind: ErrorKind::NoSuchOverload }
+        EvalError {
+            message: format!("no such overload: {}", desc.into()),
+            kind: ErrorKind::NoSuchOverload,
+        }
     }
     pub fn cost_limit() -> Self {
-        EvalError { message: "operation cancelled: actual cost limit exceeded".into(), kind: ErrorKind::CostLimit }
+        EvalError {
+            message: "operation cancelled: actual cost limit exceeded".into(),
+            kind: ErrorKind::CostLimit,
+        }
     }
 }
 
@@ -168,10 +362,18 @@ pub fn escape(name: &str, reserved_as_is: bool) -> Option<String> {
         return None;
     }
     let first = name.as_bytes()[0];
-    if !(first.is_ascii_alphabetic() || first == b'_' || first == b'.' || first == b'-' || first == b'/') {
+    if !(first.is_ascii_alphabetic()
+        || first == b'_'
+        || first == b'.'
+        || first == b'-'
+        || first == b'/')
+    {
         return None;
     }
-    if !name.bytes().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-' | b'/')) {
+    if !name
+        .bytes()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-' | b'/'))
+    {
         return None;
     }
     if !reserved_as_is && CEL_RESERVED.contains(&name) {
@@ -234,8 +436,27 @@ pub fn unescape(name: &str) -> std::borrow::Cow<'_, str> {
 
 /// CEL's reserved words, escaped as `__word__` in field names.
 pub const CEL_RESERVED: &[&str] = &[
-    "true", "false", "null", "in", "as", "break", "const", "continue", "else", "for", "function", "if", "import",
-    "let", "loop", "package", "namespace", "return", "var", "void", "while",
+    "true",
+    "false",
+    "null",
+    "in",
+    "as",
+    "break",
+    "const",
+    "continue",
+    "else",
+    "for",
+    "function",
+    "if",
+    "import",
+    "let",
+    "loop",
+    "package",
+    "namespace",
+    "return",
+    "var",
+    "void",
+    "while",
 ];
 
 /// The `additionalProperties` schema of a map node.
@@ -254,10 +475,14 @@ impl<'a> Val<'a> {
         Val::String(Str::Owned(Rc::from(s)))
     }
     pub fn list(items: Vec<Val<'a>>) -> Val<'a> {
-        Val::List(List::Owned { items: Rc::new(items), kind: ListKind::Atomic, keys: None })
+        Val::List(List::Owned {
+            items: Rc::new(items),
+            kind: ListKind::Atomic,
+            keys: None,
+        })
     }
     pub fn map(entries: Vec<(Val<'a>, Val<'a>)>) -> Val<'a> {
-        Val::Map(Map::Owned(Rc::new(entries)))
+        Val::Map(Map::Owned(Rc::new(OwnedMap::new(entries))))
     }
     pub fn optional(v: Option<Val<'a>>) -> Val<'a> {
         Val::Optional(v.map(Rc::new))
@@ -299,13 +524,16 @@ impl<'a> Val<'a> {
             },
             Json::String(st) => match (s.type_str(), s.format.as_deref()) {
                 ("string", Some("byte")) => Val::Bytes(Rc::from(
-                    super::library::base64_decode(st).ok_or_else(|| EvalError::new(format!("illegal base64 data")))?,
+                    super::library::base64_decode(st)
+                        .ok_or_else(|| EvalError::new(format!("illegal base64 data")))?,
                 )),
                 ("string", Some("duration")) => Val::Duration(
-                    super::library::parse_duration(st).ok_or_else(|| EvalError::new(format!("invalid duration: {}", st)))?,
+                    super::library::parse_duration(st)
+                        .ok_or_else(|| EvalError::new(format!("invalid duration: {}", st)))?,
                 ),
                 ("string", Some("date")) => Val::Timestamp(
-                    super::library::parse_date(st).ok_or_else(|| EvalError::new(format!("invalid date: {}", st)))?,
+                    super::library::parse_date(st)
+                        .ok_or_else(|| EvalError::new(format!("invalid date: {}", st)))?,
                 ),
                 ("string", Some("date-time")) => Val::Timestamp(
                     super::library::parse_timestamp(st)
@@ -313,10 +541,17 @@ impl<'a> Val<'a> {
                 ),
                 _ => Val::String(Str::Borrowed(st)),
             },
-            Json::Array(a) => Val::List(List::Json { items: a, schema: s }),
+            Json::Array(a) => Val::List(List::Json {
+                items: a,
+                schema: s,
+            }),
             Json::Object(m) => {
                 let object = map_value_schema(s).is_none();
-                Val::Map(Map::Json { map: m, schema: s, object })
+                Val::Map(Map::Json {
+                    map: m,
+                    schema: s,
+                    object,
+                })
             }
         })
     }
@@ -336,7 +571,11 @@ impl<'a> Val<'a> {
             },
             Json::String(s) => Val::string(s.clone()),
             Json::Array(a) => Val::list(a.iter().map(Val::from_plain_json).collect()),
-            Json::Object(m) => Val::map(m.iter().map(|(k, v)| (Val::string(k.clone()), Val::from_plain_json(v))).collect()),
+            Json::Object(m) => Val::map(
+                m.iter()
+                    .map(|(k, v)| (Val::string(k.clone()), Val::from_plain_json(v)))
+                    .collect(),
+            ),
         }
     }
 
@@ -407,7 +646,12 @@ impl<'a> List<'a> {
         (0..self.len()).filter_map(move |i| self.get(i).and_then(|r| r.ok()))
     }
     pub fn try_items(&self) -> Result<Vec<Val<'a>>, EvalError> {
-        (0..self.len()).map(|i| self.get(i).unwrap_or_else(|| Err(EvalError::new("index out of range")))).collect()
+        (0..self.len())
+            .map(|i| {
+                self.get(i)
+                    .unwrap_or_else(|| Err(EvalError::new("index out of range")))
+            })
+            .collect()
     }
     /// The list-type semantics (`x-kubernetes-list-type`) and map keys.
     pub fn kind(&self) -> (ListKind, Option<&'a [String]>) {
@@ -425,9 +669,15 @@ impl<'a> List<'a> {
 impl<'a> Map<'a> {
     pub fn len(&self) -> usize {
         match self {
-            Map::Json { map, schema, object } => {
+            Map::Json {
+                map,
+                schema,
+                object,
+            } => {
                 if *object {
-                    map.keys().filter(|k| object_field_schema(schema, k).is_some()).count()
+                    map.keys()
+                        .filter(|k| object_field_schema(schema, k).is_some())
+                        .count()
                 } else {
                     map.len()
                 }
@@ -445,10 +695,18 @@ impl<'a> Map<'a> {
     /// Entries (keys as strings for JSON maps). Conversion errors are skipped.
     pub fn entries(&self) -> Vec<(Val<'a>, Val<'a>)> {
         match self {
-            Map::Json { map, schema, object } => map
+            Map::Json {
+                map,
+                schema,
+                object,
+            } => map
                 .iter()
                 .filter_map(|(k, v)| {
-                    let vs = if *object { object_field_schema(schema, k)? } else { map_value_schema(schema)? };
+                    let vs = if *object {
+                        object_field_schema(schema, k)?
+                    } else {
+                        map_value_schema(schema)?
+                    };
                     let key = if *object {
                         Val::string(escape(k, true).unwrap_or_else(|| k.clone()))
                     } else {
@@ -457,7 +715,7 @@ impl<'a> Map<'a> {
                     Some((key, Val::from_json(v, vs).ok()?))
                 })
                 .collect(),
-            Map::Owned(e) => e.as_ref().clone(),
+            Map::Owned(e) => e.entries().to_vec(),
         }
     }
 
@@ -469,7 +727,11 @@ impl<'a> Map<'a> {
     /// Looks a key up (CEL map indexing; numeric keys compare across int/uint/double).
     pub fn get(&self, key: &Val<'a>) -> Option<EvalResult<'a>> {
         match self {
-            Map::Json { map, schema, object } => {
+            Map::Json {
+                map,
+                schema,
+                object,
+            } => {
                 let k = key.as_str()?;
                 if *object {
                     let name = unescape(k);
@@ -484,13 +746,16 @@ impl<'a> Map<'a> {
                     })
                 }
             }
-            Map::Owned(e) => e.iter().find(|(k, _)| key_equal(k, key)).map(|(_, v)| Ok(v.clone())),
+            Map::Owned(e) => e.find(key).map(|v| Ok(v.clone())),
         }
     }
 }
 
 /// The schema of an object's property, as CEL sees it (only declared properties).
-pub fn object_field_schema<'s>(schema: &'s JsonSchemaProps, name: &str) -> Option<&'s JsonSchemaProps> {
+pub fn object_field_schema<'s>(
+    schema: &'s JsonSchemaProps,
+    name: &str,
+) -> Option<&'s JsonSchemaProps> {
     schema.properties.get(name)
 }
 
@@ -564,7 +829,9 @@ pub fn compare_numbers(a: &Val, b: &Val) -> Option<std::cmp::Ordering> {
                 o => Some(o),
             }
         }
-        (Val::Double(_), Val::Int(_)) | (Val::Double(_), Val::Uint(_)) => compare_numbers(b, a).map(Ordering::reverse),
+        (Val::Double(_), Val::Int(_)) | (Val::Double(_), Val::Uint(_)) => {
+            compare_numbers(b, a).map(Ordering::reverse)
+        }
         _ => f(a)?.partial_cmp(&f(b)?),
     }
 }
@@ -579,9 +846,10 @@ pub fn equal(a: &Val, b: &Val) -> bool {
         (Val::Bytes(x), Val::Bytes(y)) => x == y,
         (Val::Duration(x), Val::Duration(y)) => x == y,
         (Val::Timestamp(x), Val::Timestamp(y)) => x == y,
-        (Val::Int(_) | Val::Uint(_) | Val::Double(_), Val::Int(_) | Val::Uint(_) | Val::Double(_)) => {
-            compare_numbers(a, b) == Some(std::cmp::Ordering::Equal)
-        }
+        (
+            Val::Int(_) | Val::Uint(_) | Val::Double(_),
+            Val::Int(_) | Val::Uint(_) | Val::Double(_),
+        ) => compare_numbers(a, b) == Some(std::cmp::Ordering::Equal),
         (Val::List(x), Val::List(y)) => list_equal(x, y),
         (Val::Map(x), Val::Map(y)) => {
             if x.len() != y.len() {
@@ -621,7 +889,8 @@ fn list_equal(x: &List, y: &List) -> bool {
             let keys = keys.unwrap_or(&[]);
             let ys: Vec<Val> = y.iter().collect();
             x.iter().all(|p| {
-                ys.iter().any(|q| same_map_keys(&p, q, keys) && equal(&p, q))
+                ys.iter()
+                    .any(|q| same_map_keys(&p, q, keys) && equal(&p, q))
             })
         }
     }
@@ -629,7 +898,9 @@ fn list_equal(x: &List, y: &List) -> bool {
 
 /// Whether two list-map entries have equal key fields.
 pub fn same_map_keys(a: &Val, b: &Val, keys: &[String]) -> bool {
-    let (Val::Map(ma), Val::Map(mb)) = (a, b) else { return false };
+    let (Val::Map(ma), Val::Map(mb)) = (a, b) else {
+        return false;
+    };
     keys.iter().all(|k| {
         let kv = Val::str(&escape(k, true).unwrap_or_else(|| k.clone()));
         match (ma.get(&kv), mb.get(&kv)) {
@@ -646,7 +917,13 @@ mod tests {
 
     #[test]
     fn escaping_round_trips() {
-        for (raw, esc) in [("a.b", "a__dot__b"), ("x-y", "x__dash__y"), ("a/b", "a__slash__b"), ("a__b", "a__underscores__b"), ("namespace", "__namespace__")] {
+        for (raw, esc) in [
+            ("a.b", "a__dot__b"),
+            ("x-y", "x__dash__y"),
+            ("a/b", "a__slash__b"),
+            ("a__b", "a__underscores__b"),
+            ("namespace", "__namespace__"),
+        ] {
             assert_eq!(escape(raw, false).as_deref(), Some(esc));
             assert_eq!(unescape(esc), raw);
         }
@@ -659,7 +936,13 @@ mod tests {
         assert!(equal(&Val::Int(1), &Val::Double(1.0)));
         assert!(equal(&Val::Uint(2), &Val::Int(2)));
         assert!(!equal(&Val::Int(1), &Val::str("1")));
-        assert_eq!(compare_numbers(&Val::Int(1), &Val::Double(1.5)), Some(std::cmp::Ordering::Less));
-        assert_eq!(compare_numbers(&Val::Double(2.5), &Val::Int(2)), Some(std::cmp::Ordering::Greater));
+        assert_eq!(
+            compare_numbers(&Val::Int(1), &Val::Double(1.5)),
+            Some(std::cmp::Ordering::Less)
+        );
+        assert_eq!(
+            compare_numbers(&Val::Double(2.5), &Val::Int(2)),
+            Some(std::cmp::Ordering::Greater)
+        );
     }
 }

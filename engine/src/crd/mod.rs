@@ -1,5 +1,6 @@
 //! Loading a CustomResourceDefinition and compiling it once into what validation reuses.
 
+pub mod fingerprint;
 pub mod gojson;
 pub mod model;
 pub mod names;
@@ -10,6 +11,7 @@ use crate::version::KubeVersion;
 use model::{CustomResourceDefinition, JsonSchemaProps};
 use serde_json::Value;
 use std::fmt;
+use std::rc::Rc;
 
 /// Why a CRD could not be loaded at all (as opposed to `crdErrors`, which a loaded CRD
 /// gets from the apiserver's create checks).
@@ -117,7 +119,8 @@ pub fn decode_crd(v: &Value) -> Result<CustomResourceDefinition, LoadError> {
             api_version, hint
         )));
     }
-    serde_json::from_value::<CustomResourceDefinition>(v.clone()).map_err(|e| {
+    // Deserializing from the borrowed value avoids copying the whole document first.
+    <CustomResourceDefinition as serde::Deserialize>::deserialize(v).map_err(|e| {
         LoadError::new(format!("cannot decode CustomResourceDefinition: {}", e))
     })
 }
@@ -135,8 +138,9 @@ pub struct CompiledVersion {
     /// Any `x-kubernetes-validations` anywhere in the schema: CEL validation runs (and the
     /// "some validation rules were not checked" entry can appear) only then.
     pub has_cel_rules: bool,
-    /// The rules compiled for the targeted release (`None` when there are none).
-    pub rules: Option<crate::cel::rules::RuleSet>,
+    /// The rules compiled for the targeted release (`None` when there are none); shared
+    /// with other versions (and compiles) whose schema differs at most in descriptions.
+    pub rules: Option<Rc<crate::cel::rules::RuleSet>>,
 }
 
 /// A CRD compiled once; immutable, shared by every validation of objects against it.
@@ -168,6 +172,18 @@ impl CompiledCrd {
     /// the stored-expressions environment (every library of the release), new or changed
     /// ones at compatibility version target − 1 (apiextensions `preexistingExpressions`).
     pub fn from_value_update(v: &Value, old: Option<&Value>, kube: KubeVersion) -> Result<CompiledCrd, LoadError> {
+        Self::from_value_cached(v, old, kube, &mut CompileCache::default())
+    }
+
+    /// [`CompiledCrd::from_value_update`], reusing (and filling) `cache`: what an earlier
+    /// compile already computed from identical inputs is not computed again. The result is
+    /// the same as without a cache.
+    pub fn from_value_cached(
+        v: &Value,
+        old: Option<&Value>,
+        kube: KubeVersion,
+        cache: &mut CompileCache,
+    ) -> Result<CompiledCrd, LoadError> {
         let crd = decode_crd(v)?;
         let preexisting = match old {
             Some(o) => {
@@ -176,42 +192,41 @@ impl CompiledCrd {
             }
             None => None,
         };
-        crate::cel::rules::with_preexisting(preexisting.clone(), || Self::compile(crd, preexisting, kube))
+        crate::cel::rules::with_preexisting(preexisting.clone(), || Self::compile(crd, preexisting, kube, cache))
     }
 
     fn compile(
         crd: CustomResourceDefinition,
         preexisting: Option<std::sync::Arc<crate::cel::rules::PreexistingExpressions>>,
         kube: KubeVersion,
+        cache: &mut CompileCache,
     ) -> Result<CompiledCrd, LoadError> {
         let loader = crate::cel::rules::EnvLoader::for_release(kube, preexisting);
-        let (crd_errors, crd_warnings) = validation::validate_crd(&crd, kube);
-        let versions = crd
-            .spec
-            .versions
-            .iter()
-            .enumerate()
-            .map(|(index, ver)| {
-                let schema = ver.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_deref()).map(|s| {
-                    let mut s = s.clone();
-                    s.compile();
-                    s
-                });
-                let has_cel_rules = schema.as_ref().map(has_rules).unwrap_or(false);
-                let rules = match (&schema, has_cel_rules) {
-                    (Some(s), true) => Some(crate::cel::rules::compile_rules_with(s, &loader)),
-                    _ => None,
-                };
-                CompiledVersion {
-                    rules,
-                    name: ver.name.clone(),
-                    index,
-                    schema,
-                    status_subresource: ver.subresources.as_ref().map(|s| s.status.is_some()).unwrap_or(false),
-                    has_cel_rules,
-                }
-            })
-            .collect();
+        let mut rules = crate::cel::rules::RuleCompiler::new(loader, &mut cache.rules);
+        // The CRD checks and the versions share one compile of each schema's rules.
+        let (crd_errors, crd_warnings) = validation::validate_crd_with(&crd, kube, &mut rules);
+        let mut versions = Vec::with_capacity(crd.spec.versions.len());
+        for (index, ver) in crd.spec.versions.iter().enumerate() {
+            let written = ver.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_deref());
+            let schema = written.map(|s| {
+                let mut s = s.clone();
+                s.compile();
+                s
+            });
+            let has_cel_rules = written.map(has_rules).unwrap_or(false);
+            let rules = match (written, has_cel_rules) {
+                (Some(s), true) => Some(rules.rule_set(s)),
+                _ => None,
+            };
+            versions.push(CompiledVersion {
+                rules,
+                name: ver.name.clone(),
+                index,
+                schema,
+                status_subresource: ver.subresources.as_ref().map(|s| s.status.is_some()).unwrap_or(false),
+                has_cel_rules,
+            });
+        }
         Ok(CompiledCrd { crd, versions, crd_errors, crd_warnings, kube_version: kube })
     }
 
@@ -220,6 +235,15 @@ impl CompiledCrd {
         let (i, _) = self.crd.version(name)?;
         self.versions.get(i)
     }
+}
+
+/// What compiles of CRDs share ([`CompiledCrd::from_value_cached`]): compiled rules and
+/// rule sets ([`crate::cel::rules::RuleCache`]). Bounded; held by
+/// [`crate::request::Engine`] across requests. (Compiled `pattern`s are shared per thread:
+/// [`crate::validation::regex::compile_re2_cached`].)
+#[derive(Default)]
+pub struct CompileCache {
+    pub rules: crate::cel::rules::RuleCache,
 }
 
 fn has_rules(s: &JsonSchemaProps) -> bool {

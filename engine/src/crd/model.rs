@@ -155,7 +155,7 @@ pub enum SchemaOrStringArray {
 }
 
 /// One `x-kubernetes-validations` entry.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq, Hash)]
 #[serde(rename_all = "camelCase")]
 pub struct ValidationRule {
     #[serde(default)]
@@ -282,7 +282,7 @@ impl JsonSchemaProps {
     /// Compiles everything validation needs once (regexes), recursively.
     pub fn compile(&mut self) {
         if let Some(p) = &self.pattern {
-            self.pattern_re = crate::validation::regex::compile_re2(p).ok();
+            self.pattern_re = crate::validation::regex::compile_re2_cached(p).ok();
         }
         self.for_each_child_mut(&mut |c| c.compile());
     }

@@ -20,15 +20,30 @@ use super::model::{
 use super::names;
 use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::schema::structural;
+use crate::cel::env::EnvOptions;
+use crate::cel::rules::{EnvLoader, RuleCompiler};
 use crate::version::KubeVersion;
 use serde_json::Value;
 
-/// Returns the create errors and warnings of `crd` for the targeted release.
+/// Returns the create errors and warnings of `crd` for the targeted release (inside
+/// [`crate::cel::rules::with_preexisting`], those of an update).
 pub fn validate_crd(crd: &CustomResourceDefinition, kube: KubeVersion) -> (ErrorList, Vec<String>) {
+    let loader = EnvLoader::from_new(&EnvOptions::for_version(kube.minor.saturating_sub(1)));
+    let mut cache = crate::cel::rules::RuleCache::default();
+    validate_crd_with(crd, kube, &mut RuleCompiler::new(loader, &mut cache))
+}
+
+/// [`validate_crd`] with the rules compiled by `rules` (whose loader must be the one of
+/// the targeted release), so that a CRD compile shares them with its versions.
+pub fn validate_crd_with(
+    crd: &CustomResourceDefinition,
+    kube: KubeVersion,
+    rules: &mut RuleCompiler<'_>,
+) -> (ErrorList, Vec<String>) {
     let spec = InternalSpec::from_v1(crd);
     let mut errs = ErrorList::new();
     validate_object_meta(crd, &spec, &mut errs);
-    validate_spec(&spec, kube, &mut errs);
+    validate_spec(&spec, kube, rules, &mut errs);
     validate_stored_versions(&spec, &mut errs);
     validate_api_approval(crd, &spec, &mut errs);
     if spec.preserve_unknown_fields {
@@ -79,8 +94,9 @@ fn selectable_paths(v: &[Value]) -> Vec<String> {
 }
 
 /// `apiequality.Semantic.DeepEqual` of two per-version schemas. The model keeps neither
-/// nil-versus-empty slices nor number representations apart from Go's, so the derived
-/// debug rendering (field by field, maps sorted) is the comparison.
+/// nil-versus-empty slices nor number representations apart from Go's, so equality of the
+/// derived debug rendering (field by field, maps sorted) is the comparison; it is computed
+/// without printing ([`super::fingerprint::schema_eq`]).
 fn validation_eq(
     a: Option<&CustomResourceValidation>,
     b: Option<&CustomResourceValidation>,
@@ -89,7 +105,7 @@ fn validation_eq(
         (None, None) => true,
         (Some(a), Some(b)) => match (&a.open_api_v3_schema, &b.open_api_v3_schema) {
             (None, None) => true,
-            (Some(x), Some(y)) => format!("{:?}", x) == format!("{:?}", y),
+            (Some(x), Some(y)) => super::fingerprint::schema_eq(x, y),
             _ => false,
         },
         _ => false,
@@ -429,7 +445,7 @@ fn validate_api_approval(
 
 // --------------------------------------------------------------------------- spec
 
-fn validate_spec(spec: &InternalSpec<'_>, kube: KubeVersion, errs: &mut ErrorList) {
+fn validate_spec(spec: &InternalSpec<'_>, kube: KubeVersion, rules: &mut RuleCompiler<'_>, errs: &mut ErrorList) {
     let sp = Path::new("spec");
     if spec.group.is_empty() {
         errs.push(FieldError::required(sp.child("group"), ""));
@@ -507,7 +523,7 @@ fn validate_spec(spec: &InternalSpec<'_>, kube: KubeVersion, errs: &mut ErrorLis
             ));
         }
         let status = status_enabled(spec.subresources_for_version(v.name));
-        validate_version(v, &vp, status, kube, errs);
+        validate_version(v, &vp, status, kube, rules, errs);
     }
     let versions_json = || BadValue::Raw(gojson::versions(&spec.versions));
     if !unique {
@@ -555,6 +571,7 @@ fn validate_spec(spec: &InternalSpec<'_>, kube: KubeVersion, errs: &mut ErrorLis
         spec.any_status_enabled(),
         &sp.child("validation"),
         kube,
+        rules,
         errs,
     );
     validate_subresources(spec.subresources, &sp.child("subresources"), errs);
@@ -674,6 +691,7 @@ fn validate_version(
     vp: &Path,
     status: bool,
     kube: KubeVersion,
+    rules: &mut RuleCompiler<'_>,
     errs: &mut ErrorList,
 ) {
     for m in deprecation_warning_errors(v.deprecated, v.deprecation_warning) {
@@ -687,7 +705,7 @@ fn validate_version(
             m,
         ));
     }
-    validate_validation(v.schema, status, &vp.child("schema"), kube, errs);
+    validate_validation(v.schema, status, &vp.child("schema"), kube, rules, errs);
     validate_subresources(v.subresources, &vp.child("subresources"), errs);
     for (i, c) in v.columns.unwrap_or(&[]).iter().enumerate() {
         validate_column(
@@ -1366,12 +1384,32 @@ fn validate_validation(
     status_enabled: bool,
     path: &Path,
     kube: KubeVersion,
+    rule_compiler: &mut RuleCompiler<'_>,
     errs: &mut ErrorList,
 ) {
     let Some(cv) = cv else { return };
     let Some(schema) = cv.open_api_v3_schema.as_deref() else {
         return;
     };
+    // A schema checked by an earlier compile in the same context has the same errors.
+    let key = rule_compiler.checks_key(schema, status_enabled, path.as_str(), kube);
+    if let Some(local) = rule_compiler.cached_checks(&key) {
+        errs.extend(local);
+        return;
+    }
+    let local = schema_checks(schema, status_enabled, path, kube, rule_compiler);
+    rule_compiler.store_checks(key, &local);
+    errs.extend(local);
+}
+
+/// The checks of [`validate_validation`] on its schema.
+fn schema_checks(
+    schema: &JsonSchemaProps,
+    status_enabled: bool,
+    path: &Path,
+    kube: KubeVersion,
+    rule_compiler: &mut RuleCompiler<'_>,
+) -> ErrorList {
     let mut local = ErrorList::new();
     if status_enabled {
         match first_disallowed_root_field(schema) {
@@ -1417,11 +1455,9 @@ fn validate_validation(
             }
         }
     }
-    // The rules are compiled once for the whole schema; the per-node checks read their
-    // compile errors from it.
-    let rules = cel_ok.then(|| {
-        crate::cel::rules::compile_rules(schema, &crate::cel::env::EnvOptions::for_version(kube.minor.saturating_sub(1)))
-    });
+    // The rules are compiled once for the whole schema (and shared with the compiled
+    // versions); the per-node checks read their compile errors from it.
+    let rules = cel_ok.then(|| rule_compiler.rule_set(schema));
     if let Some(rs) = &rules {
         let mut index = std::collections::HashMap::new();
         index_rule_errors(schema, &rs.tree, &mut index);
@@ -1437,7 +1473,7 @@ fn validate_validation(
     if let Some(rs) = &rules {
         local.extend(cel_schema_cost_errors_of(rs, &root));
     }
-    errs.extend(local);
+    local
 }
 
 /// A node's rule compile errors: (rule, rule error, messageExpression error) per rule.

@@ -25,6 +25,33 @@ pub fn compile_re2(pattern: &str) -> Result<regex::Regex, regex::Error> {
     }
 }
 
+/// [`compile_re2`] through a per-thread cache of compiled schema patterns: a CRD's
+/// `pattern`s are checked by the CRD checks, compiled into each version that has them, and
+/// again on every re-compile after an edit; each distinct text is compiled once. Bounded
+/// (emptied when it holds [`PATTERN_CACHE_CAPACITY`] patterns). Only for schema patterns:
+/// patterns that come from objects at run time are not worth keeping.
+pub fn compile_re2_cached(pattern: &str) -> Result<regex::Regex, regex::Error> {
+    thread_local! {
+        static PATTERNS: std::cell::RefCell<std::collections::HashMap<String, Result<regex::Regex, regex::Error>>> =
+            std::cell::RefCell::new(std::collections::HashMap::new());
+    }
+    if let Some(r) = PATTERNS.with(|c| c.borrow().get(pattern).cloned()) {
+        return r;
+    }
+    let r = compile_re2(pattern);
+    PATTERNS.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= PATTERN_CACHE_CAPACITY {
+            c.clear();
+        }
+        c.insert(pattern.to_string(), r.clone());
+    });
+    r
+}
+
+/// Patterns [`compile_re2_cached`] keeps at most.
+pub const PATTERN_CACHE_CAPACITY: usize = 256;
+
 /// The Go error text for a pattern that does not compile (`error parsing regexp: ...`),
 /// as far as it can be told; `None` when the pattern compiles.
 pub fn go_compile_error(pattern: &str) -> Option<String> {

@@ -370,7 +370,7 @@ impl Validator {
                     // An invalid pattern: kube-openapi reports it on every value.
                     Some(e) => format!("{}, but pattern is invalid: {}", pattern, e),
                     // The schema was not compiled; the pattern is valid after all.
-                    None => match super::regex::compile_re2(pattern) {
+                    None => match super::regex::compile_re2_cached(pattern) {
                         Ok(re) if re.is_match(data) => return,
                         _ => pattern.to_string(),
                     },

@@ -7,11 +7,12 @@
 
 use crate::cel::env::{EnvOptions, Function, Overload};
 use crate::cel::types::Type;
-use crate::cel::value::{key_equal, EvalError, EvalResult, Val};
+use crate::cel::value::{EvalError, EvalResult, Map, OwnedMap, Val};
 use cel::common::ast::{
     operators, CallExpr, ComprehensionExpr, Expr, IdedExpr, ListExpr, LiteralValue, MapExpr,
 };
 use cel::parser::{Macro, MacroExprHelper, ParseError};
+use std::rc::Rc;
 
 /// The accumulator variable of the expanded comprehensions (cel-go's hidden accumulator).
 const ACCU: &str = "@result";
@@ -454,25 +455,38 @@ fn valid_key(k: &Val) -> Result<(), EvalError> {
     }
 }
 
-/// Adds `new` entries to the entries of `base`, refusing keys already present (CEL key
-/// equality: numerically equal keys collide across int/uint/double).
-fn insert_all<'a>(base: &Val<'a>, new: Vec<(Val<'a>, Val<'a>)>) -> EvalResult<'a> {
-    let Val::Map(m) = base else {
-        return Err(EvalError::no_such_overload());
+/// Adds `new` entries to `base`, refusing keys already present (CEL key equality:
+/// numerically equal keys collide across int/uint/double). A computed map that nothing
+/// else references is extended in place (the accumulator of `transformMap`); otherwise
+/// the entries are copied first.
+pub fn insert_all<'a>(base: Val<'a>, new: Vec<(Val<'a>, Val<'a>)>) -> EvalResult<'a> {
+    let mut owned = match base {
+        Val::Map(Map::Owned(m)) => m,
+        Val::Map(m) => Rc::new(OwnedMap::new(m.entries())),
+        _ => return Err(EvalError::no_such_overload()),
     };
-    let mut entries = m.entries();
-    entries.reserve(new.len());
+    let m = Rc::make_mut(&mut owned);
     for (k, v) in new {
         valid_key(&k)?;
-        if entries.iter().any(|(ek, _)| key_equal(ek, &k)) {
+        if m.find(&k).is_some() {
             return Err(EvalError::new(format!(
                 "insert failed: key {} already exists",
                 key_text(&k)
             )));
         }
-        entries.push((k, v));
+        m.push(k, v);
     }
-    Ok(Val::map(entries))
+    Ok(Val::Map(Map::Owned(owned)))
+}
+
+/// `cel.@mapInsert(map, key, value)` / `cel.@mapInsert(map, otherMap)` with the map taken
+/// by value (the accumulator, extended in place).
+pub fn map_insert_into<'a>(map: Val<'a>, rest: &[Val<'a>]) -> EvalResult<'a> {
+    match rest {
+        [k, v] => insert_all(map, vec![(k.clone(), v.clone())]),
+        [Val::Map(other)] => insert_all(map, other.entries()),
+        _ => Err(EvalError::no_such_overload()),
+    }
 }
 
 /// `cel.@mapInsert(map, key, value)`.
@@ -480,7 +494,7 @@ fn map_insert_key_value<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
     let (Some(m), Some(k), Some(v)) = (args.first(), args.get(1), args.get(2)) else {
         return Err(EvalError::no_such_overload());
     };
-    insert_all(m, vec![(k.clone(), v.clone())])
+    insert_all(m.clone(), vec![(k.clone(), v.clone())])
 }
 
 /// `cel.@mapInsert(map, otherMap)`.
@@ -488,7 +502,7 @@ fn map_insert_map<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
     let (Some(m), Some(Val::Map(other))) = (args.first(), args.get(1)) else {
         return Err(EvalError::no_such_overload());
     };
-    insert_all(m, other.entries())
+    insert_all(m.clone(), other.entries())
 }
 
 #[cfg(test)]

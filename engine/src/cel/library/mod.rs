@@ -5,10 +5,12 @@
 pub mod cidr;
 pub mod comprehensions;
 pub mod cost;
+pub mod encoders;
 pub mod format;
 pub mod ip;
 pub mod lists;
 pub mod listsext;
+pub mod math;
 pub mod optional;
 pub mod quantity;
 pub mod regex;
@@ -40,6 +42,9 @@ pub fn functions(opts: &EnvOptions) -> Vec<Function> {
         format::functions,
         optional::functions,
         comprehensions::functions,
+        // Off in every Kubernetes environment; on only for the conformance harness.
+        math::functions,
+        encoders::functions,
     ] {
         out.extend(lib(opts));
     }
@@ -98,8 +103,16 @@ pub fn base64_encode(b: &[u8]) -> String {
         };
         out.push(T[(n >> 18) as usize & 63] as char);
         out.push(T[(n >> 12) as usize & 63] as char);
-        out.push(if chunk.len() > 1 { T[(n >> 6) as usize & 63] as char } else { '=' });
-        out.push(if chunk.len() > 2 { T[n as usize & 63] as char } else { '=' });
+        out.push(if chunk.len() > 1 {
+            T[(n >> 6) as usize & 63] as char
+        } else {
+            '='
+        });
+        out.push(if chunk.len() > 2 {
+            T[n as usize & 63] as char
+        } else {
+            '='
+        });
     }
     out
 }
@@ -119,20 +132,26 @@ pub fn parse_duration(s: &str) -> Option<Duration> {
     }
     let mut total: u128 = 0;
     while !rest.is_empty() {
-        let int_end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+        let int_end = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
         let int_part = &rest[..int_end];
         rest = &rest[int_end..];
         let mut frac_part = "";
         if rest.starts_with('.') {
             rest = &rest[1..];
-            let fe = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+            let fe = rest
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(rest.len());
             frac_part = &rest[..fe];
             rest = &rest[fe..];
         }
         if int_part.is_empty() && frac_part.is_empty() {
             return None;
         }
-        let unit_end = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
+        let unit_end = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
         let unit = &rest[..unit_end];
         rest = &rest[unit_end..];
         let mult: u128 = match unit {
@@ -144,7 +163,11 @@ pub fn parse_duration(s: &str) -> Option<Duration> {
             "h" => 3_600_000_000_000,
             _ => return None,
         };
-        let iv: u128 = if int_part.is_empty() { 0 } else { int_part.parse().ok()? };
+        let iv: u128 = if int_part.is_empty() {
+            0
+        } else {
+            int_part.parse().ok()?
+        };
         let mut v = iv.checked_mul(mult)?;
         if !frac_part.is_empty() {
             let mut scale = mult;
@@ -178,10 +201,22 @@ pub fn parse_timestamp(s: &str) -> Option<Timestamp> {
         }
         t.parse().ok()
     };
-    if b[4] != b'-' || b[7] != b'-' || !(b[10] == b'T' || b[10] == b't') || b[13] != b':' || b[16] != b':' {
+    if b[4] != b'-'
+        || b[7] != b'-'
+        || !(b[10] == b'T' || b[10] == b't')
+        || b[13] != b':'
+        || b[16] != b':'
+    {
         return None;
     }
-    let (y, mo, d, h, mi, sec) = (num(0..4)?, num(5..7)?, num(8..10)?, num(11..13)?, num(14..16)?, num(17..19)?);
+    let (y, mo, d, h, mi, sec) = (
+        num(0..4)?,
+        num(5..7)?,
+        num(8..10)?,
+        num(11..13)?,
+        num(14..16)?,
+        num(17..19)?,
+    );
     let mut i = 19;
     let mut nanos: u32 = 0;
     if i < b.len() && b[i] == b'.' {
@@ -208,11 +243,18 @@ pub fn parse_timestamp(s: &str) -> Option<Timestamp> {
         }
         _ => return None,
     };
-    if !(1..=12).contains(&mo) || d < 1 || d > days_in_month(y, mo) || h > 23 || mi > 59 || sec > 59 {
+    if !(1..=12).contains(&mo) || d < 1 || d > days_in_month(y, mo) || h > 23 || mi > 59 || sec > 59
+    {
         return None;
     }
     let secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - offset;
-    Some(Timestamp { secs, nanos })
+    // `time.Parse` keeps the written offset (the apiserver converts date-time fields with
+    // strfmt, which parses the same way).
+    Some(Timestamp {
+        secs,
+        nanos,
+        offset: offset as i32,
+    })
 }
 
 /// `2006-01-02` dates (format `date`), at midnight UTC.
@@ -273,10 +315,27 @@ mod tests {
 
     #[test]
     fn timestamps_parse_rfc3339() {
-        assert_eq!(parse_timestamp("1970-01-01T00:00:01Z"), Some(Timestamp { secs: 1, nanos: 0 }));
-        assert_eq!(parse_timestamp("1970-01-01T01:00:00+01:00"), Some(Timestamp { secs: 0, nanos: 0 }));
+        assert_eq!(
+            parse_timestamp("1970-01-01T00:00:01Z"),
+            Some(Timestamp::utc(1, 0))
+        );
+        assert_eq!(
+            parse_timestamp("1970-01-01T01:00:00+01:00"),
+            Some(Timestamp::utc(0, 0))
+        );
+        assert_eq!(
+            parse_timestamp("1970-01-01T01:00:00+01:00").map(|t| t.offset),
+            Some(3600)
+        );
+        assert_eq!(
+            parse_timestamp("1970-01-01T00:00:00-02:30").map(|t| t.offset),
+            Some(-9000)
+        );
         assert_eq!(parse_timestamp("2024-02-30T00:00:00Z"), None);
-        assert_eq!(parse_timestamp("2024-01-01T00:00:00.5Z").map(|t| t.nanos), Some(500_000_000));
+        assert_eq!(
+            parse_timestamp("2024-01-01T00:00:00.5Z").map(|t| t.nanos),
+            Some(500_000_000)
+        );
     }
 
     #[test]
@@ -293,6 +352,6 @@ pub fn macros(opts: &EnvOptions) -> Vec<cel::parser::Macro> {
     let mut out = optional::macros(opts);
     out.extend(comprehensions::macros(opts));
     out.extend(listsext::macros(opts));
+    out.extend(math::macros(opts));
     out
 }
-

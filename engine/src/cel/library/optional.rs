@@ -314,12 +314,7 @@ pub fn is_zero_value(v: &Val) -> bool {
         Val::String(s) => s.as_str().is_empty(),
         Val::Bytes(b) => b.is_empty(),
         Val::Duration(d) => d.0 == 0,
-        Val::Timestamp(t) => {
-            *t == Timestamp {
-                secs: GO_ZERO_TIME_SECS,
-                nanos: 0,
-            }
-        }
+        Val::Timestamp(t) => *t == Timestamp::utc(GO_ZERO_TIME_SECS, 0),
         Val::List(l) => l.is_empty(),
         Val::Map(m) => m.is_empty(),
         Val::Optional(_) | Val::Type(_) | Val::Opaque(_) => false,
@@ -554,14 +549,11 @@ mod tests {
         assert!(is_zero_value(&Val::list(vec![])));
         assert!(is_zero_value(&Val::Null));
         assert!(!is_zero_value(&Val::Double(f64::NAN)));
-        assert!(!is_zero_value(&Val::Timestamp(Timestamp {
-            secs: 0,
-            nanos: 0
-        })));
-        assert!(is_zero_value(&Val::Timestamp(Timestamp {
-            secs: GO_ZERO_TIME_SECS,
-            nanos: 0
-        })));
+        assert!(!is_zero_value(&Val::Timestamp(Timestamp::utc(0, 0))));
+        assert!(is_zero_value(&Val::Timestamp(Timestamp::utc(
+            GO_ZERO_TIME_SECS,
+            0
+        ))));
         assert!(!is_zero_value(&Val::optional(None)));
     }
 

@@ -581,6 +581,36 @@ fn add<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
     }
 }
 
+/// `x + y` for a comprehension's accumulator `x` (`@result + [f(v)]` of `map`, `filter`,
+/// `transformList`): the same value as `_+_`, but an atomic list is extended in place when
+/// the accumulator holds the only reference to it, as cel-go appends to its mutable
+/// accumulator list, so building an n-element list is linear. Anything else goes through
+/// `_+_` unchanged.
+pub fn concat_accumulator<'a>(x: Val<'a>, y: &Val<'a>) -> EvalResult<'a> {
+    match (x, y) {
+        (
+            Val::List(List::Owned {
+                mut items,
+                kind: crate::cel::value::ListKind::Atomic,
+                keys,
+            }),
+            Val::List(yl),
+        ) if !items.is_empty() => {
+            if items.len().saturating_add(yl.len()) > MAX_CONCAT {
+                return Err(EvalError::cost_limit());
+            }
+            let tail = yl.try_items()?;
+            Rc::make_mut(&mut items).extend(tail);
+            Ok(Val::List(List::Owned {
+                items,
+                kind: crate::cel::value::ListKind::Atomic,
+                keys,
+            }))
+        }
+        (x, y) => add(&[x, y.clone()]),
+    }
+}
+
 /// `list + list`: cel-go returns an operand unchanged when the other is empty; otherwise
 /// the Kubernetes list types decide (set lists union, map lists merge by key).
 fn concat_lists<'a>(x: &List<'a>, y: &List<'a>) -> EvalResult<'a> {
@@ -671,9 +701,11 @@ pub fn add_timestamp_duration(t: Timestamp, d: Duration) -> Result<Timestamp, Ev
     if !(MIN_UNIX_TIME..=MAX_UNIX_TIME).contains(&sec) {
         return Err(timestamp_overflow());
     }
+    // Go's `Time.Add` keeps the location: the offset carries over.
     Ok(Timestamp {
         secs: sec,
         nanos: nsec as u32,
+        offset: t.offset,
     })
 }
 
@@ -1029,7 +1061,7 @@ fn to_timestamp<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
             if !(MIN_UNIX_TIME..=MAX_UNIX_TIME).contains(i) {
                 return Err(timestamp_overflow());
             }
-            Ok(Val::Timestamp(Timestamp { secs: *i, nanos: 0 }))
+            Ok(Val::Timestamp(Timestamp::utc(*i, 0)))
         }
         [Val::String(s)] => match go_parse_rfc3339(s.as_str()) {
             Some(t) => {
@@ -1331,9 +1363,11 @@ pub fn go_parse_rfc3339(s: &str) -> Option<Timestamp> {
     let secs =
         super::days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second
             - offset;
+    // The time stays in the zone it was written in (a fixed zone of that offset).
     Some(Timestamp {
         secs,
         nanos: nanos as u32,
+        offset: offset as i32,
     })
 }
 

@@ -888,7 +888,7 @@ fn to_cel_string(v: &Val) -> Result<String, FmtError> {
         Val::Double(d) => gofmt::format_float_v(*d),
         Val::Bool(b) => b.to_string(),
         Val::String(s) => s.as_str().to_string(),
-        Val::Timestamp(t) => rfc3339_nano(t.secs, t.nanos),
+        Val::Timestamp(t) => crate::cel::eval::format_timestamp(*t),
         Val::Duration(d) => duration_string(d.0),
         Val::Bytes(b) => match std::str::from_utf8(b) {
             Ok(s) => s.to_string(),
@@ -908,29 +908,6 @@ fn to_cel_string(v: &Val) -> Result<String, FmtError> {
 fn duration_string(ns: i64) -> String {
     let secs = (ns / 1_000_000_000) as f64 + (ns % 1_000_000_000) as f64 / 1e9;
     format!("{}s", secs)
-}
-
-/// Go's `time.RFC3339Nano` in UTC.
-fn rfc3339_nano(secs: i64, nanos: u32) -> String {
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = super::civil_from_days(days);
-    let mut s = format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
-        y,
-        m,
-        d,
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    );
-    if nanos > 0 {
-        let frac = format!("{:09}", nanos);
-        s.push('.');
-        s.push_str(frac.trim_end_matches('0'));
-    }
-    s.push('Z');
-    s
 }
 
 /// A list or map inside `%s`: elements printed as CEL literals (cel-go's `formatList` /
@@ -1508,13 +1485,7 @@ mod tests {
             "6347s"
         );
         assert_eq!(
-            fmt(
-                "%s",
-                vec![Val::Timestamp(Timestamp {
-                    secs: 1_675_467_080,
-                    nanos: 0
-                })]
-            ),
+            fmt("%s", vec![Val::Timestamp(Timestamp::utc(1_675_467_080, 0))]),
             "2023-02-03T23:31:20Z"
         );
         assert_eq!(fmt("%s", vec![Val::Type(Type::String)]), "string");
@@ -1524,10 +1495,7 @@ mod tests {
             s("abc"),
             Val::Double(1.0),
             Val::Duration(Duration(60_000_000_000)),
-            Val::Timestamp(Timestamp {
-                secs: 946_684_800,
-                nanos: 0,
-            }),
+            Val::Timestamp(Timestamp::utc(946_684_800, 0)),
         ];
         assert_eq!(
             fmt("%d %s %f %s %s", mixed),
@@ -1542,10 +1510,7 @@ mod tests {
             Val::Double(3.14),
             Val::Null,
             Val::list(vec![Val::Int(9), Val::Int(8)]),
-            Val::Timestamp(Timestamp {
-                secs: 1_675_467_080,
-                nanos: 0,
-            }),
+            Val::Timestamp(Timestamp::utc(1_675_467_080, 0)),
         ]);
         assert_eq!(
             fmt("%s", vec![l]),

@@ -9,15 +9,22 @@
 //!   the *string* of the global form `matches(s, p)`) must compile as a Go regexp when it
 //!   is a literal: `invalid matches argument`.
 //! - list and map literals must have elements (keys, values) of equivalent types, except
-//!   anywhere below a `format` call (the strings extension exempts it):
-//!   `expected type 'A' but found 'B'` at the first differing element (lists) or at
-//!   every differing key and value (maps).
+//!   the arguments of a `format` call (the strings extension exempts the function) and the
+//!   literals nested in them through list/map literals only (cel-go's `inExemptFunction`:
+//!   a literal under a macro, `dyn()` or any other call inside the arguments is checked):
+//!   `expected type 'A' but found 'B'` (types in cel-go's `FormatCELType` notation) at the
+//!   first differing element (lists) or at every differing key and value (maps).
 
 use crate::cel::checker::{CheckIssue, Checked};
 use crate::cel::env::EnvOptions;
 use crate::cel::types::Type;
 use crate::cel::value::{Timestamp, Val};
 use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
+
+/// The function whose literal arguments the homogeneous aggregate literal validator
+/// exempts: the strings extension registers `format` (cel-go
+/// `HomogeneousAggregateLiteralExemptFunctions`).
+const EXEMPT_FUNCTION: &str = "format";
 
 /// The range of timestamps cel-go accepts: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z.
 const MIN_UNIX_SECS: i64 = -62_135_596_800;
@@ -34,9 +41,10 @@ pub fn validate(opts: &EnvOptions, checked: &Checked) -> Vec<CheckIssue> {
     let env = crate::cel::base_env(opts);
     let mut format_issues = Vec::new();
     let mut aggregate_issues = Vec::new();
-    // Explicit stack (node, whether a string `format` call encloses this aggregate).
+    // Explicit stack (node, whether the node is exempt: its parent is a `format` call, or
+    // an exempt list/map literal).
     let mut stack: Vec<(&IdedExpr, bool)> = vec![(&checked.expr, false)];
-    while let Some((e, in_format)) = stack.pop() {
+    while let Some((e, exempt)) = stack.pop() {
         match &e.expr {
             Expr::Call(c) => {
                 if literals {
@@ -44,45 +52,46 @@ pub fn validate(opts: &EnvOptions, checked: &Checked) -> Vec<CheckIssue> {
                         format_issues.push(issue);
                     }
                 }
-                let child_in_format = in_format || c.func_name == "format";
+                let child_exempt = c.func_name == EXEMPT_FUNCTION;
                 if let Some(t) = &c.target {
-                    stack.push((t, child_in_format));
+                    stack.push((t, child_exempt));
                 }
                 for a in c.args.iter().rev() {
-                    stack.push((a, child_in_format));
+                    stack.push((a, child_exempt));
                 }
             }
             Expr::List(l) => {
-                if !in_format {
+                if !exempt {
                     check_list(checked, l, &mut aggregate_issues);
                 }
                 for el in l.elements.iter().rev() {
-                    stack.push((el, in_format));
+                    stack.push((el, exempt));
                 }
             }
             Expr::Map(m) => {
-                if !in_format {
+                if !exempt {
                     check_map(checked, m, &mut aggregate_issues);
                 }
                 for en in m.entries.iter().rev() {
                     if let EntryExpr::MapEntry(me) = &en.expr {
-                        stack.push((&me.value, in_format));
-                        stack.push((&me.key, in_format));
+                        stack.push((&me.value, exempt));
+                        stack.push((&me.key, exempt));
                     }
                 }
             }
+            // Other parents end the exemption.
             Expr::Struct(s) => {
                 for en in s.entries.iter().rev() {
                     match &en.expr {
-                        EntryExpr::StructField(f) => stack.push((&f.value, in_format)),
+                        EntryExpr::StructField(f) => stack.push((&f.value, false)),
                         EntryExpr::MapEntry(me) => {
-                            stack.push((&me.value, in_format));
-                            stack.push((&me.key, in_format));
+                            stack.push((&me.value, false));
+                            stack.push((&me.key, false));
                         }
                     }
                 }
             }
-            Expr::Select(s) => stack.push((&s.operand, in_format)),
+            Expr::Select(s) => stack.push((&s.operand, false)),
             Expr::Comprehension(c) => {
                 for x in [
                     &c.result,
@@ -91,7 +100,7 @@ pub fn validate(opts: &EnvOptions, checked: &Checked) -> Vec<CheckIssue> {
                     &c.accu_init,
                     &c.iter_range,
                 ] {
-                    stack.push((x, in_format));
+                    stack.push((x, false));
                 }
             }
             Expr::Literal(_) | Expr::Ident(_) | Expr::Unspecified => {}
@@ -240,7 +249,11 @@ fn mismatch(checked: &Checked, e: &IdedExpr, expected: &Type, found: &Type) -> C
     };
     CheckIssue {
         offset,
-        message: format!("expected type '{}' but found '{}'", expected, found),
+        message: format!(
+            "expected type '{}' but found '{}'",
+            expected.format_cel(),
+            found.format_cel()
+        ),
     }
 }
 
@@ -391,10 +404,44 @@ mod tests {
         if let Ok(found) = issues(35, "'%s %s'.format([x, 1])", &[("x", Type::Dyn)]) {
             assert!(found.is_empty(), "{:?}", found);
         }
-        // Anywhere below a format call.
-        if let Ok(found) = issues(35, "'%s'.format([[x, 1].map(y, y)])", &[("x", Type::Dyn)]) {
+        // Literals nested in the arguments through lists and maps only.
+        if let Ok(found) = issues(
+            35,
+            "'%s'.format([[x, 1], {'a': [x, 'b'], 1: {x: 2, 'k': 'v'}}])",
+            &[("x", Type::Dyn)],
+        ) {
             assert!(found.is_empty(), "{:?}", found);
         }
+        // Any other parent ends the exemption (cel-go `inExemptFunction`): a macro, a call.
+        assert_eq!(
+            issues(35, "'%s'.format([[x, 1].map(y, y)])", &[("x", Type::Dyn)]).unwrap(),
+            vec!["17: expected type 'dyn' but found 'int'".to_string()]
+        );
+        assert_eq!(
+            issues(35, "'%s'.format([dyn([1, 2.0])])", &[]).unwrap(),
+            vec!["21: expected type 'int' but found 'double'".to_string()]
+        );
+        assert_eq!(
+            issues(35, "'%s'.format([[1].exists(y, [y, 'a'] == [])])", &[]).unwrap(),
+            vec!["31: expected type 'int' but found 'string'".to_string()]
+        );
+        // Types print in cel-go's FormatCELType notation.
+        assert_eq!(
+            issues(35, "[1, null]", &[]).unwrap(),
+            vec!["4: expected type 'int' but found 'null'".to_string()]
+        );
+        assert_eq!(
+            issues(
+                35,
+                "{'a': timestamp(1), 'b': duration('1s'), 'c': [null]}",
+                &[]
+            )
+            .unwrap(),
+            vec![
+                "33: expected type 'timestamp' but found 'duration'".to_string(),
+                "46: expected type 'timestamp' but found 'list(null)'".to_string()
+            ]
+        );
         // Negative literals are positioned at their sign.
         if let Ok(found) = issues(35, "[1, -2.0]", &[]) {
             assert_eq!(

@@ -1,0 +1,105 @@
+//! A fixed amount of CRD compile work, for instruction counting:
+//! `valgrind --tool=callgrind target/release/examples/compile_profile MODE CRD_FILE`.
+//! MODE `cold` compiles the CRD once (a fresh `CompiledCrd::from_text`); `warm` compiles it
+//! twice and `--toggle-collect='*compile_again'` counts the second; `edit` asks an
+//! [`crdlab::request::Engine`] for the CRD, then for the CRD with one rule edited (the
+//! re-compile the playground does per keystroke; `--toggle-collect='*recompile'` counts only
+//! that one); `edit-value` does the same below the YAML reading (`*recompile_value`).
+use std::time::Instant;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let mode = args.next().unwrap_or_else(|| "cold".into());
+    let path = args.next().expect("usage: compile_profile cold|edit CRD_FILE");
+    let text = std::fs::read_to_string(&path).expect("readable CRD file");
+    let kube = crdlab::KubeVersion::default();
+    match mode.as_str() {
+        "cold" => {
+            let t = Instant::now();
+            let c = crdlab::CompiledCrd::from_text(&text, kube).expect("compiles");
+            eprintln!("cold compile: {:?} ({} crdErrors)", t.elapsed(), c.crd_errors.len());
+        }
+        "warm" => {
+            // A second cold compile in the same process, as the benchmark's repetitions
+            // are: no compile cache, but the CEL parser and per-thread caches are warm.
+            crdlab::CompiledCrd::from_text(&text, kube).expect("compiles");
+            let t = Instant::now();
+            let c = compile_again(&text);
+            eprintln!("warm cold compile: {:?} ({} crdErrors)", t.elapsed(), c.crd_errors.len());
+        }
+        "edit" => {
+            let edited = edit_one_rule(&text).expect("the CRD has a rule to edit");
+            let mut engine = crdlab::request::Engine::new();
+            let req = |t: &str| crdlab::request::Request { crd: Some(serde_json::Value::String(t.to_string())), ..Default::default() };
+            let first = engine.handle(&req(&text));
+            let t = Instant::now();
+            let second = recompile(&mut engine, &req(&edited));
+            eprintln!(
+                "re-compile after a one-rule edit: {:?} ({} rules before, {} after)",
+                t.elapsed(),
+                first.rules.map(|r| r.len()).unwrap_or(0),
+                second.rules.map(|r| r.len()).unwrap_or(0)
+            );
+        }
+        "edit-value" => {
+            // The same without the YAML reading: the compile of the JSON value only.
+            let edited = edit_one_rule(&text).expect("the CRD has a rule to edit");
+            let mut cache = crdlab::crd::CompileCache::default();
+            let v = crdlab::crd::parse_crd_text(&text).expect("reads");
+            crdlab::CompiledCrd::from_value_cached(&v, None, kube, &mut cache).expect("compiles");
+            let v2 = crdlab::crd::parse_crd_text(&edited).expect("reads");
+            let t = Instant::now();
+            let c = recompile_value(&v2, &mut cache);
+            eprintln!(
+                "re-compile (JSON value) after a one-rule edit: {:?} ({} versions; rules: {} hits, {} compiled, {} rule sets reused)",
+                t.elapsed(),
+                c.versions.len(),
+                cache.rules.hits,
+                cache.rules.misses,
+                cache.rules.set_hits
+            );
+        }
+        other => panic!("unknown mode {}", other),
+    }
+}
+
+#[inline(never)]
+fn compile_again(text: &str) -> crdlab::CompiledCrd {
+    crdlab::CompiledCrd::from_text(text, crdlab::KubeVersion::default()).expect("compiles")
+}
+
+#[inline(never)]
+fn recompile_value(v: &serde_json::Value, cache: &mut crdlab::crd::CompileCache) -> crdlab::CompiledCrd {
+    crdlab::CompiledCrd::from_value_cached(v, None, crdlab::KubeVersion::default(), cache).expect("compiles")
+}
+
+#[inline(never)]
+fn recompile(engine: &mut crdlab::request::Engine, req: &crdlab::request::Request) -> crdlab::request::Answer {
+    engine.handle(req)
+}
+
+/// The CRD text with its first `rule:` line changed (`self` → `(self)`-style no-op edits
+/// would be recognised as identical text, so a real character is added).
+pub fn edit_one_rule(text: &str) -> Option<String> {
+    let line = text.lines().find(|l| {
+        let t = l.trim_start().trim_start_matches("- ");
+        t.starts_with("rule: ")
+    })?;
+    let line_at = line.as_ptr() as usize - text.as_ptr() as usize;
+    let at = line_at + line.find("rule: ")? + "rule: ".len();
+    let mut out = String::with_capacity(text.len() + 8);
+    out.push_str(&text[..at]);
+    // Wrap the expression in `true && (...)`: a different text, still a valid bool rule.
+    let end = at + text[at..].find('\n')?;
+    let expr = text[at..end].trim();
+    let (quote, inner) = match expr.chars().next() {
+        Some(q @ ('"' | '\'')) if expr.len() >= 2 => (Some(q), &expr[1..expr.len() - 1]),
+        _ => (None, expr),
+    };
+    match quote {
+        Some(q) => out.push_str(&format!("{q}true && ({inner}){q}")),
+        None => out.push_str(&format!("'true && ({})'", inner.replace('\'', "''"))),
+    }
+    out.push_str(&text[end..]);
+    Some(out)
+}
