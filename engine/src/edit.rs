@@ -3,7 +3,7 @@
 //! editor. Only the bytes that change are touched: comments, quoting, key order,
 //! indentation, line endings and the other documents of a stream stay as they were.
 //!
-//! Positions come from the reader's [`SourceMap`] (`crate::yaml`), so the text is read
+//! Positions come from the reader's [`crate::yaml::SourceMap`], so the text is read
 //! exactly as the rest of crdlab reads it. Every edit is checked before it is returned:
 //! the new text, read again, must give the old documents with exactly the one change
 //! applied; an edit that would not (a layout this module does not model) is refused with

@@ -16,6 +16,10 @@
 //! - [`cel`]: the seam where CEL rules compile and run (issue "CEL rules");
 //! - [`strategy`]: apiextensions `registry/customresource` (the create/update path);
 //! - [`request`]: the batch protocol of `shared/docs/vector-format.md`.
+//!
+//! Beyond the apiserver: [`cel::explain`] (costs explained), [`versions`] (each rule's
+//! lowest release), [`diff`] (breaking changes), [`positions`] (ranges for editors),
+//! [`edit`] (formatting-preserving edits of CRD text) and [`view`] (what the playground shows).
 
 pub mod cel;
 pub mod crd;
