@@ -10,14 +10,20 @@ use std::time::Instant;
 fn main() {
     let mut args = std::env::args().skip(1);
     let mode = args.next().unwrap_or_else(|| "cold".into());
-    let path = args.next().expect("usage: compile_profile cold|edit CRD_FILE");
+    let path = args
+        .next()
+        .expect("usage: compile_profile cold|edit CRD_FILE");
     let text = std::fs::read_to_string(&path).expect("readable CRD file");
     let kube = crdlab::KubeVersion::default();
     match mode.as_str() {
         "cold" => {
             let t = Instant::now();
             let c = crdlab::CompiledCrd::from_text(&text, kube).expect("compiles");
-            eprintln!("cold compile: {:?} ({} crdErrors)", t.elapsed(), c.crd_errors.len());
+            eprintln!(
+                "cold compile: {:?} ({} crdErrors)",
+                t.elapsed(),
+                c.crd_errors.len()
+            );
         }
         "warm" => {
             // A second cold compile in the same process, as the benchmark's repetitions
@@ -25,12 +31,53 @@ fn main() {
             crdlab::CompiledCrd::from_text(&text, kube).expect("compiles");
             let t = Instant::now();
             let c = compile_again(&text);
-            eprintln!("warm cold compile: {:?} ({} crdErrors)", t.elapsed(), c.crd_errors.len());
+            eprintln!(
+                "warm cold compile: {:?} ({} crdErrors)",
+                t.elapsed(),
+                c.crd_errors.len()
+            );
+        }
+        "repeat" => {
+            // Ten cold compiles in a row, as the benchmark runs them (for `perf stat`), and
+            // what the parts cost.
+            for _ in 0..10 {
+                let t = Instant::now();
+                let v = crdlab::crd::parse_crd_text(&text).expect("reads");
+                let read = t.elapsed();
+                let c = crdlab::CompiledCrd::from_value(&v, kube).expect("compiles");
+                let compile = t.elapsed() - read;
+                drop(v);
+                let t2 = Instant::now();
+                let n = c.versions.len();
+                drop(c);
+                eprintln!(
+                    "cold compile: read {:?} + compile {:?}; dropping the value and the compiled CRD ({} versions): {:?}",
+                    read,
+                    compile,
+                    n,
+                    t2.elapsed() + (t.elapsed() - read - compile - t2.elapsed())
+                );
+            }
+        }
+        "explain" => {
+            // What the playground computes per version after each compile: cost explanations.
+            let c = crdlab::CompiledCrd::from_text(&text, kube).expect("compiles");
+            let t = Instant::now();
+            let n: usize = c
+                .versions
+                .iter()
+                .filter_map(|v| crdlab::cel::explain::explain(&c, Some(&v.name)).ok())
+                .map(|e| e.rules.len())
+                .sum();
+            eprintln!("explain every version: {:?} ({} rules)", t.elapsed(), n);
         }
         "edit" => {
             let edited = edit_one_rule(&text).expect("the CRD has a rule to edit");
             let mut engine = crdlab::request::Engine::new();
-            let req = |t: &str| crdlab::request::Request { crd: Some(serde_json::Value::String(t.to_string())), ..Default::default() };
+            let req = |t: &str| crdlab::request::Request {
+                crd: Some(serde_json::Value::String(t.to_string())),
+                ..Default::default()
+            };
             let first = engine.handle(&req(&text));
             let t = Instant::now();
             let second = recompile(&mut engine, &req(&edited));
@@ -69,12 +116,19 @@ fn compile_again(text: &str) -> crdlab::CompiledCrd {
 }
 
 #[inline(never)]
-fn recompile_value(v: &serde_json::Value, cache: &mut crdlab::crd::CompileCache) -> crdlab::CompiledCrd {
-    crdlab::CompiledCrd::from_value_cached(v, None, crdlab::KubeVersion::default(), cache).expect("compiles")
+fn recompile_value(
+    v: &serde_json::Value,
+    cache: &mut crdlab::crd::CompileCache,
+) -> crdlab::CompiledCrd {
+    crdlab::CompiledCrd::from_value_cached(v, None, crdlab::KubeVersion::default(), cache)
+        .expect("compiles")
 }
 
 #[inline(never)]
-fn recompile(engine: &mut crdlab::request::Engine, req: &crdlab::request::Request) -> crdlab::request::Answer {
+fn recompile(
+    engine: &mut crdlab::request::Engine,
+    req: &crdlab::request::Request,
+) -> crdlab::request::Answer {
     engine.handle(req)
 }
 

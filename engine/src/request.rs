@@ -2,13 +2,15 @@
 //! [`Answer`] out. [`Engine`] caches compiled CRDs across requests, so a batch (or an editor)
 //! compiles each CRD once.
 
+use crate::crd::fingerprint::{FastMap, Hasher128};
 use crate::crd::{CompileCache, CompiledCrd};
 use crate::field::ErrorReport;
 use crate::strategy::{self, ValidateOptions};
 use crate::version::KubeVersion;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::HashMap;
+use std::borrow::Cow;
+use std::hash::Hasher;
 use std::sync::Arc;
 
 /// One request line. Unknown fields are ignored (forward compatibility).
@@ -108,17 +110,30 @@ pub struct Answer {
 
 impl Answer {
     pub fn failed(id: Value, message: impl Into<String>) -> Answer {
-        Answer { id, error: Some(message.into()), ..Default::default() }
+        Answer {
+            id,
+            error: Some(message.into()),
+            ..Default::default()
+        }
     }
 }
 
 /// The named CRD version (default: the storage version), or the error that says which exist.
-pub fn version_of<'c>(crd: &'c CompiledCrd, name: Option<&str>) -> Result<&'c crate::crd::CompiledVersion, String> {
+pub fn version_of<'c>(
+    crd: &'c CompiledCrd,
+    name: Option<&str>,
+) -> Result<&'c crate::crd::CompiledVersion, String> {
     crd.version(name).ok_or_else(|| match name {
         Some(v) => format!(
             "the CRD has no version {:?} (it has {})",
             v,
-            crd.crd.spec.versions.iter().map(|v| v.name.as_str()).collect::<Vec<_>>().join(", ")
+            crd.crd
+                .spec
+                .versions
+                .iter()
+                .map(|v| v.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         None => "the CRD has no versions".to_string(),
     })
@@ -135,29 +150,62 @@ pub fn validate_options(
         status_subresource: match subresource {
             None | Some("") => false,
             Some("status") => true,
-            Some(other) => return Err(format!("unsupported subresource {:?} (only \"status\")", other)),
+            Some(other) => {
+                return Err(format!(
+                    "unsupported subresource {:?} (only \"status\")",
+                    other
+                ))
+            }
         },
         ratcheting: ratcheting.unwrap_or(true),
         emulate_request: emulate_request.unwrap_or(true),
     })
 }
 
+/// Compiled CRDs an [`Engine`] keeps at most.
+pub const MAX_CACHED_CRDS: usize = 64;
+/// Bytes of CRD source (text, or JSON) whose compiled CRDs an [`Engine`] keeps at most.
+pub const MAX_CACHED_SOURCE: usize = 16 << 20;
+
 /// Compiles CRDs on demand and keeps them for later requests. A CRD seen before (same
 /// text, old CRD and release) is not compiled again; a different one (an edit) reuses
 /// what earlier compiles computed from identical inputs ([`CompileCache`]).
 #[derive(Default)]
 pub struct Engine {
-    cache: HashMap<(String, KubeVersion), Arc<CompiledCrd>>,
-    /// Compiled rules, rule sets and patterns shared by the compiles.
+    /// Compiled CRDs by fingerprint of their source and release: the source (compared on
+    /// a hit), the compiled CRD, and when it was last used. The source is hashed once per
+    /// request (it can be megabytes).
+    cache: FastMap<(u128, KubeVersion), (String, Arc<CompiledCrd>, u64)>,
+    /// Requests served (the clock of `cache`).
+    uses: u64,
+    /// What the compiles share: compiled rules, rule sets, CEL views of schemas and CRD
+    /// check results, keyed by everything they depend on.
     pub compile_cache: CompileCache,
     /// Reads `crdFile` paths; `None` (as in wasm) rejects them.
     pub file_reader: Option<fn(&str) -> std::io::Result<String>>,
 }
 
+/// A CRD source: its cache key in parts, and its text or JSON value.
+type CrdSource<'r> = (Vec<Cow<'r, str>>, Option<Cow<'r, str>>, Option<&'r Value>);
+
+/// Whether a kept source is the one whose key is `parts`.
+fn same_source(source: &str, parts: &[Cow<'_, str>]) -> bool {
+    let mut rest = source;
+    for p in parts {
+        match rest.strip_prefix(&**p) {
+            Some(r) => rest = r,
+            None => return false,
+        }
+    }
+    rest.is_empty()
+}
+
 /// Text or JSON value given for a CRD or object.
 fn as_document(v: &Value, what: &str) -> Result<Value, String> {
     match v {
-        Value::String(text) => crate::yaml::read_document(text).map_err(|e| format!("cannot read {}: {}", what, e)),
+        Value::String(text) => {
+            crate::yaml::read_document(text).map_err(|e| format!("cannot read {}: {}", what, e))
+        }
         other => Ok(other.clone()),
     }
 }
@@ -169,25 +217,43 @@ impl Engine {
 
     /// An engine that reads `crdFile` paths from the file system.
     pub fn with_file_system() -> Engine {
-        Engine { file_reader: Some(|p| std::fs::read_to_string(p)), ..Default::default() }
+        Engine {
+            file_reader: Some(|p| std::fs::read_to_string(p)),
+            ..Default::default()
+        }
     }
 
-    /// A CRD given as `crd`/`crdFile` (or `oldCrd`/`oldCrdFile`): its cache key, and its
-    /// text or JSON value.
+    /// A CRD given as `crd`/`crdFile` (or `oldCrd`/`oldCrdFile`): its cache key (in parts,
+    /// borrowed where it can be: CRD texts can be megabytes), and its text or JSON value.
     fn crd_source<'r>(
         &self,
-        file: &Option<String>,
+        file: &'r Option<String>,
         inline: &'r Option<Value>,
         what: &str,
-    ) -> Result<Option<(String, Option<String>, Option<&'r Value>)>, String> {
+    ) -> Result<Option<CrdSource<'r>>, String> {
         if let Some(path) = file {
-            let read = self.file_reader.ok_or_else(|| format!("{}File is not available here; pass {}", what, what))?;
-            let text = read(path).map_err(|e| format!("cannot read {}File {}: {}", what, path, e))?;
-            return Ok(Some((format!("file:{}", path), Some(text), None)));
+            let read = self
+                .file_reader
+                .ok_or_else(|| format!("{}File is not available here; pass {}", what, what))?;
+            let text =
+                read(path).map_err(|e| format!("cannot read {}File {}: {}", what, path, e))?;
+            return Ok(Some((
+                vec![Cow::Borrowed("file:"), Cow::Borrowed(path)],
+                Some(Cow::Owned(text)),
+                None,
+            )));
         }
         match inline {
-            Some(Value::String(t)) => Ok(Some((format!("text:{}", t), Some(t.clone()), None))),
-            Some(v @ Value::Object(_)) => Ok(Some((format!("json:{}", v), None, Some(v)))),
+            Some(Value::String(t)) => Ok(Some((
+                vec![Cow::Borrowed("text:"), Cow::Borrowed(t)],
+                Some(Cow::Borrowed(t)),
+                None,
+            ))),
+            Some(v @ Value::Object(_)) => Ok(Some((
+                vec![Cow::Borrowed("json:"), Cow::Owned(v.to_string())],
+                None,
+                Some(v),
+            ))),
             Some(other) => Err(format!(
                 "{} must be YAML/JSON text or an object, not {}",
                 what,
@@ -198,40 +264,78 @@ impl Engine {
     }
 
     /// The compiled CRD of a request, from the cache when the same CRD was seen before.
-    pub fn compiled(&mut self, req: &Request, kube: KubeVersion) -> Result<Arc<CompiledCrd>, String> {
+    pub fn compiled(
+        &mut self,
+        req: &Request,
+        kube: KubeVersion,
+    ) -> Result<Arc<CompiledCrd>, String> {
         let (mut key, text, value) = self
             .crd_source(&req.crd_file, &req.crd, "crd")?
             .ok_or_else(|| "the request names no CRD (crd or crdFile)".to_string())?;
         let old = self.crd_source(&req.old_crd_file, &req.old_crd, "oldCrd")?;
         if let Some((old_key, _, _)) = &old {
-            key = format!("{}\u{0}old:{}", key, old_key);
+            key.push(Cow::Borrowed("\u{0}old:"));
+            key.extend(old_key.iter().cloned());
         }
         // Only CRDs that compiled are kept, so a hit never skips an error below.
-        if let Some(c) = self.cache.get(&(key.clone(), kube)) {
-            return Ok(c.clone());
+        self.uses += 1;
+        let mut h = Hasher128::new();
+        for part in &key {
+            h.write(part.as_bytes());
+        }
+        let id = (h.finish128(), kube);
+        if let Some((source, c, used)) = self.cache.get_mut(&id) {
+            if same_source(source, &key) {
+                *used = self.uses;
+                return Ok(c.clone());
+            }
         }
         let old_value = match &old {
             Some((_, text, value)) => Some(match (text, value) {
-                (Some(t), _) => crate::crd::parse_crd_text(t).map_err(|e| format!("old CRD: {}", e))?,
+                (Some(t), _) => {
+                    crate::crd::parse_crd_text(t).map_err(|e| format!("old CRD: {}", e))?
+                }
                 (None, Some(v)) => (*v).clone(),
                 _ => unreachable!("either text or value is set"),
             }),
             None => None,
         };
         let cc = &mut self.compile_cache;
-        let compiled = match (text, value) {
-            (Some(t), _) => crate::crd::parse_crd_text(&t)
+        let compiled = match (&text, value) {
+            (Some(t), _) => crate::crd::parse_crd_text(t)
                 .and_then(|v| CompiledCrd::from_value_cached(&v, old_value.as_ref(), kube, cc)),
             (None, Some(v)) => CompiledCrd::from_value_cached(v, old_value.as_ref(), kube, cc),
             _ => unreachable!("either text or value is set"),
         }
         .map_err(|e| e.to_string())?;
         let compiled = Arc::new(compiled);
-        if self.cache.len() > 64 {
-            self.cache.clear();
-        }
-        self.cache.insert((key, kube), compiled.clone());
+        self.keep(id, key.concat(), compiled.clone());
         Ok(compiled)
+    }
+
+    /// Keeps a compiled CRD, forgetting the least recently used ones beyond
+    /// [`MAX_CACHED_CRDS`] entries or [`MAX_CACHED_SOURCE`] bytes of CRD source: an editor
+    /// that sends every version of a large CRD it edits must not keep them all.
+    fn keep(&mut self, id: (u128, KubeVersion), source: String, compiled: Arc<CompiledCrd>) {
+        // Another source with the same fingerprint (never seen in practice) is replaced.
+        self.cache.remove(&id);
+        let mut size: usize =
+            self.cache.values().map(|(k, _, _)| k.len()).sum::<usize>() + source.len();
+        while !self.cache.is_empty()
+            && (self.cache.len() >= MAX_CACHED_CRDS || size > MAX_CACHED_SOURCE)
+        {
+            let Some((oldest, len)) = self
+                .cache
+                .iter()
+                .min_by_key(|(_, (_, _, used))| *used)
+                .map(|(k, v)| (*k, v.0.len()))
+            else {
+                break;
+            };
+            size -= len;
+            self.cache.remove(&oldest);
+        }
+        self.cache.insert(id, (source, compiled, self.uses));
     }
 
     /// Answers one request; never panics on bad input (errors become `error`).
@@ -263,17 +367,30 @@ impl Engine {
         };
         if req.mode.as_deref() == Some("eval") {
             let expr = req.expr.as_deref().ok_or("expression mode needs expr")?;
-            let mut fields = crate::cel::eval::evaluate(expr, req.vars.as_ref(), req.var_types.as_ref(), kube);
+            let mut fields =
+                crate::cel::eval::evaluate(expr, req.vars.as_ref(), req.var_types.as_ref(), kube);
             if let Some(Value::String(e)) = fields.remove("error") {
                 return Err(e);
             }
-            return Ok(Answer { id: req.id.clone(), eval: fields, ..Default::default() });
+            return Ok(Answer {
+                id: req.id.clone(),
+                eval: fields,
+                ..Default::default()
+            });
         }
         let crd = self.compiled(req, kube)?;
         let version = version_of(&crd, req.version.as_deref())?;
-        let mut answer = Answer { id: req.id.clone(), ..Default::default() };
+        let mut answer = Answer {
+            id: req.id.clone(),
+            ..Default::default()
+        };
         if !req.skip_crd_validation.unwrap_or(false) {
-            answer.crd_errors = Some(crd.crd_errors.iter().map(|e| e.to_report_for(kube)).collect());
+            answer.crd_errors = Some(
+                crd.crd_errors
+                    .iter()
+                    .map(|e| e.to_report_for(kube))
+                    .collect(),
+            );
             answer.crd_warnings = Some(crd.crd_warnings.clone());
         }
         let rules = crate::cel::rule_reports(version);
@@ -294,7 +411,11 @@ impl Engine {
             Some(o) => Some(as_document(o, "oldObject")?),
             None => None,
         };
-        let opts = validate_options(req.subresource.as_deref(), req.ratcheting, req.emulate_request)?;
+        let opts = validate_options(
+            req.subresource.as_deref(),
+            req.ratcheting,
+            req.emulate_request,
+        )?;
         let out = strategy::validate_object(&crd, version, &obj, old.as_ref(), &opts)?;
         answer.defaulted = Some(out.defaulted);
         answer.unknown_fields = Some(out.unknown_fields);
@@ -403,20 +524,36 @@ spec:
     /// what the compile cache reuses is keyed by everything it depends on.
     #[test]
     fn cached_compiles_answer_as_cold_ones() {
-        let rule_edit = replace(BASE, "i.name.size() > 0)\"\n              messageExpression", "i.name.size() > 1)\"\n              messageExpression");
+        let rule_edit = replace(
+            BASE,
+            "i.name.size() > 0)\"\n              messageExpression",
+            "i.name.size() > 1)\"\n              messageExpression",
+        );
         let max_items = replace(BASE, "maxItems: 20", "maxItems: 2000");
         let inner_bound = replace(BASE, "maxItems: 5", "maxItems: 500");
         let max_length = replace(BASE, "{type: string, maxLength: 32}", "{type: string}");
-        let retyped = replace(BASE, "mode: {type: string, maxLength: 10}", "mode: {type: integer}");
+        let retyped = replace(
+            BASE,
+            "mode: {type: string, maxLength: 10}",
+            "mode: {type: integer}",
+        );
         let renamed = replace(BASE, "tags: {type: array", "labels: {type: array");
         let without_optional = replace(BASE, "self.?mode.orValue('') != 'x'", "self.mode != 'x'");
         // Errors that print the schema (its descriptions included).
         let status = replace(
-            &replace(BASE, "    storage: true\n", "    storage: true\n    subresources: {status: {}}\n"),
+            &replace(
+                BASE,
+                "    storage: true\n",
+                "    storage: true\n    subresources: {status: {}}\n",
+            ),
             "        type: object\n        x-kubernetes-validations:",
             "        type: object\n        maxProperties: 5\n        x-kubernetes-validations:",
         );
-        let status_described = replace(&status, "description: the spec", "description: the new spec");
+        let status_described = replace(
+            &status,
+            "description: the spec",
+            "description: the new spec",
+        );
         // The same subtree under another name: its type is named after its path.
         let moved = replace(BASE, "              extra:", "              other:");
         let described = replace(BASE, "description: the spec", "description: the new spec");
@@ -424,7 +561,12 @@ spec:
             // v2 with v1's schema: the versions share their compiled rules.
             let (head, _) = BASE.split_once("  - name: v2").expect("v2");
             let v1 = head.split_once("  - name: v1").expect("v1").1;
-            format!("{}  - name: v1{}  - name: v2{}", head.split_once("  - name: v1").expect("v1").0, v1, v1.replacen("storage: true", "storage: false", 1))
+            format!(
+                "{}  - name: v1{}  - name: v2{}",
+                head.split_once("  - name: v1").expect("v1").0,
+                v1,
+                v1.replacen("storage: true", "storage: false", 1)
+            )
         };
         let steps: Vec<(&str, Request)> = vec![
             ("base", request(BASE, None, "1.36")),
@@ -437,14 +579,32 @@ spec:
             ("description", request(&described, None, "1.36")),
             ("subtree moved", request(&moved, None, "1.36")),
             ("status", request(&status, None, "1.36")),
-            ("status, description", request(&status_described, None, "1.36")),
+            (
+                "status, description",
+                request(&status_described, None, "1.36"),
+            ),
             ("identical versions", request(&same_versions, None, "1.36")),
-            ("base v2", Request { version: Some("v2".into()), ..request(BASE, None, "1.36") }),
-            ("identical versions v2", Request { version: Some("v2".into()), ..request(&same_versions, None, "1.36") }),
+            (
+                "base v2",
+                Request {
+                    version: Some("v2".into()),
+                    ..request(BASE, None, "1.36")
+                },
+            ),
+            (
+                "identical versions v2",
+                Request {
+                    version: Some("v2".into()),
+                    ..request(&same_versions, None, "1.36")
+                },
+            ),
             ("kubernetes 1.28", request(BASE, None, "1.28")),
             ("kubernetes 1.30", request(BASE, None, "1.30")),
             ("update at 1.28", request(BASE, Some(BASE), "1.28")),
-            ("update at 1.28, old CRD without the rule", request(BASE, Some(&without_optional), "1.28")),
+            (
+                "update at 1.28, old CRD without the rule",
+                request(BASE, Some(&without_optional), "1.28"),
+            ),
             ("rule edit at 1.28", request(&rule_edit, None, "1.28")),
             ("update of an edit", request(&rule_edit, Some(BASE), "1.28")),
             ("base again", request(BASE, None, "1.36")),
@@ -455,12 +615,21 @@ spec:
             let got = warm.handle(req);
             let cold = Engine::new().handle(req);
             assert!(cold.error.is_none(), "{}: {:?}", name, cold.error);
-            assert_eq!(got, cold, "{}: the cached compile answers differently", name);
+            assert_eq!(
+                got, cold,
+                "{}: the cached compile answers differently",
+                name
+            );
             answers.push((*name, cold));
         }
         // The steps change what they should (a cache that ignored them would fail above).
         let answer = |name: &str| &answers.iter().find(|(n, _)| *n == name).expect("a step").1;
-        for same in ["description", "base again", "kubernetes 1.30", "update at 1.28"] {
+        for same in [
+            "description",
+            "base again",
+            "kubernetes 1.30",
+            "update at 1.28",
+        ] {
             assert_eq!(answer(same), answer("base"), "{}", same);
         }
         for (step, from) in [
@@ -483,7 +652,12 @@ spec:
             assert_ne!(answer(step), answer(from), "{} answers as {}", step, from);
         }
         let c = &warm.compile_cache.rules;
-        assert!(c.hits > 0 && c.set_hits > 0, "nothing was reused: {} rule hits, {} set hits", c.hits, c.set_hits);
+        assert!(
+            c.hits > 0 && c.set_hits > 0,
+            "nothing was reused: {} rule hits, {} set hits",
+            c.hits,
+            c.set_hits
+        );
     }
 
     /// The same over every CRD in ../shared at two releases, in one engine.
@@ -493,12 +667,17 @@ spec:
         let mut files = Vec::new();
         let mut dirs = vec![root];
         while let Some(d) = dirs.pop() {
-            let Ok(rd) = std::fs::read_dir(&d) else { continue };
+            let Ok(rd) = std::fs::read_dir(&d) else {
+                continue;
+            };
             for e in rd.flatten() {
                 let p = e.path();
                 if p.is_dir() {
                     dirs.push(p);
-                } else if matches!(p.extension().and_then(|x| x.to_str()), Some("yaml" | "json")) {
+                } else if matches!(
+                    p.extension().and_then(|x| x.to_str()),
+                    Some("yaml" | "json")
+                ) {
                     files.push(p);
                 }
             }
@@ -508,7 +687,9 @@ spec:
         let mut compared = 0;
         for kube in ["1.36", "1.30"] {
             for f in &files {
-                let Ok(text) = std::fs::read_to_string(f) else { continue };
+                let Ok(text) = std::fs::read_to_string(f) else {
+                    continue;
+                };
                 let req = request(&text, None, kube);
                 let cold = Engine::new().handle(&req);
                 if cold.error.is_some() {

@@ -324,18 +324,22 @@ fn rule_sets(schema: &crate::crd::model::JsonSchemaProps) -> Vec<(u32, RuleSet)>
 
 /// The version matrix of a decoded CRD (every version, every rule, in schema order).
 pub fn rule_versions_of(crd: &CustomResourceDefinition) -> Vec<RuleVersionRow> {
-    let mut rows = Vec::new();
-    for ver in &crd.spec.versions {
-        let Some(schema) = ver
+    rows_of(crd.spec.versions.iter().filter_map(|ver| {
+        let schema = ver
             .schema
             .as_ref()
-            .and_then(|s| s.open_api_v3_schema.as_deref())
-        else {
-            continue;
-        };
-        let mut schema = schema.clone();
-        schema.compile();
-        let sets = rule_sets(&schema);
+            .and_then(|s| s.open_api_v3_schema.as_deref())?;
+        Some((ver.name.as_str(), schema))
+    }))
+}
+
+/// The version matrix of (version name, schema as written) pairs.
+fn rows_of<'s>(
+    versions: impl Iterator<Item = (&'s str, &'s crate::crd::model::JsonSchemaProps)>,
+) -> Vec<RuleVersionRow> {
+    let mut rows = Vec::new();
+    for (name, schema) in versions {
+        let sets = rule_sets(schema);
         // schema path → (rule, verdict per release, in release order)
         let mut by_path: BTreeMap<String, (ValidationRule, Vec<(u32, Verdict)>)> = BTreeMap::new();
         let mut order = Vec::new();
@@ -388,7 +392,7 @@ pub fn rule_versions_of(crd: &CustomResourceDefinition) -> Vec<RuleVersionRow> {
                 }
             };
             rows.push(RuleVersionRow {
-                crd_version: ver.name.clone(),
+                crd_version: name.to_string(),
                 schema_path: path,
                 rule: rule.rule.clone(),
                 lowest_version,
@@ -401,7 +405,11 @@ pub fn rule_versions_of(crd: &CustomResourceDefinition) -> Vec<RuleVersionRow> {
 
 /// The version matrix of a compiled CRD (the release it was compiled for does not matter).
 pub fn rule_versions(crd: &CompiledCrd) -> Vec<RuleVersionRow> {
-    rule_versions_of(&crd.crd)
+    rows_of(
+        crd.versions
+            .iter()
+            .filter_map(|v| Some((v.name.as_str(), v.schema.as_ref()?))),
+    )
 }
 
 /// The version matrix of a CRD given as a JSON value.

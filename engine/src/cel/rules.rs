@@ -5,10 +5,10 @@ use super::env::EnvOptions;
 use super::interpreter::Program;
 use super::types::{ObjectType, Type};
 use super::value::{escape, ErrorKind, Val};
+use crate::crd::fingerprint::FastMap;
 use crate::crd::model::{JsonSchemaProps, SchemaOrBool, ValidationRule};
 use crate::field::{BadValue, ErrorList, ErrorType, FieldError, Path};
 use serde_json::Value;
-use crate::crd::fingerprint::FastMap;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -58,7 +58,10 @@ pub struct RuleTree {
 /// A CRD version's rules, with the schema as CEL sees it (resource roots and embedded
 /// resources expose apiVersion, kind, metadata.name and metadata.generateName).
 pub struct RuleSet {
-    pub schema: JsonSchemaProps,
+    /// The schema as CEL types and reads values ([`cel_schema`], with only `type`,
+    /// `format`, the structure, the bounds, `nullable` and the non-rule `x-kubernetes-*`
+    /// extensions): shared by the rule sets of schemas that differ in nothing else.
+    pub schema: Rc<JsonSchemaProps>,
     pub tree: RuleTree,
     /// Failed rules print the value from 1.35 (scalars) and the schema type before.
     pub print_values: bool,
@@ -72,10 +75,16 @@ impl std::fmt::Debug for RuleSet {
 
 /// The object meta a resource root exposes to CEL (`WithTypeAndObjectMeta`).
 fn add_type_and_object_meta(out: &mut JsonSchemaProps) {
-    let string = JsonSchemaProps { type_: Some("string".into()), ..Default::default() };
+    let string = JsonSchemaProps {
+        type_: Some("string".into()),
+        ..Default::default()
+    };
     out.properties.insert("kind".into(), string.clone());
     out.properties.insert("apiVersion".into(), string.clone());
-    let mut meta = JsonSchemaProps { type_: Some("object".into()), ..Default::default() };
+    let mut meta = JsonSchemaProps {
+        type_: Some("object".into()),
+        ..Default::default()
+    };
     meta.properties.insert("name".into(), string.clone());
     meta.properties.insert("generateName".into(), string);
     out.properties.insert("metadata".into(), meta);
@@ -85,14 +94,18 @@ fn add_type_and_object_meta(out: &mut JsonSchemaProps) {
 /// (`WithTypeAndObjectMeta`). Built in one pass over the nodes; descriptions are left out
 /// (CEL typing and evaluation never read them, and they are most of a CRD's text).
 fn cel_schema(s: &JsonSchemaProps, root: bool) -> JsonSchemaProps {
-    cel_schema_at(s, root, 0)
+    cel_schema_at(s, root, true, 0)
 }
 
 /// Deeper than this the CEL view of a schema is cut off (values below it are invisible to
 /// rules); schema readers bound nesting far below it.
 const MAX_SCHEMA_DEPTH: usize = 1_000;
 
-fn cel_schema_at(s: &JsonSchemaProps, root: bool, depth: usize) -> JsonSchemaProps {
+/// With `full` false the copy keeps only what types and reads values (`type`, `format`,
+/// the structure, the bounds, `nullable` and the `x-kubernetes-*` extensions other than
+/// rules): a rule set's schema, whose rules are in its tree and whose value validations
+/// (`enum`, `pattern`, `allOf`, ... ) belong to the schema validator.
+fn cel_schema_at(s: &JsonSchemaProps, root: bool, full: bool, depth: usize) -> JsonSchemaProps {
     let JsonSchemaProps {
         id,
         schema,
@@ -142,58 +155,75 @@ fn cel_schema_at(s: &JsonSchemaProps, root: bool, depth: usize) -> JsonSchemaPro
     } = s;
     let below = depth < MAX_SCHEMA_DEPTH;
     let mut out = JsonSchemaProps {
-        id: id.clone(),
-        schema: schema.clone(),
-        reference: reference.clone(),
+        id: if full { id.clone() } else { None },
+        schema: if full { schema.clone() } else { None },
+        reference: if full { reference.clone() } else { None },
         description: None,
         type_: type_.clone(),
         format: format.clone(),
-        title: title.clone(),
-        default: default.clone(),
+        title: if full { title.clone() } else { None },
+        default: if full { default.clone() } else { None },
         maximum: *maximum,
         exclusive_maximum: *exclusive_maximum,
         minimum: *minimum,
         exclusive_minimum: *exclusive_minimum,
         max_length: *max_length,
         min_length: *min_length,
-        pattern: pattern.clone(),
+        pattern: if full { pattern.clone() } else { None },
         max_items: *max_items,
         min_items: *min_items,
         unique_items: *unique_items,
         multiple_of: *multiple_of,
-        enum_: enum_.clone(),
+        enum_: if full { enum_.clone() } else { None },
         max_properties: *max_properties,
         min_properties: *min_properties,
-        required: required.clone(),
+        required: if full { required.clone() } else { Vec::new() },
         items: match items {
             Some(crate::crd::model::SchemaOrArray::Schema(i)) if below => {
-                Some(crate::crd::model::SchemaOrArray::Schema(Box::new(cel_schema_at(i, false, depth + 1))))
+                Some(crate::crd::model::SchemaOrArray::Schema(Box::new(
+                    cel_schema_at(i, false, full, depth + 1),
+                )))
             }
             Some(crate::crd::model::SchemaOrArray::Schema(_)) => None,
             other => other.clone(),
         },
-        all_of: all_of.clone(),
-        one_of: one_of.clone(),
-        any_of: any_of.clone(),
-        not: not.clone(),
+        all_of: if full { all_of.clone() } else { Vec::new() },
+        one_of: if full { one_of.clone() } else { Vec::new() },
+        any_of: if full { any_of.clone() } else { Vec::new() },
+        not: if full { not.clone() } else { None },
         properties: if below {
-            properties.iter().map(|(k, p)| (k.clone(), cel_schema_at(p, false, depth + 1))).collect()
+            properties
+                .iter()
+                .map(|(k, p)| (k.clone(), cel_schema_at(p, false, full, depth + 1)))
+                .collect()
         } else {
             BTreeMap::new()
         },
         additional_properties: match additional_properties {
-            Some(SchemaOrBool::Schema(a)) if below => {
-                Some(SchemaOrBool::Schema(Box::new(cel_schema_at(a, false, depth + 1))))
-            }
+            Some(SchemaOrBool::Schema(a)) if below => Some(SchemaOrBool::Schema(Box::new(
+                cel_schema_at(a, false, full, depth + 1),
+            ))),
             Some(SchemaOrBool::Schema(_)) => None,
             other => other.clone(),
         },
-        pattern_properties: pattern_properties.clone(),
-        dependencies: dependencies.clone(),
-        additional_items: additional_items.clone(),
-        definitions: definitions.clone(),
-        external_docs: external_docs.clone(),
-        example: example.clone(),
+        pattern_properties: if full {
+            pattern_properties.clone()
+        } else {
+            BTreeMap::new()
+        },
+        dependencies: if full {
+            dependencies.clone()
+        } else {
+            BTreeMap::new()
+        },
+        additional_items: if full { additional_items.clone() } else { None },
+        definitions: if full {
+            definitions.clone()
+        } else {
+            BTreeMap::new()
+        },
+        external_docs: if full { external_docs.clone() } else { None },
+        example: if full { example.clone() } else { None },
         nullable: *nullable,
         x_preserve_unknown_fields: *x_preserve_unknown_fields,
         x_embedded_resource: *x_embedded_resource,
@@ -201,8 +231,12 @@ fn cel_schema_at(s: &JsonSchemaProps, root: bool, depth: usize) -> JsonSchemaPro
         x_list_map_keys: x_list_map_keys.clone(),
         x_list_type: x_list_type.clone(),
         x_map_type: x_map_type.clone(),
-        x_validations: x_validations.clone(),
-        pattern_re: pattern_re.clone(),
+        x_validations: if full {
+            x_validations.clone()
+        } else {
+            Vec::new()
+        },
+        pattern_re: if full { pattern_re.clone() } else { None },
     };
     if root || *x_embedded_resource {
         // The resource's own kind/apiVersion/metadata give way to the plain CEL view.
@@ -213,25 +247,45 @@ fn cel_schema_at(s: &JsonSchemaProps, root: bool, depth: usize) -> JsonSchemaPro
 
 /// `SchemaDeclType`: the CEL type of values at a schema node (`None`: invisible to CEL).
 pub fn decl_type(s: &JsonSchemaProps, name: &str) -> Option<Type> {
+    decl_type_named(s, &mut name.to_string())
+}
+
+/// [`decl_type`] with the node's type name in a buffer the children extend and restore
+/// (only object types keep a copy of it).
+fn decl_type_named(s: &JsonSchemaProps, name: &mut String) -> Option<Type> {
     if s.x_int_or_string {
         return Some(Type::Dyn);
     }
+    let below = |name: &mut String, s: &JsonSchemaProps, step: &str| {
+        let len = name.len();
+        name.push('.');
+        name.push_str(step);
+        let t = decl_type_named(s, name);
+        name.truncate(len);
+        t
+    };
     match s.type_str() {
-        "array" => s.items_schema().and_then(|i| decl_type(i, &format!("{}.@idx", name))).map(Type::list),
+        "array" => s
+            .items_schema()
+            .and_then(|i| below(name, i, "@idx"))
+            .map(Type::list),
         "object" => {
             if let Some(SchemaOrBool::Schema(ap)) = &s.additional_properties {
-                return decl_type(ap, &format!("{}.@elem", name)).map(|v| Type::map(Type::String, v));
+                return below(name, ap, "@elem").map(|v| Type::map(Type::String, v));
             }
-            let mut fields = Vec::new();
+            let mut fields = Vec::with_capacity(s.properties.len());
             for (k, p) in &s.properties {
                 if let Some(esc) = escape(k, false) {
-                    if let Some(t) = decl_type(p, &format!("{}.{}", name, esc)) {
+                    if let Some(t) = below(name, p, &esc) {
                         fields.push((esc, t));
                     }
                 }
             }
             fields.sort_by(|a, b| a.0.cmp(&b.0));
-            Some(Type::Object(Arc::new(ObjectType { name: name.to_string(), fields })))
+            Some(Type::Object(Arc::new(ObjectType {
+                name: name.clone(),
+                fields,
+            })))
         }
         "string" => Some(match s.format.as_deref() {
             Some("byte") => Type::Bytes,
@@ -252,13 +306,27 @@ fn uses_var(e: &cel::common::ast::IdedExpr, name: &str) -> bool {
     match &e.expr {
         Expr::Ident(n) => n == name,
         Expr::Select(s) => uses_var(&s.operand, name),
-        Expr::Call(c) => c.target.as_deref().map(|t| uses_var(t, name)).unwrap_or(false) || c.args.iter().any(|a| uses_var(a, name)),
+        Expr::Call(c) => {
+            c.target
+                .as_deref()
+                .map(|t| uses_var(t, name))
+                .unwrap_or(false)
+                || c.args.iter().any(|a| uses_var(a, name))
+        }
         Expr::List(l) => l.elements.iter().any(|x| uses_var(x, name)),
         Expr::Map(m) => m.entries.iter().any(|en| match &en.expr {
             EntryExpr::MapEntry(me) => uses_var(&me.key, name) || uses_var(&me.value, name),
             EntryExpr::StructField(f) => uses_var(&f.value, name),
         }),
-        Expr::Comprehension(c) => [&c.iter_range, &c.accu_init, &c.loop_cond, &c.loop_step, &c.result].iter().any(|x| uses_var(x, name)),
+        Expr::Comprehension(c) => [
+            &c.iter_range,
+            &c.accu_init,
+            &c.loop_cond,
+            &c.loop_step,
+            &c.result,
+        ]
+        .iter()
+        .any(|x| uses_var(x, name)),
         _ => false,
     }
 }
@@ -296,7 +364,11 @@ impl PreexistingExpressions {
         }
         let mut out = PreexistingExpressions::default();
         for v in &crd.spec.versions {
-            if let Some(s) = v.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_deref()) {
+            if let Some(s) = v
+                .schema
+                .as_ref()
+                .and_then(|s| s.open_api_v3_schema.as_deref())
+            {
                 walk(s, &mut out, 0);
             }
         }
@@ -319,11 +391,18 @@ pub struct EnvLoader {
 impl EnvLoader {
     /// Every expression in one environment (`NewExpressionsEnvLoader` at `opts`).
     pub fn single(opts: &EnvOptions) -> EnvLoader {
-        EnvLoader { new: opts.clone(), stored: opts.clone(), preexisting: None }
+        EnvLoader {
+            new: opts.clone(),
+            stored: opts.clone(),
+            preexisting: None,
+        }
     }
 
     /// The loader of a CRD create (`preexisting = None`) or update for a target release.
-    pub fn for_release(kube: crate::version::KubeVersion, preexisting: Option<Arc<PreexistingExpressions>>) -> EnvLoader {
+    pub fn for_release(
+        kube: crate::version::KubeVersion,
+        preexisting: Option<Arc<PreexistingExpressions>>,
+    ) -> EnvLoader {
         EnvLoader {
             new: EnvOptions::for_version(kube.minor.saturating_sub(1)),
             stored: EnvOptions::for_version(kube.minor),
@@ -384,13 +463,23 @@ pub fn with_preexisting<R>(pre: Option<Arc<PreexistingExpressions>>, f: impl FnO
 }
 
 /// Compiles one rule at a node whose values have type `self_type`.
-pub fn compile_rule(rule: &ValidationRule, self_type: &Type, opts: &EnvOptions, node: &JsonSchemaProps) -> CompiledRule {
+pub fn compile_rule(
+    rule: &ValidationRule,
+    self_type: &Type,
+    opts: &EnvOptions,
+    node: &JsonSchemaProps,
+) -> CompiledRule {
     compile_rule_with(rule, self_type, &EnvLoader::single(opts), node)
 }
 
 /// Compiles one rule, the rule and its messageExpression each in the environment the
 /// loader chooses for it.
-pub fn compile_rule_with(rule: &ValidationRule, self_type: &Type, loader: &EnvLoader, node: &JsonSchemaProps) -> CompiledRule {
+pub fn compile_rule_with(
+    rule: &ValidationRule,
+    self_type: &Type,
+    loader: &EnvLoader,
+    node: &JsonSchemaProps,
+) -> CompiledRule {
     let mut out = CompiledRule {
         rule: rule.clone(),
         error: None,
@@ -409,10 +498,20 @@ pub fn compile_rule_with(rule: &ValidationRule, self_type: &Type, loader: &EnvLo
     if rule.rule.trim().is_empty() {
         return out;
     }
-    let old_type = if rule.optional_old_self == Some(true) { Type::optional(self_type.clone()) } else { self_type.clone() };
-    let vars = [("self".to_string(), self_type.clone()), ("oldSelf".to_string(), old_type)];
+    let old_type = if rule.optional_old_self == Some(true) {
+        Type::optional(self_type.clone())
+    } else {
+        self_type.clone()
+    };
+    let vars = [
+        ("self".to_string(), self_type.clone()),
+        ("oldSelf".to_string(), old_type),
+    ];
     let rule_opts = loader.rule_env(&rule.rule);
-    let env = Arc::new(super::env_with_variables(&super::base_env(rule_opts), &vars));
+    let env = Arc::new(super::env_with_variables(
+        &super::base_env(rule_opts),
+        &vars,
+    ));
     match super::compile_program(env.clone(), &rule.rule) {
         Err(super::CompileError::Compile(e)) => {
             out.error = Some(format!("compilation failed: {}", e));
@@ -436,7 +535,10 @@ pub fn compile_rule_with(rule: &ValidationRule, self_type: &Type, loader: &EnvLo
         let env = if message_opts == rule_opts {
             env
         } else {
-            Arc::new(super::env_with_variables(&super::base_env(message_opts), &vars))
+            Arc::new(super::env_with_variables(
+                &super::base_env(message_opts),
+                &vars,
+            ))
         };
         match super::compile_program(env, &rule.message_expression) {
             Err(super::CompileError::Compile(e)) => {
@@ -504,7 +606,11 @@ pub fn normalize_field_path(json_path: &str, schema: &JsonSchemaProps) -> Result
     Ok(out.as_str().to_string())
 }
 
-fn step<'s>(path: Path, s: &'s JsonSchemaProps, name: &str) -> Result<(Path, &'s JsonSchemaProps), String> {
+fn step<'s>(
+    path: Path,
+    s: &'s JsonSchemaProps,
+    name: &str,
+) -> Result<(Path, &'s JsonSchemaProps), String> {
     if !s.properties.is_empty() {
         match s.properties.get(name) {
             Some(p) => Ok((path.child(name), p)),
@@ -519,11 +625,18 @@ fn step<'s>(path: Path, s: &'s JsonSchemaProps, name: &str) -> Result<(Path, &'s
 
 /// Compiles the rules of one schema node as CRD creation does (new expressions, at the
 /// target release's compatibility version).
-pub fn compile_node_rules(node: &JsonSchemaProps, is_root: bool, kube: crate::version::KubeVersion) -> Vec<CompiledRule> {
+pub fn compile_node_rules(
+    node: &JsonSchemaProps,
+    is_root: bool,
+    kube: crate::version::KubeVersion,
+) -> Vec<CompiledRule> {
     let loader = EnvLoader::from_new(&EnvOptions::for_version(kube.minor.saturating_sub(1)));
     let cs = cel_schema(node, is_root);
     let ty = decl_type(&cs, "selfType").unwrap_or(Type::Dyn);
-    cs.x_validations.iter().map(|r| compile_rule_with(r, &ty, &loader, &cs)).collect()
+    cs.x_validations
+        .iter()
+        .map(|r| compile_rule_with(r, &ty, &loader, &cs))
+        .collect()
 }
 
 /// Compiles every rule of a version's schema for a compatibility version, with costs.
@@ -540,8 +653,18 @@ pub fn compile_rules_with(schema: &JsonSchemaProps, loader: &EnvLoader) -> RuleS
 
 /// [`compile_rules_with`], taking already compiled rules from `cache` (and adding the new
 /// ones to it). The result is the same with or without a cache.
-pub fn compile_rules_cached(schema: &JsonSchemaProps, loader: &EnvLoader, cache: Option<&mut RuleCache>) -> RuleSet {
-    compile_set(schema, loader, cache, crate::crd::fingerprint::SchemaFingerprints::new()).0
+pub fn compile_rules_cached(
+    schema: &JsonSchemaProps,
+    loader: &EnvLoader,
+    cache: Option<&mut RuleCache>,
+) -> RuleSet {
+    compile_set(
+        schema,
+        loader,
+        cache,
+        crate::crd::fingerprint::SchemaFingerprints::new(),
+    )
+    .0
 }
 
 fn compile_set(
@@ -551,14 +674,67 @@ fn compile_set(
     fingerprints: crate::crd::fingerprint::SchemaFingerprints,
 ) -> (RuleSet, crate::crd::fingerprint::SchemaFingerprints) {
     let opts = &loader.new;
-    let cs = cel_schema(schema, true);
-    // The root's type is built once; every node's type is read off its parent's, as the
-    // apiserver's validator does with `declType.Fields` / `ElemType`.
-    let root_type = decl_type(&cs, "selfType");
+    let mut fingerprints = fingerprints;
+    let (skeleton, cache) = match cache {
+        Some(c) => {
+            let generation = c.generation;
+            let shape = fingerprints.of_shape(schema);
+            let entry = c
+                .skeletons
+                .entry(shape)
+                .or_insert_with(|| (Rc::new(Skeleton::of(schema)), generation));
+            entry.1 = generation;
+            (entry.0.clone(), Some(c))
+        }
+        None => (Rc::new(Skeleton::of(schema)), None),
+    };
     let mut ancestors = Vec::new();
-    let mut ctx = BuildCtx { loader, cache, fingerprints, has_rules: FastMap::default(), types: TypeFingerprints::default() };
-    let tree = build_tree(schema, root_type, "openAPIV3Schema", true, &mut ancestors, &mut ctx, 0);
-    (RuleSet { schema: cs, tree, print_values: opts.compat_minor + 1 >= 35 }, ctx.fingerprints)
+    let mut ctx = BuildCtx {
+        loader,
+        cache,
+        fingerprints,
+        has_rules: FastMap::default(),
+        types: TypeFingerprints::default(),
+    };
+    let tree = build_tree(
+        schema,
+        skeleton.root_type.clone(),
+        "openAPIV3Schema",
+        true,
+        &mut ancestors,
+        &mut ctx,
+        0,
+    );
+    (
+        RuleSet {
+            schema: skeleton.schema.clone(),
+            tree,
+            print_values: opts.compat_minor + 1 >= 35,
+        },
+        ctx.fingerprints,
+    )
+}
+
+/// A version schema's CEL view (typing fields only) and the type of its root: what a rule
+/// set needs of the schema beside its rules. Computed from the schema's shape
+/// ([`crate::crd::fingerprint::SchemaFingerprints::of_shape`], all but rules and
+/// descriptions), so an edit of a rule keeps it.
+struct Skeleton {
+    schema: Rc<JsonSchemaProps>,
+    root_type: Option<Type>,
+}
+
+impl Skeleton {
+    fn of(schema: &JsonSchemaProps) -> Skeleton {
+        let cs = cel_schema_at(schema, true, false, 0);
+        // The root's type is built once; every node's type is read off its parent's, as the
+        // apiserver's validator does with `declType.Fields` / `ElemType`.
+        let root_type = decl_type(&cs, "selfType");
+        Skeleton {
+            schema: Rc::new(cs),
+            root_type,
+        }
+    }
 }
 
 /// What one compile of a rule set carries down the schema.
@@ -646,8 +822,12 @@ impl BuildCtx<'_, '_> {
         let found = !s.x_validations.is_empty()
             || (depth < MAX_SCHEMA_DEPTH
                 && (s.properties.values().any(|p| self.has_rules(p, depth + 1))
-                    || s.items_schema().map(|i| self.has_rules(i, depth + 1)).unwrap_or(false)
-                    || s.additional_properties_schema().map(|a| self.has_rules(a, depth + 1)).unwrap_or(false)));
+                    || s.items_schema()
+                        .map(|i| self.has_rules(i, depth + 1))
+                        .unwrap_or(false)
+                    || s.additional_properties_schema()
+                        .map(|a| self.has_rules(a, depth + 1))
+                        .unwrap_or(false)));
         self.has_rules.insert(addr, found);
         found
     }
@@ -714,6 +894,8 @@ struct SetKey {
 pub struct RuleCache {
     entries: FastMap<RuleKey, CachedRule>,
     sets: FastMap<SetKey, (Rc<RuleSet>, u64)>,
+    /// [`Skeleton`]s by the shape fingerprint of their schema.
+    skeletons: FastMap<u128, (Rc<Skeleton>, u64)>,
     /// The CRD checks of one schema ([`RuleCompiler::checks`]).
     checks: FastMap<ChecksKey, (ErrorList, u64)>,
     generation: u64,
@@ -723,6 +905,9 @@ pub struct RuleCache {
     pub misses: u64,
     /// Rule sets taken from the cache.
     pub set_hits: u64,
+    /// Made for one compile ([`RuleCache::single_use`]): keeps only what that compile can
+    /// reuse itself (rules and rule sets shared between versions).
+    single_use: bool,
 }
 
 impl Default for RuleCache {
@@ -739,12 +924,23 @@ impl RuleCache {
         RuleCache {
             entries: FastMap::default(),
             sets: FastMap::default(),
+            skeletons: FastMap::default(),
             checks: FastMap::default(),
             generation: 1,
             capacity,
             hits: 0,
             misses: 0,
             set_hits: 0,
+            single_use: false,
+        }
+    }
+
+    /// A cache for one compile: nothing is kept for later compiles, so results that only a
+    /// later compile could reuse are not keyed at all.
+    pub fn single_use() -> RuleCache {
+        RuleCache {
+            single_use: true,
+            ..RuleCache::with_capacity(usize::MAX)
         }
     }
 
@@ -761,6 +957,12 @@ impl RuleCache {
             self.sets.retain(|_, (_, used)| *used == last);
             if self.sets.len() > MAX_SETS {
                 self.sets.clear();
+            }
+        }
+        if self.skeletons.len() > MAX_SETS {
+            self.skeletons.retain(|_, (_, used)| *used == last);
+            if self.skeletons.len() > MAX_SETS {
+                self.skeletons.clear();
             }
         }
         if self.checks.len() > MAX_SETS {
@@ -808,26 +1010,35 @@ impl<'c> RuleCompiler<'c> {
             }
             h.finish128()
         });
-        RuleCompiler { loader, cache, fingerprints: crate::crd::fingerprint::SchemaFingerprints::new(), preexisting }
+        RuleCompiler {
+            loader,
+            cache,
+            fingerprints: crate::crd::fingerprint::SchemaFingerprints::new(),
+            preexisting,
+        }
     }
 
     pub fn loader(&self) -> &EnvLoader {
         &self.loader
     }
 
-    /// The key of the CRD checks of `schema` at `path` (see [`ChecksKey`]).
+    /// The key of the CRD checks of `schema` at `path` (see [`ChecksKey`]); `None` when
+    /// the cache lives for one compile only, where no schema is checked twice at one path.
     pub fn checks_key(
         &mut self,
         schema: &JsonSchemaProps,
         status_enabled: bool,
         path: &str,
         kube: crate::version::KubeVersion,
-    ) -> ChecksKey {
+    ) -> Option<ChecksKey> {
         use std::hash::Hasher;
+        if self.cache.single_use {
+            return None;
+        }
         let mut h = crate::crd::fingerprint::Hasher128::new();
         h.write_u128(self.fingerprints.of(schema));
         crate::crd::fingerprint::hash_descriptions(schema, &mut h);
-        ChecksKey {
+        Some(ChecksKey {
             schema: h.finish128(),
             status_enabled,
             path: path.to_string(),
@@ -835,7 +1046,7 @@ impl<'c> RuleCompiler<'c> {
             new: self.loader.new.clone(),
             stored: self.loader.stored.clone(),
             preexisting: self.preexisting,
-        }
+        })
     }
 
     /// The CRD checks' errors kept for `key`, if a compile computed them.
@@ -868,7 +1079,8 @@ impl<'c> RuleCompiler<'c> {
             return set.clone();
         }
         let fingerprints = std::mem::take(&mut self.fingerprints);
-        let (set, fingerprints) = compile_set(schema, &self.loader, Some(&mut *self.cache), fingerprints);
+        let (set, fingerprints) =
+            compile_set(schema, &self.loader, Some(&mut *self.cache), fingerprints);
         self.fingerprints = fingerprints;
         let set = Rc::new(set);
         self.cache.sets.insert(key, (set.clone(), generation));
@@ -886,13 +1098,17 @@ fn compile_at(
     resource_root: bool,
     ctx: &mut BuildCtx,
 ) -> CompiledRule {
-    let estimated = |max_cost: u64| super::cost::rule_estimated_cost(max_cost, ancestors, s, resource_root);
+    let estimated =
+        |max_cost: u64| super::cost::rule_estimated_cost(max_cost, ancestors, s, resource_root);
     let key = match ctx.cache.is_some() {
         true => Some(RuleKey {
             rule: r.clone(),
             self_type: ctx.types.of(node_ty),
             rule_env: ctx.loader.rule_env(&r.rule).clone(),
-            message_env: ctx.loader.message_expression_env(&r.message_expression).clone(),
+            message_env: ctx
+                .loader
+                .message_expression_env(&r.message_expression)
+                .clone(),
             resource_root,
             node: ctx.fingerprints.of_shape(s),
         }),
@@ -904,25 +1120,37 @@ fn compile_at(
             e.last_used = generation;
             cache.hits += 1;
             let mut c = e.rule.clone();
-            c.cost = e.cost.map(|(max_cost, max_cardinality)| super::cost::RuleCost {
-                max_cost,
-                max_cardinality,
-                estimated_cost: estimated(max_cost),
-            });
+            c.cost = e
+                .cost
+                .map(|(max_cost, max_cardinality)| super::cost::RuleCost {
+                    max_cost,
+                    max_cardinality,
+                    estimated_cost: estimated(max_cost),
+                });
             return c;
         }
     }
     let mut c = compile_rule_with(r, node_ty, ctx.loader, s);
     if let Some(p) = &c.program {
-        c.cost = Some(super::cost::rule_cost(&p.checked, s, ancestors, resource_root));
+        c.cost = Some(super::cost::rule_cost(
+            &p.checked,
+            s,
+            ancestors,
+            resource_root,
+        ));
     }
     if let Some(m) = &c.message_program {
-        c.message_cost = Some(super::cost::rule_cost(&m.checked, s, ancestors, resource_root).max_cost);
+        c.message_cost =
+            Some(super::cost::rule_cost(&m.checked, s, ancestors, resource_root).max_cost);
     }
     if let (Some(cache), Some(key)) = (ctx.cache.as_deref_mut(), key) {
         cache.misses += 1;
         let cost = c.cost.map(|x| (x.max_cost, x.max_cardinality));
-        let entry = CachedRule { rule: c.clone(), cost, last_used: cache.generation };
+        let entry = CachedRule {
+            rule: c.clone(),
+            cost,
+            last_used: cache.generation,
+        };
         cache.entries.insert(key, entry);
     }
     c
@@ -939,7 +1167,10 @@ fn build_tree<'s>(
     depth: usize,
 ) -> RuleTree {
     let resource_root = root || s.x_embedded_resource;
-    let mut t = RuleTree { is_resource_root: resource_root, ..Default::default() };
+    let mut t = RuleTree {
+        is_resource_root: resource_root,
+        ..Default::default()
+    };
     if depth > MAX_SCHEMA_DEPTH || !ctx.has_rules(s, depth) {
         return t;
     }
@@ -968,9 +1199,20 @@ fn build_tree<'s>(
                 _ => None,
             },
             // Unescapable names are not fields of the parent type: type them on their own.
-            None => decl_type(&cel_schema(p, p.x_embedded_resource), &format!("selfType.{}", k)),
+            None => decl_type(
+                &cel_schema(p, p.x_embedded_resource),
+                &format!("selfType.{}", k),
+            ),
         };
-        let child = build_tree(p, child_ty, &format!("{}.properties[{}]", path, k), false, ancestors, ctx, depth + 1);
+        let child = build_tree(
+            p,
+            child_ty,
+            &format!("{}.properties[{}]", path, k),
+            false,
+            ancestors,
+            ctx,
+            depth + 1,
+        );
         if !child.is_empty() {
             t.properties.insert(k.clone(), child);
         }
@@ -980,7 +1222,15 @@ fn build_tree<'s>(
             Some(Type::List(e)) => Some((**e).clone()),
             _ => None,
         };
-        let child = build_tree(i, child_ty, &format!("{}.items", path), false, ancestors, ctx, depth + 1);
+        let child = build_tree(
+            i,
+            child_ty,
+            &format!("{}.items", path),
+            false,
+            ancestors,
+            ctx,
+            depth + 1,
+        );
         if !child.is_empty() {
             t.items = Some(Box::new(child));
         }
@@ -990,7 +1240,15 @@ fn build_tree<'s>(
             Some(Type::Map(_, v)) => Some((**v).clone()),
             _ => None,
         };
-        let child = build_tree(a, child_ty, &format!("{}.additionalProperties", path), false, ancestors, ctx, depth + 1);
+        let child = build_tree(
+            a,
+            child_ty,
+            &format!("{}.additionalProperties", path),
+            false,
+            ancestors,
+            ctx,
+            depth + 1,
+        );
         if !child.is_empty() {
             t.additional = Some(Box::new(child));
         }
@@ -1001,7 +1259,10 @@ fn build_tree<'s>(
 
 impl RuleTree {
     pub fn is_empty(&self) -> bool {
-        self.rules.is_empty() && self.properties.is_empty() && self.items.is_none() && self.additional.is_none()
+        self.rules.is_empty()
+            && self.properties.is_empty()
+            && self.items.is_none()
+            && self.additional.is_none()
     }
 }
 
@@ -1026,7 +1287,10 @@ impl<'v> Correlation<'v> {
         if self.current.is_none() {
             return *self;
         }
-        Correlation { current: old.map(|o| (new, o)), parent: self.current }
+        Correlation {
+            current: old.map(|o| (new, o)),
+            parent: self.current,
+        }
     }
 }
 
@@ -1048,16 +1312,31 @@ pub fn validate(rules: &RuleSet, obj: &Value, old: Option<&Value>, ratcheting: b
         _p: Default::default(),
     };
     let corr = match old {
-        Some(o) if ratcheting => Correlation { current: Some((obj, o)), parent: None },
+        Some(o) if ratcheting => Correlation {
+            current: Some((obj, o)),
+            parent: None,
+        },
         _ => Correlation::default(),
     };
     run.print_values = rules.print_values;
     run.node(&rules.tree, &rules.schema, &Path::root(), obj, old, corr);
-    CelOutcome { errors: run.errors, warnings: run.warnings, remaining_budget: run.budget }
+    CelOutcome {
+        errors: run.errors,
+        warnings: run.warnings,
+        remaining_budget: run.budget,
+    }
 }
 
 impl<'a> Run<'a> {
-    fn node<'v>(&mut self, t: &RuleTree, s: &JsonSchemaProps, path: &Path, obj: &'v Value, old: Option<&'v Value>, corr: Correlation<'v>) {
+    fn node<'v>(
+        &mut self,
+        t: &RuleTree,
+        s: &JsonSchemaProps,
+        path: &Path,
+        obj: &'v Value,
+        old: Option<&'v Value>,
+        corr: Correlation<'v>,
+    ) {
         if obj.is_null() || self.budget < 0 {
             return;
         }
@@ -1073,7 +1352,8 @@ impl<'a> Run<'a> {
                 let old_items: Option<&Vec<Value>> = old.and_then(Value::as_array);
                 for (i, v) in items.iter().enumerate() {
                     let ov = if s.x_list_type.as_deref() == Some("map") {
-                        old_items.and_then(|oi| oi.iter().find(|o| same_keys(o, v, &s.x_list_map_keys)))
+                        old_items
+                            .and_then(|oi| oi.iter().find(|o| same_keys(o, v, &s.x_list_map_keys)))
                     } else {
                         None
                     };
@@ -1092,9 +1372,15 @@ impl<'a> Run<'a> {
             Value::Object(m) => {
                 let correlatable = s.x_map_type.as_deref() != Some("atomic");
                 let om = old.and_then(Value::as_object);
-                if let (Some(at), Some(SchemaOrBool::Schema(aps))) = (&t.additional, &s.additional_properties) {
+                if let (Some(at), Some(SchemaOrBool::Schema(aps))) =
+                    (&t.additional, &s.additional_properties)
+                {
                     for (k, v) in m {
-                        let ov = if correlatable { om.and_then(|o| o.get(k)) } else { None };
+                        let ov = if correlatable {
+                            om.and_then(|o| o.get(k))
+                        } else {
+                            None
+                        };
                         let c = corr.child(v, ov);
                         self.node(at, aps, &path.key(k), v, ov, c);
                         if self.budget < 0 {
@@ -1103,8 +1389,14 @@ impl<'a> Run<'a> {
                     }
                 }
                 for (k, v) in m {
-                    let (Some(pt), Some(ps)) = (t.properties.get(k), s.properties.get(k)) else { continue };
-                    let ov = if correlatable { om.and_then(|o| o.get(k)) } else { None };
+                    let (Some(pt), Some(ps)) = (t.properties.get(k), s.properties.get(k)) else {
+                        continue;
+                    };
+                    let ov = if correlatable {
+                        om.and_then(|o| o.get(k))
+                    } else {
+                        None
+                    };
                     let c = corr.child(v, ov);
                     self.node(pt, ps, &path.child(k), v, ov, c);
                     if self.budget < 0 {
@@ -1116,7 +1408,15 @@ impl<'a> Run<'a> {
         }
     }
 
-    fn expressions(&mut self, t: &RuleTree, s: &JsonSchemaProps, path: &Path, obj: &Value, old: Option<&Value>, corr: Correlation<'_>) {
+    fn expressions(
+        &mut self,
+        t: &RuleTree,
+        s: &JsonSchemaProps,
+        path: &Path,
+        obj: &Value,
+        old: Option<&Value>,
+        corr: Correlation<'_>,
+    ) {
         if t.rules.is_empty() {
             return;
         }
@@ -1133,7 +1433,11 @@ impl<'a> Run<'a> {
         let self_val = match Val::from_json(obj, s) {
             Ok(v) => v,
             Err(e) => {
-                self.errors.push(FieldError::invalid(path.clone(), type_name, format!("{}", e)));
+                self.errors.push(FieldError::invalid(
+                    path.clone(),
+                    type_name,
+                    format!("{}", e),
+                ));
                 return;
             }
         };
@@ -1144,7 +1448,11 @@ impl<'a> Run<'a> {
         for cr in &t.rules {
             let rule = &cr.rule;
             if let Some(e) = &cr.error {
-                self.errors.push(FieldError::invalid(path.clone(), type_name.clone(), format!("rule compile error: {}", e)));
+                self.errors.push(FieldError::invalid(
+                    path.clone(),
+                    type_name.clone(),
+                    format!("rule compile error: {}", e),
+                ));
                 continue;
             }
             let Some(program) = &cr.program else { continue };
@@ -1209,8 +1517,10 @@ impl<'a> Run<'a> {
             };
             let mut detail: Option<String> = None;
             if let Some(mp) = &cr.message_program {
-                let vars: Vec<(&str, Val)> =
-                    vec![("self", self_val.clone()), ("oldSelf", old_val.clone().unwrap_or(Val::Null))];
+                let vars: Vec<(&str, Val)> = vec![
+                    ("self", self_val.clone()),
+                    ("oldSelf", old_val.clone().unwrap_or(Val::Null)),
+                ];
                 let (r, mcost) = mp.eval(&vars, Some(super::PER_CALL_LIMIT));
                 if mcost as i64 > self.budget {
                     self.push(cr, corr, FieldError::invalid(
@@ -1261,7 +1571,9 @@ impl<'a> Run<'a> {
             let err = match rule.reason.as_deref() {
                 Some("FieldValueForbidden") => FieldError::forbidden(fpath, detail),
                 Some("FieldValueRequired") => FieldError::required(fpath, detail),
-                Some("FieldValueDuplicate") => FieldError::new(ErrorType::Duplicate, fpath, value, ""),
+                Some("FieldValueDuplicate") => {
+                    FieldError::new(ErrorType::Duplicate, fpath, value, "")
+                }
                 _ => FieldError::invalid(fpath, value, detail),
             };
             self.push(cr, corr, err);

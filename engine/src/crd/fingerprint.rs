@@ -6,7 +6,9 @@
 //! field added to the model fails to compile here until it is taken into account: a cache
 //! key that silently ignored a new field would give stale answers after an edit.
 
-use super::model::{JsonSchemaProps, SchemaOrArray, SchemaOrBool, SchemaOrStringArray, ValidationRule};
+use super::model::{
+    JsonSchemaProps, SchemaOrArray, SchemaOrBool, SchemaOrStringArray, ValidationRule,
+};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -46,7 +48,10 @@ fn fold(x: u64, y: u64) -> u64 {
 
 impl Hasher128 {
     pub fn new() -> Hasher128 {
-        Hasher128 { a: 0x243f_6a88_85a3_08d3, b: 0x1319_8a2e_0370_7344 }
+        Hasher128 {
+            a: 0x243f_6a88_85a3_08d3,
+            b: 0x1319_8a2e_0370_7344,
+        }
     }
 
     #[inline]
@@ -114,6 +119,14 @@ fn unique() -> u128 {
 /// Hashes a JSON value; numbers keep their JSON kind (`1` and `1.0` differ, as they do in
 /// the model and in printed values).
 pub fn hash_value(v: &Value, h: &mut impl Hasher) {
+    hash_value_at(v, h, 0)
+}
+
+fn hash_value_at(v: &Value, h: &mut impl Hasher, depth: usize) {
+    if depth > MAX_DEPTH {
+        h.write_u128(unique());
+        return;
+    }
     match v {
         Value::Null => h.write_u8(0),
         Value::Bool(b) => {
@@ -140,7 +153,7 @@ pub fn hash_value(v: &Value, h: &mut impl Hasher) {
             h.write_u8(6);
             h.write_usize(a.len());
             for x in a {
-                hash_value(x, h);
+                hash_value_at(x, h, depth + 1);
             }
         }
         Value::Object(m) => {
@@ -148,24 +161,10 @@ pub fn hash_value(v: &Value, h: &mut impl Hasher) {
             h.write_usize(m.len());
             for (k, x) in m {
                 k.hash(h);
-                hash_value(x, h);
+                hash_value_at(x, h, depth + 1);
             }
         }
     }
-}
-
-fn hash_opt_value(v: &Option<Value>, h: &mut impl Hasher) {
-    match v {
-        None => h.write_u8(0),
-        Some(v) => {
-            h.write_u8(1);
-            hash_value(v, h);
-        }
-    }
-}
-
-fn hash_opt_f64(v: &Option<f64>, h: &mut impl Hasher) {
-    v.map(f64::to_bits).hash(h);
 }
 
 /// Fingerprints of schema nodes, children included: [`SchemaFingerprints::of`] covers every
@@ -283,26 +282,91 @@ impl SchemaFingerprints {
             // Derived from `pattern`.
             pattern_re: _,
         } = s;
-        let mut h = Both { all: Hasher128::new(), shape: Hasher128::new() };
-        (id, schema, reference, type_, format, title).hash(&mut h);
-        hash_opt_value(default, &mut h);
-        hash_opt_f64(maximum, &mut h);
-        hash_opt_f64(minimum, &mut h);
-        hash_opt_f64(multiple_of, &mut h);
-        (exclusive_maximum, exclusive_minimum, max_length, min_length, pattern).hash(&mut h);
-        (max_items, min_items, unique_items, max_properties, min_properties, required).hash(&mut h);
-        match enum_ {
-            None => h.write_u8(0),
-            Some(e) => {
-                h.write_u8(1);
-                h.write_usize(e.len());
-                e.iter().for_each(|v| hash_value(v, &mut h));
-            }
+        let mut h = Both {
+            all: Hasher128::new(),
+            shape: Hasher128::new(),
+        };
+        // Which fields are set, then the set ones only: most nodes set few of them.
+        let flags = [
+            id.is_some(),
+            schema.is_some(),
+            reference.is_some(),
+            type_.is_some(),
+            format.is_some(),
+            title.is_some(),
+            default.is_some(),
+            maximum.is_some(),
+            *exclusive_maximum,
+            minimum.is_some(),
+            *exclusive_minimum,
+            max_length.is_some(),
+            min_length.is_some(),
+            pattern.is_some(),
+            max_items.is_some(),
+            min_items.is_some(),
+            *unique_items,
+            multiple_of.is_some(),
+            enum_.is_some(),
+            max_properties.is_some(),
+            min_properties.is_some(),
+            !required.is_empty(),
+            external_docs.is_some(),
+            example.is_some(),
+            *nullable,
+            x_preserve_unknown_fields.is_some(),
+            *x_preserve_unknown_fields == Some(true),
+            *x_embedded_resource,
+            *x_int_or_string,
+            !x_list_map_keys.is_empty(),
+            x_list_type.is_some(),
+            x_map_type.is_some(),
+        ];
+        h.write_u64(flags.iter().fold(0u64, |acc, f| (acc << 1) | *f as u64));
+        for text in [
+            id,
+            schema,
+            reference,
+            type_,
+            format,
+            title,
+            pattern,
+            x_list_type,
+            x_map_type,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            text.hash(&mut h);
         }
-        hash_opt_value(external_docs, &mut h);
-        hash_opt_value(example, &mut h);
-        (nullable, x_preserve_unknown_fields, x_embedded_resource, x_int_or_string).hash(&mut h);
-        (x_list_map_keys, x_list_type, x_map_type).hash(&mut h);
+        for n in [
+            max_length,
+            min_length,
+            max_items,
+            min_items,
+            max_properties,
+            min_properties,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            h.write_u64(*n as u64);
+        }
+        for f in [maximum, minimum, multiple_of].into_iter().flatten() {
+            h.write_u64(f.to_bits());
+        }
+        for v in [default, external_docs, example].into_iter().flatten() {
+            hash_value(v, &mut h);
+        }
+        if let Some(e) = enum_ {
+            h.write_usize(e.len());
+            e.iter().for_each(|v| hash_value(v, &mut h));
+        }
+        if !required.is_empty() {
+            required.hash(&mut h);
+        }
+        if !x_list_map_keys.is_empty() {
+            x_list_map_keys.hash(&mut h);
+        }
         let d = depth + 1;
         match items {
             None => h.write_u8(0),
@@ -417,7 +481,7 @@ fn each_child<'s>(s: &'s JsonSchemaProps, f: &mut dyn FnMut(&'s JsonSchemaProps)
     }
     match &s.items {
         Some(SchemaOrArray::Schema(x)) => f(x),
-        Some(SchemaOrArray::Array(a)) => a.iter().for_each(|x| f(x)),
+        Some(SchemaOrArray::Array(a)) => a.iter().for_each(&mut *f),
         None => {}
     }
     if let Some(SchemaOrBool::Schema(x)) = &s.additional_properties {
@@ -463,6 +527,15 @@ fn f64_eq(a: &Option<f64>, b: &Option<f64>) -> bool {
 /// JSON values as their `{:?}` renderings compare: numbers by kind and exact value,
 /// objects in iteration order.
 pub fn value_eq(a: &Value, b: &Value) -> bool {
+    value_eq_at(a, b, 0)
+}
+
+fn value_eq_at(a: &Value, b: &Value, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        // Too deep to compare: different, as far as the caller can know.
+        return false;
+    }
+    let sub = |x: &Value, y: &Value| value_eq_at(x, y, depth + 1);
     match (a, b) {
         (Value::Null, Value::Null) => true,
         (Value::Bool(x), Value::Bool(y)) => x == y,
@@ -472,9 +545,14 @@ pub fn value_eq(a: &Value, b: &Value) -> bool {
             _ => false,
         },
         (Value::String(x), Value::String(y)) => x == y,
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| value_eq(p, q)),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| sub(p, q))
+        }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|((k1, v1), (k2, v2))| k1 == k2 && value_eq(v1, v2))
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|((k1, v1), (k2, v2))| k1 == k2 && sub(v1, v2))
         }
         _ => false,
     }
@@ -498,9 +576,15 @@ fn schema_eq_at(a: &JsonSchemaProps, b: &JsonSchemaProps, depth: usize) -> bool 
     }
     let d = depth + 1;
     let sub = |x: &JsonSchemaProps, y: &JsonSchemaProps| schema_eq_at(x, y, d);
-    let list_eq = |x: &[JsonSchemaProps], y: &[JsonSchemaProps]| x.len() == y.len() && x.iter().zip(y).all(|(p, q)| sub(p, q));
-    let map_eq = |x: &std::collections::BTreeMap<String, JsonSchemaProps>, y: &std::collections::BTreeMap<String, JsonSchemaProps>| {
-        x.len() == y.len() && x.iter().zip(y).all(|((k1, v1), (k2, v2))| k1 == k2 && sub(v1, v2))
+    let list_eq = |x: &[JsonSchemaProps], y: &[JsonSchemaProps]| {
+        x.len() == y.len() && x.iter().zip(y).all(|(p, q)| sub(p, q))
+    };
+    let map_eq = |x: &std::collections::BTreeMap<String, JsonSchemaProps>,
+                  y: &std::collections::BTreeMap<String, JsonSchemaProps>| {
+        x.len() == y.len()
+            && x.iter()
+                .zip(y)
+                .all(|((k1, v1), (k2, v2))| k1 == k2 && sub(v1, v2))
     };
     let sb_eq = |x: &Option<SchemaOrBool>, y: &Option<SchemaOrBool>| match (x, y) {
         (None, None) => true,
@@ -576,7 +660,9 @@ fn schema_eq_at(a: &JsonSchemaProps, b: &JsonSchemaProps, depth: usize) -> bool 
         && f64_eq(multiple_of, &b.multiple_of)
         && match (enum_, &b.enum_) {
             (None, None) => true,
-            (Some(x), Some(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| value_eq(p, q)),
+            (Some(x), Some(y)) => {
+                x.len() == y.len() && x.iter().zip(y).all(|(p, q)| value_eq(p, q))
+            }
             _ => false,
         }
         && max_properties == &b.max_properties
@@ -600,14 +686,21 @@ fn schema_eq_at(a: &JsonSchemaProps, b: &JsonSchemaProps, depth: usize) -> bool 
         && sb_eq(additional_properties, &b.additional_properties)
         && map_eq(pattern_properties, &b.pattern_properties)
         && dependencies.len() == b.dependencies.len()
-        && dependencies.iter().zip(&b.dependencies).all(|((k1, v1), (k2, v2))| {
-            k1 == k2
-                && match (v1, v2) {
-                    (SchemaOrStringArray::Strings(x), SchemaOrStringArray::Strings(y)) => x == y,
-                    (SchemaOrStringArray::Schema(x), SchemaOrStringArray::Schema(y)) => sub(x, y),
-                    _ => false,
-                }
-        })
+        && dependencies
+            .iter()
+            .zip(&b.dependencies)
+            .all(|((k1, v1), (k2, v2))| {
+                k1 == k2
+                    && match (v1, v2) {
+                        (SchemaOrStringArray::Strings(x), SchemaOrStringArray::Strings(y)) => {
+                            x == y
+                        }
+                        (SchemaOrStringArray::Schema(x), SchemaOrStringArray::Schema(y)) => {
+                            sub(x, y)
+                        }
+                        _ => false,
+                    }
+            })
         && sb_eq(additional_items, &b.additional_items)
         && map_eq(definitions, &b.definitions)
         && opt_value_eq(external_docs, &b.external_docs)
@@ -638,12 +731,30 @@ mod tests {
     #[test]
     fn equality_agrees_with_the_debug_rendering() {
         let cases = [
-            (serde_json::json!({"type": "object"}), serde_json::json!({"type": "object"})),
-            (serde_json::json!({"type": "object"}), serde_json::json!({"type": "string"})),
-            (serde_json::json!({"default": 1}), serde_json::json!({"default": 1.0})),
-            (serde_json::json!({"minimum": 0.0}), serde_json::json!({"minimum": -0.0})),
-            (serde_json::json!({"maximum": 2}), serde_json::json!({"maximum": 2.0})),
-            (serde_json::json!({"description": "a"}), serde_json::json!({"description": "b"})),
+            (
+                serde_json::json!({"type": "object"}),
+                serde_json::json!({"type": "object"}),
+            ),
+            (
+                serde_json::json!({"type": "object"}),
+                serde_json::json!({"type": "string"}),
+            ),
+            (
+                serde_json::json!({"default": 1}),
+                serde_json::json!({"default": 1.0}),
+            ),
+            (
+                serde_json::json!({"minimum": 0.0}),
+                serde_json::json!({"minimum": -0.0}),
+            ),
+            (
+                serde_json::json!({"maximum": 2}),
+                serde_json::json!({"maximum": 2.0}),
+            ),
+            (
+                serde_json::json!({"description": "a"}),
+                serde_json::json!({"description": "b"}),
+            ),
             (
                 serde_json::json!({"properties": {"a": {"type": "string"}}}),
                 serde_json::json!({"properties": {"a": {"type": "string", "maxLength": 3}}}),
@@ -652,13 +763,25 @@ mod tests {
                 serde_json::json!({"x-kubernetes-validations": [{"rule": "self.a"}]}),
                 serde_json::json!({"x-kubernetes-validations": [{"rule": "self.b"}]}),
             ),
-            (serde_json::json!({"enum": ["a", {"b": [1]}]}), serde_json::json!({"enum": ["a", {"b": [1]}]})),
-            (serde_json::json!({"enum": ["a", {"b": [1]}]}), serde_json::json!({"enum": ["a", {"b": [2]}]})),
+            (
+                serde_json::json!({"enum": ["a", {"b": [1]}]}),
+                serde_json::json!({"enum": ["a", {"b": [1]}]}),
+            ),
+            (
+                serde_json::json!({"enum": ["a", {"b": [1]}]}),
+                serde_json::json!({"enum": ["a", {"b": [2]}]}),
+            ),
             (serde_json::json!({"default": null}), serde_json::json!({})),
         ];
         for (a, b) in cases {
             let (x, y) = (schema(a.clone()), schema(b.clone()));
-            assert_eq!(schema_eq(&x, &y), format!("{:?}", x) == format!("{:?}", y), "{} vs {}", a, b);
+            assert_eq!(
+                schema_eq(&x, &y),
+                format!("{:?}", x) == format!("{:?}", y),
+                "{} vs {}",
+                a,
+                b
+            );
         }
     }
 
@@ -673,15 +796,22 @@ mod tests {
         assert_eq!(fp(&base), fp(&described));
         let shape = |v: &Value| SchemaFingerprints::new().of_shape(&schema(v.clone()));
         let mut ruled = base.clone();
-        ruled["properties"]["a"]["x-kubernetes-validations"] = serde_json::json!([{"rule": "size(self) > 0"}]);
+        ruled["properties"]["a"]["x-kubernetes-validations"] =
+            serde_json::json!([{"rule": "size(self) > 0"}]);
         assert_eq!(shape(&base), shape(&ruled));
         assert_ne!(fp(&base), fp(&ruled));
-        assert_ne!(full_fingerprint(&schema(base.clone())), full_fingerprint(&schema(described)));
+        assert_ne!(
+            full_fingerprint(&schema(base.clone())),
+            full_fingerprint(&schema(described))
+        );
         for (ptr, v) in [
             ("/properties/a/maxItems", Value::from(4)),
             ("/properties/a/items/type", Value::from("integer")),
             ("/properties/b/default", Value::from("d")),
-            ("/properties/b/x-kubernetes-validations", serde_json::json!([{"rule": "true"}])),
+            (
+                "/properties/b/x-kubernetes-validations",
+                serde_json::json!([{"rule": "true"}]),
+            ),
         ] {
             let mut edited = base.clone();
             let (parent, key) = ptr.rsplit_once('/').expect("pointer");

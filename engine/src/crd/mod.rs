@@ -35,13 +35,21 @@ impl std::error::Error for LoadError {}
 
 impl LoadError {
     pub fn new(message: impl Into<String>) -> Self {
-        LoadError { message: message.into(), line: None, column: None }
+        LoadError {
+            message: message.into(),
+            line: None,
+            column: None,
+        }
     }
 }
 
 impl From<crate::yaml::ReadError> for LoadError {
     fn from(e: crate::yaml::ReadError) -> Self {
-        LoadError { message: format!("cannot read CRD: {}", e.message), line: e.line, column: e.column }
+        LoadError {
+            message: format!("cannot read CRD: {}", e.message),
+            line: e.line,
+            column: e.column,
+        }
     }
 }
 
@@ -62,13 +70,19 @@ pub fn parse_crd_text(text: &str) -> Result<Value, LoadError> {
                     // A lone document without kind: judged below, with a clear message.
                     return Ok(d);
                 }
-                seen_kinds.push(if kind.is_empty() { "<no kind>".to_string() } else { kind.to_string() });
+                seen_kinds.push(if kind.is_empty() {
+                    "<no kind>".to_string()
+                } else {
+                    kind.to_string()
+                });
             }
             other => seen_kinds.push(format!("<{}>", json_type_name(other))),
         }
     }
     if seen_kinds.is_empty() {
-        Err(LoadError::new("no CustomResourceDefinition found: the document is empty"))
+        Err(LoadError::new(
+            "no CustomResourceDefinition found: the document is empty",
+        ))
     } else {
         Err(LoadError::new(format!(
             "no CustomResourceDefinition found: the document holds {}",
@@ -120,9 +134,8 @@ pub fn decode_crd(v: &Value) -> Result<CustomResourceDefinition, LoadError> {
         )));
     }
     // Deserializing from the borrowed value avoids copying the whole document first.
-    <CustomResourceDefinition as serde::Deserialize>::deserialize(v).map_err(|e| {
-        LoadError::new(format!("cannot decode CustomResourceDefinition: {}", e))
-    })
+    <CustomResourceDefinition as serde::Deserialize>::deserialize(v)
+        .map_err(|e| LoadError::new(format!("cannot decode CustomResourceDefinition: {}", e)))
 }
 
 /// One CRD version compiled for validation.
@@ -131,7 +144,8 @@ pub struct CompiledVersion {
     pub name: String,
     /// Index in `spec.versions`.
     pub index: usize,
-    /// The version's `openAPIV3Schema` with compiled patterns; `None` when absent.
+    /// The version's `openAPIV3Schema` with compiled patterns; `None` when absent. (Moved
+    /// here from the CRD: `CompiledCrd::crd` no longer has it.)
     pub schema: Option<JsonSchemaProps>,
     /// Status subresource enabled.
     pub status_subresource: bool,
@@ -146,6 +160,8 @@ pub struct CompiledVersion {
 /// A CRD compiled once; immutable, shared by every validation of objects against it.
 #[derive(Debug)]
 pub struct CompiledCrd {
+    /// The decoded CRD, except its versions' `schema.openAPIV3Schema`: each moved to
+    /// `versions[i].schema` (compiled), where it is to be read.
     pub crd: CustomResourceDefinition,
     pub versions: Vec<CompiledVersion>,
     /// The apiserver's create checks (`crdErrors`), for the targeted release.
@@ -171,8 +187,12 @@ impl CompiledCrd {
     /// the `old` CRD: rules and messageExpressions already present in the old CRD compile in
     /// the stored-expressions environment (every library of the release), new or changed
     /// ones at compatibility version target − 1 (apiextensions `preexistingExpressions`).
-    pub fn from_value_update(v: &Value, old: Option<&Value>, kube: KubeVersion) -> Result<CompiledCrd, LoadError> {
-        Self::from_value_cached(v, old, kube, &mut CompileCache::default())
+    pub fn from_value_update(
+        v: &Value,
+        old: Option<&Value>,
+        kube: KubeVersion,
+    ) -> Result<CompiledCrd, LoadError> {
+        Self::from_value_cached(v, old, kube, &mut CompileCache::single_use())
     }
 
     /// [`CompiledCrd::from_value_update`], reusing (and filling) `cache`: what an earlier
@@ -187,12 +207,17 @@ impl CompiledCrd {
         let crd = decode_crd(v)?;
         let preexisting = match old {
             Some(o) => {
-                let old_crd = decode_crd(o).map_err(|e| LoadError::new(format!("old CRD: {}", e.message)))?;
-                Some(std::sync::Arc::new(crate::cel::rules::PreexistingExpressions::of_crd(&old_crd)))
+                let old_crd =
+                    decode_crd(o).map_err(|e| LoadError::new(format!("old CRD: {}", e.message)))?;
+                Some(std::sync::Arc::new(
+                    crate::cel::rules::PreexistingExpressions::of_crd(&old_crd),
+                ))
             }
             None => None,
         };
-        crate::cel::rules::with_preexisting(preexisting.clone(), || Self::compile(crd, preexisting, kube, cache))
+        crate::cel::rules::with_preexisting(preexisting.clone(), || {
+            Self::compile(crd, preexisting, kube, cache)
+        })
     }
 
     fn compile(
@@ -205,29 +230,64 @@ impl CompiledCrd {
         let mut rules = crate::cel::rules::RuleCompiler::new(loader, &mut cache.rules);
         // The CRD checks and the versions share one compile of each schema's rules.
         let (crd_errors, crd_warnings) = validation::validate_crd_with(&crd, kube, &mut rules);
-        let mut versions = Vec::with_capacity(crd.spec.versions.len());
-        for (index, ver) in crd.spec.versions.iter().enumerate() {
-            let written = ver.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_deref());
-            let schema = written.map(|s| {
-                let mut s = s.clone();
-                s.compile();
-                s
-            });
-            let has_cel_rules = written.map(has_rules).unwrap_or(false);
-            let rules = match (written, has_cel_rules) {
-                (Some(s), true) => Some(rules.rule_set(s)),
-                _ => None,
-            };
-            versions.push(CompiledVersion {
-                rules,
-                name: ver.name.clone(),
-                index,
-                schema,
-                status_subresource: ver.subresources.as_ref().map(|s| s.status.is_some()).unwrap_or(false),
-                has_cel_rules,
-            });
-        }
-        Ok(CompiledCrd { crd, versions, crd_errors, crd_warnings, kube_version: kube })
+        let sets: Vec<(bool, Option<Rc<crate::cel::rules::RuleSet>>)> = crd
+            .spec
+            .versions
+            .iter()
+            .map(|ver| {
+                let written = ver
+                    .schema
+                    .as_ref()
+                    .and_then(|s| s.open_api_v3_schema.as_deref());
+                let has_cel_rules = written.map(has_rules).unwrap_or(false);
+                let rules = match (written, has_cel_rules) {
+                    (Some(s), true) => Some(rules.rule_set(s)),
+                    _ => None,
+                };
+                (has_cel_rules, rules)
+            })
+            .collect();
+        drop(rules);
+        // Each version's schema moves into its compiled version (no copy of a large schema
+        // is made; `crd` keeps everything else).
+        let mut crd = crd;
+        let versions = crd
+            .spec
+            .versions
+            .iter_mut()
+            .zip(sets)
+            .enumerate()
+            .map(|(index, (ver, (has_cel_rules, rules)))| {
+                let schema = ver
+                    .schema
+                    .as_mut()
+                    .and_then(|s| s.open_api_v3_schema.take())
+                    .map(|s| {
+                        let mut s = *s;
+                        s.compile();
+                        s
+                    });
+                CompiledVersion {
+                    rules,
+                    name: ver.name.clone(),
+                    index,
+                    schema,
+                    status_subresource: ver
+                        .subresources
+                        .as_ref()
+                        .map(|s| s.status.is_some())
+                        .unwrap_or(false),
+                    has_cel_rules,
+                }
+            })
+            .collect();
+        Ok(CompiledCrd {
+            crd,
+            versions,
+            crd_errors,
+            crd_warnings,
+            kube_version: kube,
+        })
     }
 
     /// The named version, or the storage version.
@@ -244,6 +304,15 @@ impl CompiledCrd {
 #[derive(Default)]
 pub struct CompileCache {
     pub rules: crate::cel::rules::RuleCache,
+}
+
+impl CompileCache {
+    /// A cache for one compile (what versions of one CRD share), not kept afterwards.
+    pub fn single_use() -> CompileCache {
+        CompileCache {
+            rules: crate::cel::rules::RuleCache::single_use(),
+        }
+    }
 }
 
 fn has_rules(s: &JsonSchemaProps) -> bool {

@@ -131,27 +131,181 @@ pub struct ScaleSubresource {
 }
 
 /// `items`: a schema, or (forbidden in v1, but decodable) an array of schemas.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(untagged)]
+/// Decoded as `#[serde(untagged)]` would ([`untagged`]).
+#[derive(Clone, Debug)]
 pub enum SchemaOrArray {
     Schema(Box<JsonSchemaProps>),
     Array(Vec<JsonSchemaProps>),
 }
 
 /// `additionalProperties` / `additionalItems`: a boolean or a schema.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(untagged)]
+/// Decoded as `#[serde(untagged)]` would ([`untagged`]).
+#[derive(Clone, Debug)]
 pub enum SchemaOrBool {
     Bool(bool),
     Schema(Box<JsonSchemaProps>),
 }
 
 /// `dependencies` values: a schema or a list of property names.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(untagged)]
+/// Decoded as `#[serde(untagged)]` would ([`untagged`]).
+#[derive(Clone, Debug)]
 pub enum SchemaOrStringArray {
     Strings(Vec<String>),
     Schema(Box<JsonSchemaProps>),
+}
+
+/// Decoding of the schema-or-something fields exactly as `#[serde(untagged)]` decodes them
+/// (variants tried in declaration order; any failure is `data did not match any variant of
+/// untagged enum <Name>`), without serde's untagged machinery, which first copies the whole
+/// value into a buffer: under every `items` and `additionalProperties`, so a nested schema
+/// was copied once per enclosing level.
+mod untagged {
+    use super::{JsonSchemaProps, SchemaOrArray, SchemaOrBool, SchemaOrStringArray};
+    use serde::de::{
+        self, value::MapAccessDeserializer, Deserialize, Deserializer, MapAccess, SeqAccess,
+        Visitor,
+    };
+    use serde_json::Value;
+    use std::fmt;
+
+    fn no_variant<E: de::Error>(name: &str) -> E {
+        E::custom(format!(
+            "data did not match any variant of untagged enum {}",
+            name
+        ))
+    }
+
+    /// A sequence is read once, so it is kept to try each variant on it.
+    fn buffer<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(v) = seq.next_element::<Value>()? {
+            items.push(v);
+        }
+        Ok(Value::Array(items))
+    }
+
+    /// The variants' decoders; `Err(())` moves on to the next variant.
+    fn schema<'de, M: MapAccess<'de>>(map: M) -> Result<JsonSchemaProps, ()> {
+        JsonSchemaProps::deserialize(MapAccessDeserializer::new(map)).map_err(|_| ())
+    }
+    fn from_value<T: for<'x> Deserialize<'x>>(v: &Value) -> Result<T, ()> {
+        T::deserialize(v).map_err(|_| ())
+    }
+
+    macro_rules! reject_scalars {
+        ($name:expr) => {
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Err(no_variant($name))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Err(no_variant($name))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Err(no_variant($name))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Err(no_variant($name))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Err(no_variant($name))
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+                Err(no_variant($name))
+            }
+        };
+    }
+
+    struct ArrayVisitor;
+    impl<'de> Visitor<'de> for ArrayVisitor {
+        type Value = SchemaOrArray;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("untagged enum SchemaOrArray")
+        }
+        reject_scalars!("SchemaOrArray");
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<SchemaOrArray, E> {
+            Err(no_variant("SchemaOrArray"))
+        }
+        fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<SchemaOrArray, M::Error> {
+            // A map is no `Vec`: only the schema variant can match.
+            schema(map)
+                .map(|s| SchemaOrArray::Schema(Box::new(s)))
+                .map_err(|_| no_variant("SchemaOrArray"))
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<SchemaOrArray, A::Error> {
+            let v = buffer(seq)?;
+            // A struct decodes from a sequence of its fields too, so the schema comes first.
+            from_value::<JsonSchemaProps>(&v)
+                .map(|s| SchemaOrArray::Schema(Box::new(s)))
+                .or_else(|_| from_value::<Vec<JsonSchemaProps>>(&v).map(SchemaOrArray::Array))
+                .map_err(|_| no_variant("SchemaOrArray"))
+        }
+    }
+
+    struct BoolVisitor;
+    impl<'de> Visitor<'de> for BoolVisitor {
+        type Value = SchemaOrBool;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("untagged enum SchemaOrBool")
+        }
+        reject_scalars!("SchemaOrBool");
+        fn visit_bool<E: de::Error>(self, b: bool) -> Result<SchemaOrBool, E> {
+            Ok(SchemaOrBool::Bool(b))
+        }
+        fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<SchemaOrBool, M::Error> {
+            schema(map)
+                .map(|s| SchemaOrBool::Schema(Box::new(s)))
+                .map_err(|_| no_variant("SchemaOrBool"))
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<SchemaOrBool, A::Error> {
+            let v = buffer(seq)?;
+            from_value::<JsonSchemaProps>(&v)
+                .map(|s| SchemaOrBool::Schema(Box::new(s)))
+                .map_err(|_| no_variant("SchemaOrBool"))
+        }
+    }
+
+    struct StringArrayVisitor;
+    impl<'de> Visitor<'de> for StringArrayVisitor {
+        type Value = SchemaOrStringArray;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("untagged enum SchemaOrStringArray")
+        }
+        reject_scalars!("SchemaOrStringArray");
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<SchemaOrStringArray, E> {
+            Err(no_variant("SchemaOrStringArray"))
+        }
+        fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<SchemaOrStringArray, M::Error> {
+            schema(map)
+                .map(|s| SchemaOrStringArray::Schema(Box::new(s)))
+                .map_err(|_| no_variant("SchemaOrStringArray"))
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<SchemaOrStringArray, A::Error> {
+            let v = buffer(seq)?;
+            from_value::<Vec<String>>(&v)
+                .map(SchemaOrStringArray::Strings)
+                .or_else(|_| {
+                    from_value::<JsonSchemaProps>(&v)
+                        .map(|s| SchemaOrStringArray::Schema(Box::new(s)))
+                })
+                .map_err(|_| no_variant("SchemaOrStringArray"))
+        }
+    }
+
+    impl<'de> Deserialize<'de> for SchemaOrArray {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_any(ArrayVisitor)
+        }
+    }
+    impl<'de> Deserialize<'de> for SchemaOrBool {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_any(BoolVisitor)
+        }
+    }
+    impl<'de> Deserialize<'de> for SchemaOrStringArray {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_any(StringArrayVisitor)
+        }
+    }
 }
 
 /// One `x-kubernetes-validations` entry.
@@ -303,13 +457,22 @@ impl JsonSchemaProps {
         if let Some(SchemaOrBool::Schema(s)) = &mut self.additional_items {
             f(s);
         }
-        for s in self.all_of.iter_mut().chain(self.one_of.iter_mut()).chain(self.any_of.iter_mut()) {
+        for s in self
+            .all_of
+            .iter_mut()
+            .chain(self.one_of.iter_mut())
+            .chain(self.any_of.iter_mut())
+        {
             f(s);
         }
         if let Some(n) = &mut self.not {
             f(n);
         }
-        for s in self.pattern_properties.values_mut().chain(self.definitions.values_mut()) {
+        for s in self
+            .pattern_properties
+            .values_mut()
+            .chain(self.definitions.values_mut())
+        {
             f(s);
         }
         for d in self.dependencies.values_mut() {
@@ -348,7 +511,12 @@ impl CustomResourceDefinition {
     /// The version named `name`, or the storage version when `name` is `None`.
     pub fn version(&self, name: Option<&str>) -> Option<(usize, &CrdVersion)> {
         match name {
-            Some(n) => self.spec.versions.iter().enumerate().find(|(_, v)| v.name == n),
+            Some(n) => self
+                .spec
+                .versions
+                .iter()
+                .enumerate()
+                .find(|(_, v)| v.name == n),
             None => self
                 .spec
                 .versions
@@ -361,5 +529,99 @@ impl CustomResourceDefinition {
 
     pub fn namespaced(&self) -> bool {
         self.spec.scope != "Cluster"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The derived untagged decoders the hand-written ones replace.
+    #[derive(Debug, Deserialize)]
+    #[serde(untagged)]
+    enum OldArray {
+        Schema(Box<JsonSchemaProps>),
+        Array(Vec<JsonSchemaProps>),
+    }
+    #[derive(Debug, Deserialize)]
+    #[serde(untagged)]
+    enum OldBool {
+        Bool(bool),
+        Schema(Box<JsonSchemaProps>),
+    }
+    #[derive(Debug, Deserialize)]
+    #[serde(untagged)]
+    enum OldStrings {
+        Strings(Vec<String>),
+        Schema(Box<JsonSchemaProps>),
+    }
+
+    /// The same value (variants print by name only, so the renamed copies print alike), or
+    /// the same error once the copies' names are put back.
+    fn same<A: std::fmt::Debug, B: std::fmt::Debug>(
+        new: Result<A, serde_json::Error>,
+        old: Result<B, serde_json::Error>,
+        old_name: &str,
+        name: &str,
+    ) -> bool {
+        match (new, old) {
+            (Ok(a), Ok(b)) => format!("{:?}", a) == format!("{:?}", b),
+            (Err(a), Err(b)) => a.to_string() == b.to_string().replace(old_name, name),
+            _ => false,
+        }
+    }
+
+    #[test]
+    fn schema_or_fields_decode_as_untagged_enums() {
+        let inputs = [
+            serde_json::json!({"type": "string"}),
+            serde_json::json!({"type": 5}),
+            serde_json::json!({"items": {"items": {"type": "integer", "maxItems": 1.5}}}),
+            serde_json::json!([]),
+            serde_json::json!([{}]),
+            serde_json::json!([{"type": "string"}, {"type": "object"}]),
+            serde_json::json!(["an-id"]),
+            serde_json::json!(["a", "b"]),
+            serde_json::json!([1]),
+            serde_json::json!(true),
+            serde_json::json!(false),
+            serde_json::json!(5),
+            serde_json::json!(-5),
+            serde_json::json!(1.5),
+            serde_json::json!("x"),
+            serde_json::json!(null),
+        ];
+        for v in &inputs {
+            assert!(
+                same(
+                    SchemaOrArray::deserialize(v),
+                    OldArray::deserialize(v),
+                    "OldArray",
+                    "SchemaOrArray"
+                ),
+                "items: {}",
+                v
+            );
+            assert!(
+                same(
+                    SchemaOrBool::deserialize(v),
+                    OldBool::deserialize(v),
+                    "OldBool",
+                    "SchemaOrBool"
+                ),
+                "additionalProperties: {}",
+                v
+            );
+            assert!(
+                same(
+                    SchemaOrStringArray::deserialize(v),
+                    OldStrings::deserialize(v),
+                    "OldStrings",
+                    "SchemaOrStringArray"
+                ),
+                "dependencies: {}",
+                v
+            );
+        }
     }
 }

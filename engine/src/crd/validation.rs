@@ -18,10 +18,11 @@ use super::model::{
     SchemaOrBool, SchemaOrStringArray, Subresources,
 };
 use super::names;
-use crate::field::{BadValue, ErrorList, FieldError, Path};
-use crate::schema::structural;
 use crate::cel::env::EnvOptions;
 use crate::cel::rules::{EnvLoader, RuleCompiler};
+use crate::field::{BadValue, ErrorList, FieldError, Path};
+use crate::schema::lazy_path::LazyPath;
+use crate::schema::structural;
 use crate::version::KubeVersion;
 use serde_json::Value;
 
@@ -29,7 +30,7 @@ use serde_json::Value;
 /// [`crate::cel::rules::with_preexisting`], those of an update).
 pub fn validate_crd(crd: &CustomResourceDefinition, kube: KubeVersion) -> (ErrorList, Vec<String>) {
     let loader = EnvLoader::from_new(&EnvOptions::for_version(kube.minor.saturating_sub(1)));
-    let mut cache = crate::cel::rules::RuleCache::default();
+    let mut cache = crate::cel::rules::RuleCache::single_use();
     validate_crd_with(crd, kube, &mut RuleCompiler::new(loader, &mut cache))
 }
 
@@ -445,7 +446,12 @@ fn validate_api_approval(
 
 // --------------------------------------------------------------------------- spec
 
-fn validate_spec(spec: &InternalSpec<'_>, kube: KubeVersion, rules: &mut RuleCompiler<'_>, errs: &mut ErrorList) {
+fn validate_spec(
+    spec: &InternalSpec<'_>,
+    kube: KubeVersion,
+    rules: &mut RuleCompiler<'_>,
+    errs: &mut ErrorList,
+) {
     let sp = Path::new("spec");
     if spec.group.is_empty() {
         errs.push(FieldError::required(sp.child("group"), ""));
@@ -1393,12 +1399,14 @@ fn validate_validation(
     };
     // A schema checked by an earlier compile in the same context has the same errors.
     let key = rule_compiler.checks_key(schema, status_enabled, path.as_str(), kube);
-    if let Some(local) = rule_compiler.cached_checks(&key) {
+    if let Some(local) = key.as_ref().and_then(|k| rule_compiler.cached_checks(k)) {
         errs.extend(local);
         return;
     }
     let local = schema_checks(schema, status_enabled, path, kube, rule_compiler);
-    rule_compiler.store_checks(key, &local);
+    if let Some(key) = key {
+        rule_compiler.store_checks(key, &local);
+    }
     errs.extend(local);
 }
 
@@ -1463,7 +1471,14 @@ fn schema_checks(
         index_rule_errors(schema, &rs.tree, &mut index);
         RULE_ERRORS.with(|r| *r.borrow_mut() = Some(index));
     }
-    let oe = openapi_schema(schema, &root, &Ssv::default(), true, cel_ok, kube);
+    let oe = openapi_schema(
+        schema,
+        &LazyPath::new(&root),
+        &Ssv::default(),
+        true,
+        cel_ok,
+        kube,
+    );
     RULE_ERRORS.with(|r| *r.borrow_mut() = None);
     local.extend(oe.schema);
     local.extend(oe.cel);
@@ -1477,7 +1492,11 @@ fn schema_checks(
 }
 
 /// A node's rule compile errors: (rule, rule error, messageExpression error) per rule.
-type NodeRuleErrors = Vec<(crate::crd::model::ValidationRule, Option<String>, Option<String>)>;
+type NodeRuleErrors = Vec<(
+    crate::crd::model::ValidationRule,
+    Option<String>,
+    Option<String>,
+)>;
 
 thread_local! {
     /// The compile errors of the schema being validated, by node address, so that the
@@ -1494,7 +1513,10 @@ fn index_rule_errors(
     if !t.rules.is_empty() {
         index.insert(
             s as *const JsonSchemaProps as usize,
-            t.rules.iter().map(|c| (c.rule.clone(), c.error.clone(), c.message_error.clone())).collect(),
+            t.rules
+                .iter()
+                .map(|c| (c.rule.clone(), c.error.clone(), c.message_error.clone()))
+                .collect(),
         );
     }
     for (k, child) in &t.properties {
@@ -1515,17 +1537,18 @@ fn index_rule_errors(
 #[derive(Clone, Debug)]
 struct Ssv {
     allow_defaults: bool,
-    disallow_defaults_reason: String,
+    /// Shared: the context is copied at every node.
+    disallow_defaults_reason: std::rc::Rc<str>,
     inside_resource_meta: bool,
     /// The highest ancestor below which old and new values cannot be correlated.
-    uncorrelatable: Option<Path>,
+    uncorrelatable: Option<std::rc::Rc<Path>>,
 }
 
 impl Default for Ssv {
     fn default() -> Self {
         Ssv {
             allow_defaults: true,
-            disallow_defaults_reason: String::new(),
+            disallow_defaults_reason: std::rc::Rc::from(""),
             inside_resource_meta: false,
             uncorrelatable: None,
         }
@@ -1546,23 +1569,23 @@ impl Ssv {
             ..self.clone()
         }
     }
-    fn with_forbid_old_self(&self, p: &Path) -> Ssv {
+    fn with_forbid_old_self(&self, p: &LazyPath<'_>) -> Ssv {
         if self.uncorrelatable.is_some() {
             return self.clone();
         }
         Ssv {
-            uncorrelatable: Some(p.clone()),
+            uncorrelatable: Some(std::rc::Rc::new(p.path())),
             ..self.clone()
         }
     }
 
-    fn validate(&self, s: &JsonSchemaProps, p: &Path, errs: &mut ErrorList) {
+    fn validate(&self, s: &JsonSchemaProps, p: &LazyPath<'_>, errs: &mut ErrorList) {
         const TYPES: [&str; 6] = ["array", "boolean", "integer", "number", "object", "string"];
         let t = s.type_str();
         if !t.is_empty() && !TYPES.contains(&t) {
             let valid: Vec<String> = TYPES.iter().map(|x| x.to_string()).collect();
             errs.push(FieldError::not_supported(
-                p.child("type"),
+                p.path().child("type"),
                 BadValue::Str(t.into()),
                 &valid,
             ));
@@ -1573,56 +1596,59 @@ impl Ssv {
                 detail.push(' ');
                 detail.push_str(&self.disallow_defaults_reason);
             }
-            errs.push(FieldError::forbidden(p.child("default"), detail));
+            errs.push(FieldError::forbidden(p.path().child("default"), detail));
         }
         if s.id.as_deref().map(|x| !x.is_empty()).unwrap_or(false) {
-            errs.push(FieldError::forbidden(p.child("id"), "id is not supported"));
+            errs.push(FieldError::forbidden(
+                p.path().child("id"),
+                "id is not supported",
+            ));
         }
         if s.additional_items.is_some() {
             errs.push(FieldError::forbidden(
-                p.child("additionalItems"),
+                p.path().child("additionalItems"),
                 "additionalItems is not supported",
             ));
         }
         if !s.pattern_properties.is_empty() {
             errs.push(FieldError::forbidden(
-                p.child("patternProperties"),
+                p.path().child("patternProperties"),
                 "patternProperties is not supported",
             ));
         }
         if !s.definitions.is_empty() {
             errs.push(FieldError::forbidden(
-                p.child("definitions"),
+                p.path().child("definitions"),
                 "definitions is not supported",
             ));
         }
         if !s.dependencies.is_empty() {
             errs.push(FieldError::forbidden(
-                p.child("dependencies"),
+                p.path().child("dependencies"),
                 "dependencies is not supported",
             ));
         }
         if s.reference.is_some() {
             errs.push(FieldError::forbidden(
-                p.child("$ref"),
+                p.path().child("$ref"),
                 "$ref is not supported",
             ));
         }
         if t == "null" {
             errs.push(FieldError::forbidden(
-                p.child("type"),
+                p.path().child("type"),
                 "type cannot be set to null, use nullable as an alternative",
             ));
         }
         if matches!(&s.items, Some(SchemaOrArray::Array(a)) if !a.is_empty()) {
             errs.push(FieldError::forbidden(
-                p.child("items"),
+                p.path().child("items"),
                 "items must be a schema object and not an array",
             ));
         }
         if self.inside_resource_meta && s.x_embedded_resource {
             errs.push(FieldError::forbidden(
-                p.child("x-kubernetes-embedded-resource"),
+                p.path().child("x-kubernetes-embedded-resource"),
                 "must not be used inside of resource meta",
             ));
         }
@@ -1653,7 +1679,7 @@ fn map_is_correlatable(t: Option<&str>) -> bool {
 /// is reached through properties, items or additionalProperties.
 fn openapi_schema(
     s: &JsonSchemaProps,
-    p: &Path,
+    p: &LazyPath<'_>,
     ssv: &Ssv,
     is_root: bool,
     cel: bool,
@@ -1663,7 +1689,7 @@ fn openapi_schema(
     ssv.validate(s, p, &mut out.schema);
     if s.unique_items {
         out.schema.push(FieldError::forbidden(
-            p.child("uniqueItems"),
+            p.path().child("uniqueItems"),
             "uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
         ));
     }
@@ -1672,7 +1698,7 @@ fn openapi_schema(
             && matches!(ap, SchemaOrBool::Bool(false) | SchemaOrBool::Schema(_))
         {
             out.schema.push(FieldError::forbidden(
-                p.child("additionalProperties"),
+                p.path().child("additionalProperties"),
                 "additionalProperties and properties are mutual exclusive",
             ));
         }
@@ -1692,6 +1718,7 @@ fn openapi_schema(
             ));
         }
     }
+    let properties = p.child("properties");
     for (k, prop) in &s.properties {
         let mut sub = ssv.clone();
         if !map_is_correlatable(s.x_map_type.as_deref()) {
@@ -1705,7 +1732,7 @@ fn openapi_schema(
         }
         out.append(openapi_schema(
             prop,
-            &p.child("properties").key(k),
+            &properties.key(k),
             &sub,
             false,
             cel,
@@ -1715,40 +1742,23 @@ fn openapi_schema(
     if let Some(n) = &s.not {
         out.append(openapi_schema(n, &p.child("not"), ssv, false, false, kube));
     }
+    let all_of = p.child("allOf");
     for (i, x) in s.all_of.iter().enumerate() {
-        out.append(openapi_schema(
-            x,
-            &p.child("allOf").index(i),
-            ssv,
-            false,
-            false,
-            kube,
-        ));
+        out.append(openapi_schema(x, &all_of.index(i), ssv, false, false, kube));
     }
+    let one_of = p.child("oneOf");
     for (i, x) in s.one_of.iter().enumerate() {
-        out.append(openapi_schema(
-            x,
-            &p.child("oneOf").index(i),
-            ssv,
-            false,
-            false,
-            kube,
-        ));
+        out.append(openapi_schema(x, &one_of.index(i), ssv, false, false, kube));
     }
+    let any_of = p.child("anyOf");
     for (i, x) in s.any_of.iter().enumerate() {
-        out.append(openapi_schema(
-            x,
-            &p.child("anyOf").index(i),
-            ssv,
-            false,
-            false,
-            kube,
-        ));
+        out.append(openapi_schema(x, &any_of.index(i), ssv, false, false, kube));
     }
+    let definitions = p.child("definitions");
     for (k, x) in &s.definitions {
         out.append(openapi_schema(
             x,
-            &p.child("definitions").key(k),
+            &definitions.key(k),
             ssv,
             false,
             false,
@@ -1766,24 +1776,19 @@ fn openapi_schema(
                 out.append(openapi_schema(i, &p.child("items"), &sub, false, cel, kube))
             }
             SchemaOrArray::Array(a) => {
+                let items = p.child("items");
                 for (i, x) in a.iter().enumerate() {
-                    out.append(openapi_schema(
-                        x,
-                        &p.child("items").index(i),
-                        &sub,
-                        false,
-                        cel,
-                        kube,
-                    ));
+                    out.append(openapi_schema(x, &items.index(i), &sub, false, cel, kube));
                 }
             }
         }
     }
+    let dependencies = p.child("dependencies");
     for (k, d) in &s.dependencies {
         if let SchemaOrStringArray::Schema(x) = d {
             out.append(openapi_schema(
                 x,
-                &p.child("dependencies").key(k),
+                &dependencies.key(k),
                 ssv,
                 false,
                 false,
@@ -1794,21 +1799,23 @@ fn openapi_schema(
     extension_errors(s, p, &mut out.schema);
     map_list_keys_map_set_errors(s, p, &mut out.schema);
     if !s.x_validations.is_empty() {
-        rule_field_errors(s, p, kube, &mut out.schema);
+        let p = p.path();
+        rule_field_errors(s, &p, kube, &mut out.schema);
         if out.schema.is_empty() && cel {
-            out.cel.extend(cel_rule_compile_errors(s, p, is_root, kube));
-            old_self_errors(s, p, ssv, kube, &mut out.cel);
+            out.cel
+                .extend(cel_rule_compile_errors(s, &p, is_root, kube));
+            old_self_errors(s, &p, ssv, kube, &mut out.cel);
         }
     }
     out
 }
 
 /// The x-kubernetes-* consistency checks of one node.
-fn extension_errors(s: &JsonSchemaProps, p: &Path, errs: &mut ErrorList) {
+fn extension_errors(s: &JsonSchemaProps, p: &LazyPath<'_>, errs: &mut ErrorList) {
     let t = s.type_str();
     if s.x_preserve_unknown_fields == Some(false) {
         errs.push(FieldError::invalid(
-            p.child("x-kubernetes-preserve-unknown-fields"),
+            p.path().child("x-kubernetes-preserve-unknown-fields"),
             BadValue::Bool(false),
             "must be true or undefined",
         ));
@@ -1817,12 +1824,12 @@ fn extension_errors(s: &JsonSchemaProps, p: &Path, errs: &mut ErrorList) {
         if t != "object" {
             if t.is_empty() {
                 errs.push(FieldError::required(
-                    p.child("type"),
+                    p.path().child("type"),
                     "must be object if x-kubernetes-map-type is specified",
                 ));
             } else {
                 errs.push(FieldError::invalid(
-                    p.child("type"),
+                    p.path().child("type"),
                     BadValue::Str(t.into()),
                     "must be object if x-kubernetes-map-type is specified",
                 ));
@@ -1830,7 +1837,7 @@ fn extension_errors(s: &JsonSchemaProps, p: &Path, errs: &mut ErrorList) {
         }
         if mt != "atomic" && mt != "granular" {
             errs.push(FieldError::not_supported(
-                p.child("x-kubernetes-map-type"),
+                p.path().child("x-kubernetes-map-type"),
                 BadValue::Str(mt.into()),
                 &["atomic".to_string(), "granular".to_string()],
             ));
@@ -1841,12 +1848,12 @@ fn extension_errors(s: &JsonSchemaProps, p: &Path, errs: &mut ErrorList) {
         if t != "array" {
             if t.is_empty() {
                 errs.push(FieldError::required(
-                    p.child("type"),
+                    p.path().child("type"),
                     "must be array if x-kubernetes-list-type is specified",
                 ));
             } else {
                 errs.push(FieldError::invalid(
-                    p.child("type"),
+                    p.path().child("type"),
                     BadValue::Str(t.into()),
                     "must be array if x-kubernetes-list-type is specified",
                 ));
@@ -1866,7 +1873,7 @@ fn extension_errors(s: &JsonSchemaProps, p: &Path, errs: &mut ErrorList) {
                             .unwrap_or(false)
                         {
                             errs.push(FieldError::invalid(
-                                p.child("items").child("x-kubernetes-list-type"),
+                                p.path().child("items").child("x-kubernetes-list-type"),
                                 bad_value,
                                 "must be atomic as item of a list with x-kubernetes-list-type=set",
                             ));
@@ -1876,7 +1883,7 @@ fn extension_errors(s: &JsonSchemaProps, p: &Path, errs: &mut ErrorList) {
                         if is.x_map_type.as_deref() != Some("atomic") {
                             // The apiserver prints the items' list type here.
                             errs.push(FieldError::invalid(
-                                p.child("items").child("x-kubernetes-map-type"),
+                                p.path().child("items").child("x-kubernetes-map-type"),
                                 bad_value,
                                 "must be atomic as item of a list with x-kubernetes-list-type=set",
                             ));
@@ -1888,7 +1895,7 @@ fn extension_errors(s: &JsonSchemaProps, p: &Path, errs: &mut ErrorList) {
         }
         if lt != "atomic" && lt != "set" && lt != "map" {
             errs.push(FieldError::not_supported(
-                p.child("x-kubernetes-list-type"),
+                p.path().child("x-kubernetes-list-type"),
                 BadValue::Str(lt.into()),
                 &["atomic".to_string(), "set".to_string(), "map".to_string()],
             ));
@@ -1905,12 +1912,12 @@ fn extension_errors(s: &JsonSchemaProps, p: &Path, errs: &mut ErrorList) {
     if !s.x_list_map_keys.is_empty() {
         match s.x_list_type.as_deref() {
             None => errs.push(FieldError::required(
-                p.child("x-kubernetes-list-type"),
+                p.path().child("x-kubernetes-list-type"),
                 "must be map if x-kubernetes-list-map-keys is non-empty",
             )),
             Some("map") => {}
             Some(lt) => errs.push(FieldError::invalid(
-                p.child("x-kubernetes-list-type"),
+                p.path().child("x-kubernetes-list-type"),
                 BadValue::Str(lt.into()),
                 "must be map if x-kubernetes-list-map-keys is non-empty",
             )),
@@ -1919,24 +1926,24 @@ fn extension_errors(s: &JsonSchemaProps, p: &Path, errs: &mut ErrorList) {
     if s.x_list_type.as_deref() == Some("map") {
         if s.x_list_map_keys.is_empty() {
             errs.push(FieldError::required(
-                p.child("x-kubernetes-list-map-keys"),
+                p.path().child("x-kubernetes-list-map-keys"),
                 "must not be empty if x-kubernetes-list-type is map",
             ));
         }
         match &s.items {
             None => errs.push(FieldError::required(
-                p.child("items"),
+                p.path().child("items"),
                 "must have a schema if x-kubernetes-list-type is map",
             )),
             Some(SchemaOrArray::Array(_)) => errs.push(FieldError::invalid(
-                p.child("items"),
+                p.path().child("items"),
                 BadValue::Raw(gojson::items_json(&s.items)),
                 "must only have a single schema if x-kubernetes-list-type is map",
             )),
             Some(SchemaOrArray::Schema(is)) => {
                 if is.type_str() != "object" {
                     errs.push(FieldError::invalid(
-                        p.child("items").child("type"),
+                        p.path().child("items").child("type"),
                         BadValue::Str(is.type_str().into()),
                         "must be object if parent array's x-kubernetes-list-type is map",
                     ));
@@ -1948,21 +1955,21 @@ fn extension_errors(s: &JsonSchemaProps, p: &Path, errs: &mut ErrorList) {
                                 if matches!(ks.type_str(), "array" | "object") {
                                     // The apiserver prints the items' type here.
                                     errs.push(FieldError::invalid(
-                                        p.child("items").child("properties").key(k).child("type"),
+                                        p.path().child("items").child("properties").key(k).child("type"),
                                         BadValue::Str(is.type_str().into()),
                                         "must be a scalar type if parent array's x-kubernetes-list-type is map",
                                     ));
                                 }
                             }
                             None => errs.push(FieldError::invalid(
-                                p.child("x-kubernetes-list-map-keys"),
+                                p.path().child("x-kubernetes-list-map-keys"),
                                 keys_json(),
                                 "entries must all be names of item properties",
                             )),
                         }
                         if seen.contains(&k.as_str()) {
                             errs.push(FieldError::invalid(
-                                p.child("x-kubernetes-list-map-keys"),
+                                p.path().child("x-kubernetes-list-map-keys"),
                                 keys_json(),
                                 "must not contain duplicate entries",
                             ));
@@ -1976,7 +1983,7 @@ fn extension_errors(s: &JsonSchemaProps, p: &Path, errs: &mut ErrorList) {
 }
 
 /// `validateMapListKeysMapSet`.
-fn map_list_keys_map_set_errors(s: &JsonSchemaProps, p: &Path, errs: &mut ErrorList) {
+fn map_list_keys_map_set_errors(s: &JsonSchemaProps, p: &LazyPath<'_>, errs: &mut ErrorList) {
     let Some(is) = s.items_schema() else { return };
     let Some(lt) = s.x_list_type.as_deref() else {
         return;
@@ -1986,7 +1993,7 @@ fn map_list_keys_map_set_errors(s: &JsonSchemaProps, p: &Path, errs: &mut ErrorL
     }
     if is.nullable {
         errs.push(FieldError::forbidden(
-            p.child("items").child("nullable"),
+            p.path().child("items").child("nullable"),
             format!("cannot be nullable when x-kubernetes-list-type is {}", lt),
         ));
     }
@@ -1997,13 +2004,14 @@ fn map_list_keys_map_set_errors(s: &JsonSchemaProps, p: &Path, errs: &mut ErrorL
             };
             if !is.required.contains(k) && !has_default(ks) {
                 errs.push(FieldError::required(
-                    p.child("items").child("properties").key(k).child("default"),
+                    p.path().child("items").child("properties").key(k).child("default"),
                     "this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
                 ));
             }
             if ks.nullable {
                 errs.push(FieldError::forbidden(
-                    p.child("items")
+                    p.path()
+                        .child("items")
                         .child("properties")
                         .key(k)
                         .child("nullable"),
@@ -2224,12 +2232,19 @@ fn old_self_errors(
 /// valid against its schema and survive pruning.
 fn validate_defaults(root_path: &Path, root: &JsonSchemaProps, kube: KubeVersion) -> ErrorList {
     let mut errs = ErrorList::new();
-    defaults_rec(root_path, root, true, false, kube, &mut errs);
+    defaults_rec(
+        &LazyPath::new(root_path),
+        root,
+        true,
+        false,
+        kube,
+        &mut errs,
+    );
     errs
 }
 
 fn defaults_rec(
-    p: &Path,
+    p: &LazyPath<'_>,
     s: &JsonSchemaProps,
     is_resource_root: bool,
     inside_meta: bool,
@@ -2239,7 +2254,7 @@ fn defaults_rec(
     let embedded = is_resource_root || s.x_embedded_resource;
     let inside_meta = if embedded { false } else { inside_meta };
     if let Some(d) = s.default.as_ref().filter(|d| !d.is_null()) {
-        let dp = p.child("default");
+        let dp = p.path().child("default");
         if inside_meta {
             // The apiserver first checks the surrounding object's metadata; only the
             // schema validation of the value is reproduced here.
@@ -2277,16 +2292,10 @@ fn defaults_rec(
     if let Some(i) = s.items_schema() {
         defaults_rec(&p.child("items"), i, false, inside_meta, kube, errs);
     }
+    let properties = p.child("properties");
     for (k, prop) in &s.properties {
         let sub_inside = inside_meta || (embedded && META_FIELDS.contains(&k.as_str()));
-        defaults_rec(
-            &p.child("properties").key(k),
-            prop,
-            false,
-            sub_inside,
-            kube,
-            errs,
-        );
+        defaults_rec(&properties.key(k), prop, false, sub_inside, kube, errs);
     }
 }
 
@@ -2306,13 +2315,14 @@ pub fn cel_rule_compile_errors(
 ) -> ErrorList {
     let mut errs = ErrorList::new();
     let key = node as *const JsonSchemaProps as usize;
-    let compiled: NodeRuleErrors = match RULE_ERRORS.with(|r| r.borrow().as_ref().and_then(|m| m.get(&key).cloned())) {
-        Some(c) => c,
-        None => crate::cel::rules::compile_node_rules(node, is_root, kube)
-            .into_iter()
-            .map(|c| (c.rule, c.error, c.message_error))
-            .collect(),
-    };
+    let compiled: NodeRuleErrors =
+        match RULE_ERRORS.with(|r| r.borrow().as_ref().and_then(|m| m.get(&key).cloned())) {
+            Some(c) => c,
+            None => crate::cel::rules::compile_node_rules(node, is_root, kube)
+                .into_iter()
+                .map(|c| (c.rule, c.error, c.message_error))
+                .collect(),
+        };
     for (i, (rule, error, message_error)) in compiled.iter().enumerate() {
         let rp = node_path.child("x-kubernetes-validations").index(i);
         let value = || BadValue::Raw(gojson::validation_rule(rule));
@@ -2320,7 +2330,11 @@ pub fn cel_rule_compile_errors(
             errs.push(FieldError::invalid(rp.child("rule"), value(), e.clone()));
         }
         if let Some(e) = message_error {
-            errs.push(FieldError::invalid(rp.child("messageExpression"), value(), e.clone()));
+            errs.push(FieldError::invalid(
+                rp.child("messageExpression"),
+                value(),
+                e.clone(),
+            ));
         }
     }
     errs
@@ -2330,13 +2344,20 @@ pub fn cel_rule_compile_errors(
 /// (`x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema
 /// exceeds budget ...` and the `contributed to ...` errors on the most expensive rules).
 /// Returns nothing until the cost estimator exists.
-pub fn cel_schema_cost_errors(root: &JsonSchemaProps, root_path: &Path, kube: KubeVersion) -> ErrorList {
+pub fn cel_schema_cost_errors(
+    root: &JsonSchemaProps,
+    root_path: &Path,
+    kube: KubeVersion,
+) -> ErrorList {
     let opts = crate::cel::env::EnvOptions::for_version(kube.minor.saturating_sub(1));
     cel_schema_cost_errors_of(&crate::cel::rules::compile_rules(root, &opts), root_path)
 }
 
 /// The cost errors of an already compiled rule set.
-pub fn cel_schema_cost_errors_of(rules: &crate::cel::rules::RuleSet, root_path: &Path) -> ErrorList {
+pub fn cel_schema_cost_errors_of(
+    rules: &crate::cel::rules::RuleSet,
+    root_path: &Path,
+) -> ErrorList {
     use crate::cel::rules::RuleTree;
     let mut errs = ErrorList::new();
     let mut total = TotalCost::default();
@@ -2348,7 +2369,11 @@ pub fn cel_schema_cost_errors_of(rules: &crate::cel::rules::RuleSet, root_path: 
                 if cost.estimated_cost > STATIC_ESTIMATED_COST_LIMIT {
                     errs.push(FieldError::forbidden(
                         rule_path.clone(),
-                        cost_error_message("estimated rule cost", cost.estimated_cost, STATIC_ESTIMATED_COST_LIMIT),
+                        cost_error_message(
+                            "estimated rule cost",
+                            cost.estimated_cost,
+                            STATIC_ESTIMATED_COST_LIMIT,
+                        ),
                     ));
                 }
                 total.observe(rule_path, cost.estimated_cost);
@@ -2358,7 +2383,11 @@ pub fn cel_schema_cost_errors_of(rules: &crate::cel::rules::RuleSet, root_path: 
                 if mc > STATIC_ESTIMATED_COST_LIMIT {
                     errs.push(FieldError::forbidden(
                         mp.clone(),
-                        cost_error_message("estimated messageExpression cost", mc, STATIC_ESTIMATED_COST_LIMIT),
+                        cost_error_message(
+                            "estimated messageExpression cost",
+                            mc,
+                            STATIC_ESTIMATED_COST_LIMIT,
+                        ),
                     ));
                 }
                 total.observe(mp, mc);

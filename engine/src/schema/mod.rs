@@ -3,6 +3,7 @@
 //! properties, items, additionalProperties and the x-kubernetes extensions).
 
 pub mod defaulting;
+pub mod lazy_path;
 pub mod listtype;
 pub mod objectmeta;
 pub mod pruning;

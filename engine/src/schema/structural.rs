@@ -10,6 +10,7 @@
 //! oneOf or not is nested value validation, where generic fields and extensions are
 //! forbidden.
 
+use super::lazy_path::LazyPath;
 use crate::crd::model::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
 use crate::field::{BadValue, ErrorList, FieldError, Path};
 
@@ -146,7 +147,7 @@ fn new_nested(s: &JsonSchemaProps) -> Option<String> {
 /// restrictions and completeness. Call only when [`new_structural_error`] is `None`.
 pub fn validate_structural(path: &Path, s: &JsonSchemaProps) -> ErrorList {
     let mut errs = ErrorList::new();
-    invariants(s, Level::Root, path, &mut errs);
+    invariants(s, Level::Root, &LazyPath::new(path), &mut errs);
     value_validation_completeness(s, Some(s), path, path, &mut errs);
     errs
 }
@@ -196,24 +197,25 @@ fn is_int_or_string_any_of(any_of: &[JsonSchemaProps]) -> bool {
     any_of.len() == 2 && is_bare_type(&any_of[0], "integer") && is_bare_type(&any_of[1], "string")
 }
 
-fn invariants(s: &JsonSchemaProps, lvl: Level, path: &Path, errs: &mut ErrorList) {
+fn invariants(s: &JsonSchemaProps, lvl: Level, path: &LazyPath<'_>, errs: &mut ErrorList) {
     let items = s.items_schema();
     if s.type_str() == "array" && items.is_none() {
         errs.push(FieldError::required(
-            path.child("items"),
+            path.path().child("items"),
             "must be specified",
         ));
     }
     if let Some(i) = items {
         invariants(i, Level::Item, &path.child("items"), errs);
     }
+    let properties = path.child("properties");
     for (k, v) in &s.properties {
-        invariants(v, Level::Field, &path.child("properties").key(k), errs);
+        invariants(v, Level::Field, &properties.key(k), errs);
     }
     if let Some(ap) = &s.additional_properties {
         if lvl == Level::Root {
             errs.push(FieldError::forbidden(
-                path.child("additionalProperties"),
+                path.path().child("additionalProperties"),
                 "must not be used at the root",
             ));
         }
@@ -226,14 +228,14 @@ fn invariants(s: &JsonSchemaProps, lvl: Level, path: &Path, errs: &mut ErrorList
     let preserve = s.preserve_unknown_fields();
     if s.x_int_or_string && preserve {
         errs.push(FieldError::invalid(
-            path.child("x-kubernetes-preserve-unknown-fields"),
+            path.path().child("x-kubernetes-preserve-unknown-fields"),
             BadValue::Bool(true),
             "must be false if x-kubernetes-int-or-string is true",
         ));
     }
     if s.x_int_or_string && s.x_embedded_resource {
         errs.push(FieldError::invalid(
-            path.child("x-kubernetes-embedded-resource"),
+            path.path().child("x-kubernetes-embedded-resource"),
             BadValue::Bool(true),
             "must be false if x-kubernetes-int-or-string is true",
         ));
@@ -249,12 +251,12 @@ fn invariants(s: &JsonSchemaProps, lvl: Level, path: &Path, errs: &mut ErrorList
     if s.x_embedded_resource && t != "object" {
         if t.is_empty() {
             errs.push(FieldError::required(
-                path.child("type"),
+                path.path().child("type"),
                 "must be object if x-kubernetes-embedded-resource is true",
             ));
         } else {
             errs.push(FieldError::invalid(
-                path.child("type"),
+                path.path().child("type"),
                 BadValue::Str(t.into()),
                 "must be object if x-kubernetes-embedded-resource is true",
             ));
@@ -265,17 +267,17 @@ fn invariants(s: &JsonSchemaProps, lvl: Level, path: &Path, errs: &mut ErrorList
             Level::Item => "must not be empty for specified array items",
             Level::Field => "must not be empty for specified object fields",
         };
-        errs.push(FieldError::required(path.child("type"), detail));
+        errs.push(FieldError::required(path.path().child("type"), detail));
     }
     if s.x_embedded_resource && s.additional_properties.is_some() {
         errs.push(FieldError::forbidden(
-            path.child("additionalProperties"),
+            path.path().child("additionalProperties"),
             "must not be used if x-kubernetes-embedded-resource is set",
         ));
     }
     if lvl == Level::Root && !t.is_empty() && t != "object" {
         errs.push(FieldError::invalid(
-            path.child("type"),
+            path.path().child("type"),
             BadValue::Str(t.into()),
             "must be object at the root",
         ));
@@ -285,7 +287,7 @@ fn invariants(s: &JsonSchemaProps, lvl: Level, path: &Path, errs: &mut ErrorList
             if let Some(p) = s.properties.get(k) {
                 if p.type_str() != "string" {
                     errs.push(FieldError::invalid(
-                        path.child("properties").key(k).child("type"),
+                        path.path().child("properties").key(k).child("type"),
                         BadValue::Str(p.type_str().into()),
                         "must be string",
                     ));
@@ -294,17 +296,11 @@ fn invariants(s: &JsonSchemaProps, lvl: Level, path: &Path, errs: &mut ErrorList
         }
     }
     if let Some(m) = s.properties.get("metadata") {
-        metadata_invariants(
-            m,
-            check_metadata,
-            lvl,
-            &path.child("properties").key("metadata"),
-            errs,
-        );
+        metadata_invariants(m, check_metadata, lvl, &properties.key("metadata"), errs);
     }
     if s.x_embedded_resource && !preserve && s.properties.is_empty() {
         errs.push(FieldError::required(
-            path.child("properties"),
+            path.path().child("properties"),
             "must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields",
         ));
     }
@@ -358,19 +354,19 @@ fn metadata_invariants(
     s: &JsonSchemaProps,
     check_metadata: bool,
     lvl: Level,
-    path: &Path,
+    path: &LazyPath<'_>,
     errs: &mut ErrorList,
 ) {
     if check_metadata && s.type_str() != "object" {
         errs.push(FieldError::invalid(
-            path.child("type"),
+            path.path().child("type"),
             BadValue::Str(s.type_str().into()),
             "must be object",
         ));
     }
     if lvl == Level::Root && metadata_specifies_more(s) {
         errs.push(FieldError::forbidden(
-            path.clone(),
+            path.path(),
             "must not specify anything other than name and generateName, but metadata is implicitly specified",
         ));
     }
@@ -381,29 +377,29 @@ fn value_validation(
     v: &JsonSchemaProps,
     skip_any_of: bool,
     skip_first_all_of_any_of: bool,
-    path: &Path,
+    path: &LazyPath<'_>,
     errs: &mut ErrorList,
 ) {
     if !skip_any_of {
         for (i, x) in v.any_of.iter().enumerate() {
-            nested_value_validation(x, false, false, &path.child("anyOf").index(i), errs);
+            nested_value_validation(x, false, false, &path.path().child("anyOf").index(i), errs);
         }
     }
     for (i, x) in v.all_of.iter().enumerate() {
         let skip = skip_first_all_of_any_of && i == 0;
-        nested_value_validation(x, skip, false, &path.child("allOf").index(i), errs);
+        nested_value_validation(x, skip, false, &path.path().child("allOf").index(i), errs);
     }
     for (i, x) in v.one_of.iter().enumerate() {
-        nested_value_validation(x, false, false, &path.child("oneOf").index(i), errs);
+        nested_value_validation(x, false, false, &path.path().child("oneOf").index(i), errs);
     }
     if let Some(n) = &v.not {
-        nested_value_validation(n, false, false, &path.child("not"), errs);
+        nested_value_validation(n, false, false, &path.path().child("not"), errs);
     }
     if let Some(p) = v.pattern.as_deref() {
         if !p.is_empty() {
             if let Some(e) = regexp_error(p) {
                 errs.push(FieldError::invalid(
-                    path.child("pattern"),
+                    path.path().child("pattern"),
                     BadValue::Str(p.into()),
                     format!("must be a valid regular expression, but isn't: {}", e),
                 ));
@@ -419,7 +415,13 @@ fn nested_value_validation(
     path: &Path,
     errs: &mut ErrorList,
 ) {
-    value_validation(v, skip_any_of, skip_all_of_any_of, path, errs);
+    value_validation(
+        v,
+        skip_any_of,
+        skip_all_of_any_of,
+        &LazyPath::new(path),
+        errs,
+    );
     if let Some(i) = v.items_schema() {
         nested_value_validation(i, false, false, &path.child("items"), errs);
     }
