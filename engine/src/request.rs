@@ -140,11 +140,12 @@ pub fn version_of<'c>(
 }
 
 /// The request's validation options (subresource, ratcheting, request emulation), with
-/// their defaults.
+/// their defaults; ratcheting defaults to what the targeted release does.
 pub fn validate_options(
     subresource: Option<&str>,
     ratcheting: Option<bool>,
     emulate_request: Option<bool>,
+    kube: KubeVersion,
 ) -> Result<ValidateOptions, String> {
     Ok(ValidateOptions {
         status_subresource: match subresource {
@@ -157,7 +158,7 @@ pub fn validate_options(
                 ))
             }
         },
-        ratcheting: ratcheting.unwrap_or(true),
+        ratcheting: kube.ratcheting(ratcheting)?,
         emulate_request: emulate_request.unwrap_or(true),
     })
 }
@@ -415,6 +416,7 @@ impl Engine {
             req.subresource.as_deref(),
             req.ratcheting,
             req.emulate_request,
+            kube,
         )?;
         let out = strategy::validate_object(&crd, version, &obj, old.as_ref(), &opts)?;
         answer.defaulted = Some(out.defaulted);

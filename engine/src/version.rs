@@ -1,5 +1,5 @@
-//! The Kubernetes release a request targets (1.25 to 1.36). Later issues make every
-//! version-dependent behaviour switch on it; today it is parsed and carried.
+//! The Kubernetes release a request targets (1.25 to 1.36); every behaviour that differs
+//! between releases switches on it (engine/VERSIONS.md lists them).
 
 use std::fmt;
 
@@ -32,6 +32,30 @@ impl KubeVersion {
 
     pub fn at_least(self, minor: u32) -> bool {
         self.minor >= minor
+    }
+
+    /// Validation ratcheting as the release ships it: the `CRDValidationRatcheting` gate
+    /// arrived in 1.28 (alpha, off) and is on by default from 1.30 (beta; GA in 1.33).
+    pub fn ratcheting_by_default(self) -> bool {
+        self.at_least(30)
+    }
+
+    /// Whether ratcheting can be turned on at all: from 1.28, where the gate exists.
+    pub fn ratcheting_available(self) -> bool {
+        self.at_least(28)
+    }
+
+    /// The ratcheting a request asks for (`None`: the release's default), or why the
+    /// release cannot do it.
+    pub fn ratcheting(self, asked: Option<bool>) -> Result<bool, String> {
+        match asked {
+            None => Ok(self.ratcheting_by_default()),
+            Some(true) if !self.ratcheting_available() => Err(format!(
+                "ratcheting is not available on Kubernetes {}: validation ratcheting arrived in 1.28 (the CRDValidationRatcheting feature gate; on by default from 1.30)",
+                self
+            )),
+            Some(b) => Ok(b),
+        }
     }
 }
 

@@ -17,7 +17,10 @@
 
 use crate::cel::env::EnvOptions;
 use crate::cel::rules::{compile_rules, CompiledRule, RuleSet};
-use crate::crd::model::{CustomResourceDefinition, ValidationRule};
+use crate::crd::model::{
+    CustomResourceDefinition, ValidationRule, FIELD_PATH_SINCE, MESSAGE_EXPRESSION_SINCE,
+    OPTIONAL_OLD_SELF_SINCE, REASON_SINCE,
+};
 use crate::crd::{CompiledCrd, LoadError};
 use crate::version::KubeVersion;
 use serde::{Deserialize, Serialize};
@@ -57,7 +60,7 @@ fn field_floors(r: &ValidationRule) -> Vec<(u32, String)> {
     let mut out = Vec::new();
     if r.optional_old_self.is_some() {
         out.push((
-            30,
+            OPTIONAL_OLD_SELF_SINCE,
             "field optionalOldSelf arrives in 1.30 (1.29 knows it only behind the CRDValidationRatcheting \
              feature gate, off by default, and drops it otherwise)"
                 .to_string(),
@@ -65,19 +68,19 @@ fn field_floors(r: &ValidationRule) -> Vec<(u32, String)> {
     }
     if !r.message_expression.is_empty() {
         out.push((
-            27,
+            MESSAGE_EXPRESSION_SINCE,
             "field messageExpression arrives in 1.27 (dropped before)".to_string(),
         ));
     }
     if r.reason.is_some() {
         out.push((
-            28,
+            REASON_SINCE,
             "field reason arrives in 1.28 (dropped before)".to_string(),
         ));
     }
     if !r.field_path.is_empty() {
         out.push((
-            28,
+            FIELD_PATH_SINCE,
             "field fieldPath arrives in 1.28 (dropped before)".to_string(),
         ));
     }

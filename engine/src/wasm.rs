@@ -177,7 +177,7 @@ pub struct ValidateRequest {
     /// `"status"`: a status-subresource update.
     #[tsify(optional, type = "\"status\" | \"\"")]
     subresource: Option<String>,
-    /// Validation ratcheting on updates (default true).
+    /// Validation ratcheting on updates (default: the release's, on from 1.30; `true` needs 1.28+).
     #[tsify(optional)]
     ratcheting: Option<bool>,
     /// Apply what the apiserver does to a request first (default true).
@@ -219,7 +219,7 @@ pub struct ObjectOptions {
     /// `"status"`: a status-subresource update.
     #[tsify(optional, type = "\"status\" | \"\"")]
     subresource: Option<String>,
-    /// Validation ratcheting on updates (default true).
+    /// Validation ratcheting on updates (default: the release's, on from 1.30; `true` needs 1.28+).
     #[tsify(optional)]
     ratcheting: Option<bool>,
     /// Apply what the apiserver does to a request first (default true).
@@ -635,7 +635,7 @@ impl CompiledCrdHandle {
             Some(o) if !is_absent(&o) => Some(read_object(&o, "oldObject")?.0),
             _ => None,
         };
-        let vopts = crate::request::validate_options(opts.subresource.as_deref(), opts.ratcheting, opts.emulate_request)
+        let vopts = crate::request::validate_options(opts.subresource.as_deref(), opts.ratcheting, opts.emulate_request, crd.kube_version)
             .map_err(|m| js_error(&m, "options", None))?;
         let out = strategy::validate_object(crd, ver, &obj, old.as_ref(), &vopts)
             .map_err(|e| js_error(&e, "object", None))?;

@@ -247,7 +247,7 @@ impl App {
         self.settings = Settings {
             version: None,
             kubernetes_version: if e.kubernetes_version.is_empty() { None } else { Some(e.kubernetes_version.to_string()) },
-            ratcheting: true,
+            ratcheting: None,
             status: e.status,
         };
         self.example = e.id.to_string();
@@ -398,7 +398,7 @@ impl App {
             let s = settings.clone();
             link.callback(move |e: Event| {
                 let el: web_sys::HtmlInputElement = e.target_unchecked_into();
-                Msg::Settings(Settings { ratcheting: el.checked(), ..s.clone() })
+                Msg::Settings(Settings { ratcheting: Some(el.checked()), ..s.clone() })
             })
         };
         let on_status = {
@@ -413,6 +413,12 @@ impl App {
             Msg::Example(el.value())
         });
         let kube = settings.kubernetes_version.clone().unwrap_or_else(|| "1.36".into());
+        let release = crdlab::KubeVersion::parse(&kube).unwrap_or_default();
+        let ratchet_title = if release.ratcheting_available() {
+            "Validation ratcheting: errors on fields an update leaves unchanged are let through (on by default from 1.30; 1.28 and 1.29 behind the CRDValidationRatcheting feature gate)"
+        } else {
+            "Validation ratcheting arrived in Kubernetes 1.28: this release cannot ratchet"
+        };
         let versions = &self.analysis.crd.versions;
         let storage = self.analysis.crd.storage_version.clone().unwrap_or_default();
         let selected_version = settings.version.clone().unwrap_or_default();
@@ -443,8 +449,8 @@ impl App {
                         </select>
                     </label>
                 }
-                <label class="toggle" title="Validation ratcheting: errors on fields an update leaves unchanged are let through (on by default from 1.30)">
-                    <input type="checkbox" data-testid="ratcheting" checked={settings.ratcheting} onchange={on_ratchet} />
+                <label class="toggle" title={ratchet_title}>
+                    <input type="checkbox" data-testid="ratcheting" checked={settings.ratcheting_on(release)} disabled={!release.ratcheting_available()} onchange={on_ratchet} />
                     { "ratcheting" }
                 </label>
                 <label class="toggle" title="Validate the write as the status subresource: only .status is validated">

@@ -58,9 +58,13 @@ enum Command {
         /// Validate as a status-subresource update.
         #[arg(long)]
         status: bool,
-        /// Turn validation ratcheting off.
-        #[arg(long)]
+        /// Turn validation ratcheting off (it is on by default from 1.30).
+        #[arg(long, conflicts_with = "ratcheting")]
         no_ratcheting: bool,
+        /// Turn validation ratcheting on before 1.30 (1.28 and 1.29 have it behind the
+        /// CRDValidationRatcheting feature gate, off by default).
+        #[arg(long)]
+        ratcheting: bool,
         #[arg(short = 'o', long, value_enum, default_value = "text")]
         output: Output,
     },
@@ -140,7 +144,7 @@ fn run() -> ExitCode {
             diff(&old, &new, config.as_deref(), objects.as_deref(), kubernetes_version.as_deref(), output)
         }
         Command::Versions { crd, version, output } => versions(&crd, version.as_deref(), output),
-        Command::Validate { crd, object, old, old_crd, version, kubernetes_version, status, no_ratcheting, output } => {
+        Command::Validate { crd, object, old, old_crd, version, kubernetes_version, status, no_ratcheting, ratcheting, output } => {
             let read = |p: &str| std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {}", p, e));
             let run = || -> Result<Answer, String> {
                 let req = Request {
@@ -158,7 +162,12 @@ fn run() -> ExitCode {
                     version,
                     kubernetes_version,
                     subresource: status.then(|| "status".to_string()),
-                    ratcheting: Some(!no_ratcheting),
+                    // Neither flag: the release's default.
+                    ratcheting: if no_ratcheting {
+                        Some(false)
+                    } else {
+                        ratcheting.then_some(true)
+                    },
                     ..Default::default()
                 };
                 Ok(Engine::new().handle(&req))

@@ -221,11 +221,17 @@ impl CompiledCrd {
     }
 
     fn compile(
-        crd: CustomResourceDefinition,
+        mut crd: CustomResourceDefinition,
         preexisting: Option<std::sync::Arc<crate::cel::rules::PreexistingExpressions>>,
         kube: KubeVersion,
         cache: &mut CompileCache,
     ) -> Result<CompiledCrd, LoadError> {
+        // What the release does not know never reaches its checks, rules or validation.
+        for v in &mut crd.spec.versions {
+            if let Some(s) = v.schema.as_mut().and_then(|s| s.open_api_v3_schema.as_deref_mut()) {
+                s.drop_rule_fields_unknown_to(kube);
+            }
+        }
         let loader = crate::cel::rules::EnvLoader::for_release(kube, preexisting);
         let mut rules = crate::cel::rules::RuleCompiler::new(loader, &mut cache.rules);
         // The CRD checks and the versions share one compile of each schema's rules.
@@ -250,7 +256,6 @@ impl CompiledCrd {
         drop(rules);
         // Each version's schema moves into its compiled version (no copy of a large schema
         // is made; `crd` keeps everything else).
-        let mut crd = crd;
         let versions = crd
             .spec
             .versions

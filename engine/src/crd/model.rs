@@ -1,6 +1,7 @@
 //! The typed model of an apiextensions.k8s.io/v1 CustomResourceDefinition, as far as the
 //! apiserver reads it. Field names follow the Go types (`JSONSchemaProps`, ...).
 
+use crate::version::KubeVersion;
 use regex::Regex;
 use serde::Deserialize;
 use serde_json::Value;
@@ -308,6 +309,16 @@ mod untagged {
     }
 }
 
+/// The release that first knows each optional `x-kubernetes-validations` field with its
+/// feature gates at their defaults. An earlier release never sees the field: it is
+/// unknown to its decoder (`messageExpression`, `reason`, `fieldPath`), or dropped by the
+/// CRD strategy's `dropDisabledFields` while its gate is off (`optionalOldSelf`, behind
+/// `CRDValidationRatcheting` in 1.29, on by default from 1.30).
+pub const MESSAGE_EXPRESSION_SINCE: u32 = 27;
+pub const REASON_SINCE: u32 = 28;
+pub const FIELD_PATH_SINCE: u32 = 28;
+pub const OPTIONAL_OLD_SELF_SINCE: u32 = 30;
+
 /// One `x-kubernetes-validations` entry.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq, Hash)]
 #[serde(rename_all = "camelCase")]
@@ -432,7 +443,34 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::E
     Value::deserialize(d).map(Some)
 }
 
+impl ValidationRule {
+    /// Forgets the fields `kube` does not know, as that release's apiserver would before
+    /// storing the CRD (see [`MESSAGE_EXPRESSION_SINCE`] and the others).
+    pub fn drop_fields_unknown_to(&mut self, kube: KubeVersion) {
+        if !kube.at_least(MESSAGE_EXPRESSION_SINCE) {
+            self.message_expression.clear();
+        }
+        if !kube.at_least(REASON_SINCE) {
+            self.reason = None;
+        }
+        if !kube.at_least(FIELD_PATH_SINCE) {
+            self.field_path.clear();
+        }
+        if !kube.at_least(OPTIONAL_OLD_SELF_SINCE) {
+            self.optional_old_self = None;
+        }
+    }
+}
+
 impl JsonSchemaProps {
+    /// [`ValidationRule::drop_fields_unknown_to`] on every rule of this schema.
+    pub fn drop_rule_fields_unknown_to(&mut self, kube: KubeVersion) {
+        for r in &mut self.x_validations {
+            r.drop_fields_unknown_to(kube);
+        }
+        self.for_each_child_mut(&mut |c| c.drop_rule_fields_unknown_to(kube));
+    }
+
     /// Compiles everything validation needs once (regexes), recursively.
     pub fn compile(&mut self) {
         if let Some(p) = &self.pattern {

@@ -34,21 +34,27 @@ pub struct Settings {
     pub version: Option<String>,
     #[serde(default)]
     pub kubernetes_version: Option<String>,
-    /// Validation ratcheting on updates (on by default from 1.30, as the apiserver).
-    #[serde(default = "yes")]
-    pub ratcheting: bool,
+    /// Validation ratcheting on updates; `None`: what the release does (on from 1.30,
+    /// [`KubeVersion::ratcheting_by_default`]). `Some(true)` before 1.28 is ignored: the
+    /// release cannot ratchet.
+    #[serde(default)]
+    pub ratcheting: Option<bool>,
     /// Validate as a write to the status subresource.
     #[serde(default)]
     pub status: bool,
 }
 
-fn yes() -> bool {
-    true
-}
-
 impl Default for Settings {
     fn default() -> Self {
-        Settings { version: None, kubernetes_version: None, ratcheting: true, status: false }
+        Settings { version: None, kubernetes_version: None, ratcheting: None, status: false }
+    }
+}
+
+impl Settings {
+    /// Whether updates ratchet on `kube`: the setting where the release can honour it,
+    /// else the release's default.
+    pub fn ratcheting_on(&self, kube: KubeVersion) -> bool {
+        kube.ratcheting(self.ratcheting).unwrap_or(false)
     }
 }
 
@@ -468,7 +474,7 @@ fn analyze_object(
     };
     let opts = strategy::ValidateOptions {
         status_subresource: settings.status,
-        ratcheting: settings.ratcheting,
+        ratcheting: settings.ratcheting_on(compiled.kube_version),
         emulate_request: true,
     };
     let outcome = match strategy::validate_object(compiled, version, &obj.value, old.as_ref().map(|o| &o.value), &opts) {

@@ -112,7 +112,7 @@ mod tests {
             settings: super::super::Settings {
                 version: Some("v1".into()),
                 kubernetes_version: Some("1.30".into()),
-                ratcheting: false,
+                ratcheting: Some(false),
                 status: true,
             },
             tab: "rules".into(),

@@ -108,7 +108,7 @@ fn ratcheting_and_status() {
     let a = ws.analyze(CRD, &bad, &bad, &Settings::default());
     let o = a.object.unwrap();
     assert!(o.errors.is_empty(), "{:?}", o.errors);
-    let b = ws.analyze(CRD, &bad, &bad, &Settings { ratcheting: false, ..Default::default() });
+    let b = ws.analyze(CRD, &bad, &bad, &Settings { ratcheting: Some(false), ..Default::default() });
     assert_eq!(b.object.unwrap().errors.len(), 1);
     let status = format!("{}status:\n  ready: 3\n", bad);
     let c = ws.analyze(CRD, &status, &bad, &Settings { status: true, ..Default::default() });

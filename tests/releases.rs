@@ -1,0 +1,142 @@
+//! Behaviour that changes with the targeted Kubernetes release (engine/VERSIONS.md), seen
+//! through the batch protocol as a user sees it: ratcheting per release, rule fields the
+//! release does not know, and the other per-release differences.
+
+use crdlab::request::{Engine, Request};
+use serde_json::{json, Value};
+
+fn crd(props: &str, rules: &str) -> String {
+    format!(
+        r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {{name: widgets.example.com}}
+spec:
+  group: example.com
+  names: {{plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+{}
+            x-kubernetes-validations:
+{}
+"#,
+        props, rules
+    )
+}
+
+fn obj(spec: Value) -> Value {
+    json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": spec})
+}
+
+struct Outcome {
+    errors: Vec<String>,
+    crd_errors: Vec<String>,
+}
+
+fn run(crd: &str, minor: u32, object: Value, old: Option<Value>, ratcheting: Option<bool>) -> Outcome {
+    let req = Request {
+        crd: Some(Value::String(crd.to_string())),
+        kubernetes_version: Some(format!("1.{}", minor)),
+        object: Some(object),
+        old_object: old,
+        ratcheting,
+        ..Default::default()
+    };
+    let a = Engine::new().handle(&req);
+    assert!(a.error.is_none(), "1.{}: {:?}", minor, a.error);
+    let msgs = |v: Option<Vec<crdlab::field::ErrorReport>>| -> Vec<String> {
+        v.unwrap_or_default()
+            .iter()
+            .map(|e| serde_json::to_value(e).unwrap()["message"].as_str().unwrap().to_string())
+            .collect()
+    };
+    Outcome { errors: msgs(a.errors), crd_errors: msgs(a.crd_errors) }
+}
+
+const NAME_PROPS: &str = "              name: {type: string, maxLength: 5}\n              other: {type: string}";
+
+#[test]
+fn ratcheting_is_on_by_default_from_1_30() {
+    let c = crd(NAME_PROPS, "            - rule: 'true'");
+    // The stored object already breaks maxLength; the update leaves `name` unchanged.
+    let old = obj(json!({"name": "toolong", "other": "a"}));
+    let new = obj(json!({"name": "toolong", "other": "b"}));
+    let too_long = "spec.name: Too long: may not be more than 5 bytes";
+    for minor in [30, 33, 36] {
+        let o = run(&c, minor, new.clone(), Some(old.clone()), None);
+        assert!(o.errors.is_empty(), "1.{}: {:?}", minor, o.errors);
+    }
+    for minor in [25, 27, 28, 29] {
+        let o = run(&c, minor, new.clone(), Some(old.clone()), None);
+        // The schema error, and the note that it kept CEL from running.
+        assert_eq!(o.errors.len(), 2, "1.{}: {:?}", minor, o.errors);
+        assert!(o.errors[0].starts_with(too_long), "1.{}: {:?}", minor, o.errors);
+    }
+    // 1.28 and 1.29 ratchet with the CRDValidationRatcheting gate turned on.
+    assert!(run(&c, 29, new.clone(), Some(old.clone()), Some(true)).errors.is_empty());
+    // Turned off on a release that ratchets by default.
+    assert_eq!(run(&c, 36, new.clone(), Some(old.clone()), Some(false)).errors.len(), 2);
+    // Before 1.28 the release cannot ratchet: asking for it is a request error.
+    let req = Request {
+        crd: Some(Value::String(c.clone())),
+        kubernetes_version: Some("1.27".into()),
+        object: Some(new),
+        old_object: Some(old),
+        ratcheting: Some(true),
+        ..Default::default()
+    };
+    let e = Engine::new().handle(&req).error.expect("an error");
+    assert!(e.contains("ratcheting is not available on Kubernetes 1.27"), "{}", e);
+}
+
+#[test]
+fn rule_fields_unknown_to_the_release_are_dropped() {
+    let c = crd(
+        NAME_PROPS,
+        "            - rule: self.name == 'ok'\n              message: plain message\n              messageExpression: \"'expr ' + self.name\"\n              reason: FieldValueForbidden\n              fieldPath: .name",
+    );
+    let bad = obj(json!({"name": "nope"}));
+    // 1.36: everything applies — fieldPath, reason (Forbidden drops the value), messageExpression.
+    assert_eq!(run(&c, 36, bad.clone(), None, None).errors, vec!["spec.name: Forbidden: expr nope"]);
+    // 1.27 knows messageExpression but not reason/fieldPath; before 1.35 the object's
+    // schema type is printed and before 1.34 in Go's %#v.
+    assert_eq!(
+        run(&c, 27, bad.clone(), None, None).errors,
+        vec![r#"spec: Invalid value: "object": expr nope"#]
+    );
+    // 1.26 knows none of them: the plain message.
+    assert_eq!(
+        run(&c, 26, bad.clone(), None, None).errors,
+        vec![r#"spec: Invalid value: "object": plain message"#]
+    );
+}
+
+#[test]
+fn optional_old_self_is_dropped_before_1_30() {
+    // With optionalOldSelf, oldSelf is optional(string): hasValue() type-checks. A release
+    // that drops the field types oldSelf as string, where hasValue() does not exist.
+    let c = crd(
+        NAME_PROPS,
+        "            - rule: '!oldSelf.hasValue() || self.name == oldSelf.value().name'\n              optionalOldSelf: true\n              message: name is immutable",
+    );
+    let ok = run(&c, 30, obj(json!({"name": "a"})), None, None);
+    assert!(ok.crd_errors.is_empty(), "{:?}", ok.crd_errors);
+    let o29 = run(&c, 29, obj(json!({"name": "a"})), None, None);
+    assert_eq!(o29.crd_errors.len(), 1, "{:?}", o29.crd_errors);
+    assert!(o29.crd_errors[0].contains("compilation failed"), "{:?}", o29.crd_errors);
+    // The CRD check on an optionalOldSelf that oldSelf does not use applies only where the
+    // field is known.
+    let unused = crd(NAME_PROPS, "            - rule: self.name != ''\n              optionalOldSelf: true");
+    let msg = "may not be set if oldSelf is not used in rule";
+    assert!(run(&unused, 36, obj(json!({"name": "a"})), None, None).crd_errors.iter().any(|e| e.contains(msg)));
+    assert!(run(&unused, 29, obj(json!({"name": "a"})), None, None).crd_errors.is_empty());
+}
