@@ -70,7 +70,8 @@ fn ratcheting_is_on_by_default_from_1_30() {
     // The stored object already breaks maxLength; the update leaves `name` unchanged.
     let old = obj(json!({"name": "toolong", "other": "a"}));
     let new = obj(json!({"name": "toolong", "other": "b"}));
-    let too_long = "spec.name: Too long: may not be more than 5 bytes";
+    // (Before 1.32 the text is "may not be longer than 5".)
+    let too_long = "spec.name: Too long: may not be longer than 5";
     for minor in [30, 33, 36] {
         let o = run(&c, minor, new.clone(), Some(old.clone()), None);
         assert!(o.errors.is_empty(), "1.{}: {:?}", minor, o.errors);
@@ -139,4 +140,58 @@ fn optional_old_self_is_dropped_before_1_30() {
     let msg = "may not be set if oldSelf is not used in rule";
     assert!(run(&unused, 36, obj(json!({"name": "a"})), None, None).crd_errors.iter().any(|e| e.contains(msg)));
     assert!(run(&unused, 29, obj(json!({"name": "a"})), None, None).crd_errors.is_empty());
+}
+
+const INT_PROPS: &str = "              port: {type: integer, format: int32, minimum: 1, maximum: 65535}\n              asn: {type: integer, format: int32, maximum: 4294967295}\n              big: {type: integer, format: int64}\n              ratio: {type: number, format: float}\n              plain: {type: integer}";
+
+#[test]
+fn numeric_formats_are_enforced_from_1_36() {
+    let c = crd(INT_PROPS, "            - rule: 'true'");
+    // A wrong type: 1.36 names the format (kube-openapi's typeValidator sees it), earlier
+    // releases strip it and name the type.
+    let o = run(&c, 36, obj(json!({"port": true})), None, None);
+    assert_eq!(o.errors[0], r#"spec.port: Invalid value: "": spec.port in body must be of type int32: """#);
+    let o = run(&c, 35, obj(json!({"port": true})), None, None);
+    assert_eq!(
+        o.errors[0],
+        r#"spec.port: Invalid value: "boolean": spec.port in body must be of type integer: "boolean""#
+    );
+    // Out of the format's range: rejected on 1.36 only.
+    let over = obj(json!({"big": 1, "ratio": 3.5e38, "plain": 99999999999i64, "port": 80}));
+    assert!(run(&c, 35, over.clone(), None, None).errors.is_empty());
+    assert_eq!(
+        run(&c, 36, over, None, None).errors,
+        vec![r#"<nil>: Invalid value: "": Checked value must be of type number with format float in spec.ratio"#]
+    );
+    let o = run(&c, 36, obj(json!({"port": 2147483648i64})), None, None);
+    assert_eq!(
+        o.errors,
+        vec![
+            r#"<nil>: Invalid value: "": Checked value must be of type integer with format int32 in spec.port"#,
+            "spec.port: Invalid value: 2147483648: spec.port in body should be less than or equal to 65535",
+        ]
+    );
+    // A bound outside the format's range fails every object that sets the field (the bound
+    // is still applied, as a float).
+    let o = run(&c, 36, obj(json!({"asn": 64512})), None, None);
+    assert_eq!(
+        o.errors,
+        vec![r#"<nil>: Invalid value: "": Maximum boundary value must be of type integer with format int32 in spec.asn"#]
+    );
+    assert!(run(&c, 35, obj(json!({"asn": 64512})), None, None).errors.is_empty());
+}
+
+#[test]
+fn too_long_and_too_many_texts_changed_in_1_32() {
+    let c = crd(
+        "              name: {type: string, maxLength: 1}\n              tags: {type: array, maxItems: 1, items: {type: string}}",
+        "            - rule: 'true'",
+    );
+    let o = obj(json!({"name": "ab", "tags": ["a", "b"]}));
+    let e32 = run(&c, 32, o.clone(), None, None).errors;
+    assert_eq!(e32[0], "spec.name: Too long: may not be more than 1 byte");
+    assert_eq!(e32[1], "spec.tags: Too many: 2: must have at most 1 item");
+    let e31 = run(&c, 31, o, None, None).errors;
+    assert_eq!(e31[0], "spec.name: Too long: may not be longer than 1");
+    assert_eq!(e31[1], "spec.tags: Too many: 2: must have at most 1 items");
 }

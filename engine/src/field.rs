@@ -164,12 +164,48 @@ pub struct FieldError {
     pub kind: ErrorType,
     pub field: Path,
     pub value: BadValue,
+    /// The detail as the latest release prints it.
     pub detail: String,
+    /// The detail as releases before some minor printed it, where apimachinery reworded
+    /// the constructor's text (see [`EarlierDetail`]).
+    pub earlier: Option<Box<EarlierDetail>>,
+}
+
+/// An error detail as releases before `until` (a minor version) print it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EarlierDetail {
+    pub until: u32,
+    pub detail: String,
+}
+
+/// apimachinery's `TooLong`/`TooLongMaxLength`/`TooMany` texts were merged and reworded in
+/// 1.32 (kubernetes PR 128553): "may not be more than N bytes" (singular for 1), "must have
+/// at most N items" (singular for 1).
+const TOO_TEXTS_REWORDED_IN: u32 = 32;
+
+fn plural(n: i64, one: &str, many: &str) -> String {
+    format!("{} {}", n, if n == 1 { one } else { many })
 }
 
 impl FieldError {
     pub fn new(kind: ErrorType, field: Path, value: BadValue, detail: impl Into<String>) -> Self {
-        FieldError { kind, field, value, detail: detail.into() }
+        FieldError { kind, field, value, detail: detail.into(), earlier: None }
+    }
+
+    /// The same error, printed with `detail` by releases before `until`.
+    fn earlier_detail(mut self, until: u32, detail: String) -> Self {
+        if detail != self.detail {
+            self.earlier = Some(Box::new(EarlierDetail { until, detail }));
+        }
+        self
+    }
+
+    /// The detail as `kube` prints it.
+    pub fn detail_for(&self, kube: KubeVersion) -> &str {
+        match &self.earlier {
+            Some(e) if kube.minor < e.until => &e.detail,
+            _ => &self.detail,
+        }
     }
     pub fn invalid(field: Path, value: BadValue, detail: impl Into<String>) -> Self {
         Self::new(ErrorType::Invalid, field, value, detail)
@@ -195,24 +231,33 @@ impl FieldError {
         };
         Self::new(ErrorType::NotSupported, field, value, detail)
     }
-    /// `field.TooLong(path, value, max)`: "may not be more than N bytes" (1.36 text).
+    /// `field.TooLong(path, value, max)`: "may not be more than N bytes"; before 1.32
+    /// "must have at most N bytes" (metadata sizes use it).
     pub fn too_long(field: Path, value: BadValue, max: i64) -> Self {
-        let detail = if max >= 0 {
-            format!("may not be more than {} bytes", max)
+        let before = format!("must have at most {} bytes", max);
+        Self::new(ErrorType::TooLong, field, value, too_long_detail(max))
+            .earlier_detail(TOO_TEXTS_REWORDED_IN, before)
+    }
+    /// `field.TooLongMaxLength(path, value, max)`, what a schema's `maxLength` reports:
+    /// since 1.32 the same as [`FieldError::too_long`]; before, "may not be longer than N".
+    pub fn too_long_max_length(field: Path, value: BadValue, max: i64) -> Self {
+        let before = if max >= 0 {
+            format!("may not be longer than {}", max)
         } else {
             "value is too long".to_string()
         };
-        Self::new(ErrorType::TooLong, field, value, detail)
+        Self::new(ErrorType::TooLong, field, value, too_long_detail(max))
+            .earlier_detail(TOO_TEXTS_REWORDED_IN, before)
     }
-    /// `field.TooMany(path, actual, max)`.
+    /// `field.TooMany(path, actual, max)`: "must have at most N items" ("1 item" since 1.32).
     pub fn too_many(field: Path, actual: i64, max: i64) -> Self {
-        let detail = if max >= 0 {
-            format!("must have at most {} items", max)
+        let (detail, before) = if max >= 0 {
+            (format!("must have at most {}", plural(max, "item", "items")), format!("must have at most {} items", max))
         } else {
-            "has too many items".to_string()
+            ("has too many items".to_string(), "has too many items".to_string())
         };
         let value = if actual >= 0 { BadValue::Int(actual) } else { BadValue::Omit };
-        Self::new(ErrorType::TooMany, field, value, detail)
+        Self::new(ErrorType::TooMany, field, value, detail).earlier_detail(TOO_TEXTS_REWORDED_IN, before)
     }
     pub fn internal(field: Path, detail: impl Into<String>) -> Self {
         Self::new(ErrorType::Internal, field, BadValue::Null, detail)
@@ -234,9 +279,10 @@ impl FieldError {
             s.push_str(": ");
             self.value.render(&mut s, kube);
         }
-        if !self.detail.is_empty() {
+        let detail = self.detail_for(kube);
+        if !detail.is_empty() {
             s.push_str(": ");
-            s.push_str(&self.detail);
+            s.push_str(detail);
         }
         s
     }
@@ -272,7 +318,7 @@ impl FieldError {
         ErrorReport {
             field: self.field.to_string(),
             kind: self.kind.as_str().to_string(),
-            detail: self.detail.clone(),
+            detail: self.detail_for(kube).to_string(),
             message: self.message_for(kube),
         }
     }
@@ -295,6 +341,15 @@ pub struct ErrorReport {
 }
 
 pub type ErrorList = Vec<FieldError>;
+
+/// The 1.32+ `TooLong` detail.
+fn too_long_detail(max: i64) -> String {
+    if max >= 0 {
+        format!("may not be more than {}", plural(max, "byte", "bytes"))
+    } else {
+        "value is too long".to_string()
+    }
+}
 
 /// The apiserver's `NewInvalid` status message as kubectl prints it:
 /// `<Kind>.<group> "<name>" is invalid: [e1, e2]` (brackets only for two or more distinct

@@ -152,6 +152,8 @@ fn cel_schema_at(s: &JsonSchemaProps, root: bool, full: bool, depth: usize) -> J
         x_map_type,
         x_validations,
         pattern_re,
+        validation_format,
+        numeric_format_ranges,
     } = s;
     let below = depth < MAX_SCHEMA_DEPTH;
     let mut out = JsonSchemaProps {
@@ -237,6 +239,8 @@ fn cel_schema_at(s: &JsonSchemaProps, root: bool, full: bool, depth: usize) -> J
             Vec::new()
         },
         pattern_re: if full { pattern_re.clone() } else { None },
+        validation_format: if full { validation_format.clone() } else { String::new() },
+        numeric_format_ranges: full && *numeric_format_ranges,
     };
     if root || *x_embedded_resource {
         // The resource's own kind/apiVersion/metadata give way to the plain CEL view.

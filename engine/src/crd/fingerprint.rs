@@ -279,8 +279,10 @@ impl SchemaFingerprints {
             x_list_type,
             x_map_type,
             x_validations,
-            // Derived from `pattern`.
+            // Derived from `pattern`, `format` and `type`.
             pattern_re: _,
+            validation_format: _,
+            numeric_format_ranges: _,
         } = s;
         let mut h = Both {
             all: Hasher128::new(),
@@ -638,6 +640,8 @@ fn schema_eq_at(a: &JsonSchemaProps, b: &JsonSchemaProps, depth: usize) -> bool 
         x_map_type,
         x_validations,
         pattern_re,
+        validation_format,
+        numeric_format_ranges,
     } = a;
     id == &b.id
         && schema == &b.schema
@@ -714,6 +718,8 @@ fn schema_eq_at(a: &JsonSchemaProps, b: &JsonSchemaProps, depth: usize) -> bool 
         && x_map_type == &b.x_map_type
         && rules_eq(x_validations, &b.x_validations)
         && pattern_re.as_ref().map(|r| r.as_str()) == b.pattern_re.as_ref().map(|r| r.as_str())
+        && validation_format == &b.validation_format
+        && numeric_format_ranges == &b.numeric_format_ranges
 }
 
 fn rules_eq(a: &[ValidationRule], b: &[ValidationRule]) -> bool {

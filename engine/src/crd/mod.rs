@@ -269,7 +269,7 @@ impl CompiledCrd {
                     .and_then(|s| s.open_api_v3_schema.take())
                     .map(|s| {
                         let mut s = *s;
-                        s.compile();
+                        s.compile_for(kube);
                         s
                     });
                 CompiledVersion {

@@ -436,6 +436,15 @@ pub struct JsonSchemaProps {
     /// patterns are reported by CRD validation, and the apiserver then skips them).
     #[serde(skip)]
     pub pattern_re: Option<Regex>,
+    /// The format object validation checks (`format` after the release's
+    /// `StripUnsupportedFormats`; empty when stripped). Filled by
+    /// [`JsonSchemaProps::compile_for`].
+    #[serde(skip)]
+    pub validation_format: String,
+    /// Whether the release checks numeric values against `validation_format`'s range
+    /// (int32/int64/float/double, from 1.36).
+    #[serde(skip)]
+    pub numeric_format_ranges: bool,
 }
 
 /// Keeps an explicit JSON `null` as `Some(Value::Null)` (absent stays `None`).
@@ -471,12 +480,28 @@ impl JsonSchemaProps {
         self.for_each_child_mut(&mut |c| c.drop_rule_fields_unknown_to(kube));
     }
 
-    /// Compiles everything validation needs once (regexes), recursively.
+    /// Compiles everything validation needs once (regexes), recursively, as the latest
+    /// release validates.
     pub fn compile(&mut self) {
+        self.compile_for(KubeVersion::LATEST)
+    }
+
+    /// Compiles everything validation needs once (regexes, the formats the release
+    /// validates), recursively.
+    pub fn compile_for(&mut self, kube: KubeVersion) {
         if let Some(p) = &self.pattern {
             self.pattern_re = crate::validation::regex::compile_re2_cached(p).ok();
         }
-        self.for_each_child_mut(&mut |c| c.compile());
+        let ty = if self.x_int_or_string { "" } else { self.type_str() };
+        let f = crate::validation::formats::validation_format(
+            self.format.as_deref().unwrap_or(""),
+            ty,
+            kube,
+        );
+        self.numeric_format_ranges = kube.at_least(crate::validation::formats::NUMERIC_FORMATS_SINCE)
+            && matches!(f, "int32" | "int64" | "float" | "double");
+        self.validation_format = f.to_string();
+        self.for_each_child_mut(&mut |c| c.compile_for(kube));
     }
 
     /// Visits every direct sub-schema.

@@ -143,6 +143,8 @@ const fn empty_schema() -> JsonSchemaProps {
         x_map_type: None,
         x_validations: Vec::new(),
         pattern_re: None,
+        validation_format: String::new(),
+        numeric_format_ranges: false,
     }
 }
 
@@ -361,12 +363,7 @@ pub fn validate_object_meta(
             total += k.len() + v.as_str().map(str::len).unwrap_or(0);
         }
         if total > 256 * 1024 {
-            errs.push(FieldError::new(
-                crate::field::ErrorType::TooLong,
-                ap,
-                BadValue::Str(String::new()),
-                format!("may not be more than {} bytes", 256 * 1024),
-            ));
+            errs.push(FieldError::too_long(ap, BadValue::Str(String::new()), 256 * 1024));
         }
     }
     if let Some(Value::Array(fin)) = meta.get("finalizers") {

@@ -8,11 +8,14 @@
 //! `resource.ParseQuantity`, govalidator's regular expressions.
 
 use super::regex::compile_re2;
+use crate::version::KubeVersion;
 use regex::Regex;
 use std::sync::OnceLock;
 
 /// Formats a string schema may use at compatibility version 1.35 (a 1.36 server), with
-/// go-openapi's name normalization (dashes removed).
+/// go-openapi's name normalization (dashes removed): apiextensions'
+/// `supportedVersionedFormats`. The two 1.34 names count from compatibility version 1.34
+/// ([`is_supported_string_format_at`]).
 const SUPPORTED: &[&str] = &[
     // 1.0
     "bsonobjectid",
@@ -39,11 +42,13 @@ const SUPPORTED: &[&str] = &[
     "date",
     "duration",
     "datetime",
-    "quantity",
     // 1.34
     "k8sshortname",
     "k8slongname",
 ];
+
+/// The formats introduced at compatibility version 1.34.
+const SINCE_1_34: &[&str] = &["k8sshortname", "k8slongname"];
 
 /// go-openapi's `DefaultNameNormalizer`: removes all dashes.
 pub fn normalize(format: &str) -> std::borrow::Cow<'_, str> {
@@ -57,12 +62,45 @@ pub fn normalize(format: &str) -> std::borrow::Cow<'_, str> {
 /// Whether `format` survives `StripUnsupportedFormatsPostProcess` on a string (or
 /// untyped, or int-or-string) schema, i.e. whether the apiserver validates it.
 pub fn is_supported_string_format(format: &str) -> bool {
+    is_supported_string_format_at(format, KubeVersion::LATEST)
+}
+
+/// [`is_supported_string_format`] on a release: apiextensions checks formats at the
+/// compatibility version (the release before), so `k8s-short-name` counts from 1.35.
+pub fn is_supported_string_format_at(format: &str, kube: KubeVersion) -> bool {
     if format.is_empty() {
         return false;
     }
     let n = normalize(format);
-    SUPPORTED.contains(&&*n)
+    SUPPORTED.contains(&&*n) && (kube.minor.saturating_sub(1) >= 34 || !SINCE_1_34.contains(&&*n))
 }
+
+/// The format kube-openapi validates a node with on `kube`: what apiextensions'
+/// `StripUnsupportedFormatsPostProcessorForVersion` leaves of `format` ("" when stripped).
+/// Before 1.36 every format outside the string list is stripped, whatever the type; from
+/// 1.36 (kubernetes PR 136582) integers keep `int32`/`int64` and numbers `float`/`double`,
+/// and other non-string types lose every format. `schema_type` is "" for untyped and
+/// int-or-string nodes.
+pub fn validation_format<'f>(format: &'f str, schema_type: &str, kube: KubeVersion) -> &'f str {
+    let keep = if !kube.at_least(NUMERIC_FORMATS_SINCE) {
+        is_supported_string_format_at(format, kube)
+    } else {
+        match schema_type {
+            "" | "string" => is_supported_string_format_at(format, kube),
+            "integer" => format == "int32" || format == "int64",
+            "number" => format == "float" || format == "double",
+            _ => false,
+        }
+    };
+    if keep {
+        format
+    } else {
+        ""
+    }
+}
+
+/// The release that keeps numeric formats and checks their ranges.
+pub const NUMERIC_FORMATS_SINCE: u32 = 36;
 
 /// Whether `value` is valid for `format`; unknown formats accept everything.
 pub fn check_format(format: &str, value: &str) -> bool {
@@ -92,7 +130,6 @@ pub fn check_format(format: &str, value: &str) -> bool {
         "date" => is_date(value),
         "datetime" => is_date_time(value),
         "duration" => is_duration(value),
-        "quantity" => is_quantity(value),
         "k8sshortname" => {
             value.len() <= 63 && re(&SHORT_NAME, r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$").is_match(value)
         }

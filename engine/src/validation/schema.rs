@@ -156,7 +156,9 @@ impl Validator {
                 Conv::NotSupported { value, values } => {
                     FieldError::not_supported(field, value.clone(), values)
                 }
-                Conv::TooLong { value, max } => FieldError::too_long(field, value.clone(), *max),
+                Conv::TooLong { value, max } => {
+                    FieldError::too_long_max_length(field, value.clone(), *max)
+                }
                 Conv::TooMany { actual, max } => FieldError::too_many(field, *actual, *max),
                 Conv::TypeInvalid { value } => {
                     FieldError::type_invalid(field, value.clone(), e.msg.clone())
@@ -229,7 +231,8 @@ impl Validator {
         corr: Option<Corr>,
     ) -> u64 {
         let types = Types::of(s);
-        let format = effective_format(s, &types);
+        // The format the release validates (apiextensions strips the others first).
+        let format = s.validation_format.as_str();
 
         if v.is_null() {
             // Only the type and common validators run on null.
@@ -384,61 +387,61 @@ impl Validator {
 
     /// kube-openapi `numberValidator` (with the schema's type and format left out, as
     /// SchemaValidator builds it): multipleOf, maximum, minimum, natively for integers.
+    /// kube-openapi `numberValidator`: the value's and each bound's range for the
+    /// format (1.36+, `numeric_format_ranges`), then multipleOf, minimum, maximum. A bound
+    /// outside the format's range is still applied, compared as float64.
     fn number_check(&mut self, s: &JsonSchemaProps, kp: &KPath, n: &Number) {
-        match num(n) {
-            Num::Int(data) => {
-                if let Some(factor) = s.multiple_of {
-                    let f = go_f64_to_i64(factor);
-                    if f < 0 {
-                        let name = kp.render();
-                        let msg = format!(
-                            "factor MultipleOf declared for {} must be positive: {}",
-                            name, f
-                        );
-                        self.invalid(name, msg, BadValue::Int(f));
-                    } else if f == 0 {
-                        // Go divides by zero here (the apiserver's handler recovers the
-                        // panic); check as a float instead of failing.
-                        self.multiple_of_float(kp, data as f64, factor, BadValue::Int(data));
-                    } else if data.wrapping_div(f).wrapping_mul(f) != data {
-                        let name = kp.render();
-                        let msg = format!("{} in {} should be a multiple of {}", name, IN, f);
-                        self.invalid(name, msg, BadValue::Int(data));
-                    }
+        let val = num(n);
+        let (data, value) = match val {
+            Num::Int(i) => (i as f64, BadValue::Int(i)),
+            Num::Float(f) => (f, BadValue::Float(f)),
+        };
+        let ranged = s.numeric_format_ranges;
+        let (ty, format) = (s.type_str(), s.validation_format.as_str());
+        // `IsValueValidAgainstRange`: a plain error, reported at the validator's root.
+        let in_range = |me: &mut Self, repr: &str, prefix: &str| -> bool {
+            if !ranged || fits_format(repr, ty, format) {
+                return true;
+            }
+            me.composite(format!(
+                "{} value must be of type {} with format {} in {}",
+                prefix,
+                ty,
+                format,
+                kp.render()
+            ));
+            false
+        };
+        let repr = match val {
+            Num::Int(i) => i.to_string(),
+            Num::Float(f) => go_format_float_f(f),
+        };
+        in_range(self, &repr, "Checked");
+        if let Some(factor) = s.multiple_of {
+            if in_range(self, &go_format_float_f(factor), "MultipleOf") {
+                match val {
+                    Num::Int(i) => self.multiple_of_int(kp, i, factor),
+                    Num::Float(f) => self.multiple_of_float(kp, f, factor, value.clone()),
                 }
-                if let Some(max) = s.maximum {
-                    let m = go_f64_to_i64(max);
-                    let excl = s.exclusive_maximum;
-                    if (!excl && data > m) || (excl && data >= m) {
-                        let name = kp.render();
-                        let msg = max_msg(&name, &m.to_string(), excl);
-                        self.invalid(name, msg, BadValue::Int(data));
-                    }
-                }
-                if let Some(min) = s.minimum {
+            } else {
+                self.multiple_of_float(kp, data, factor, value.clone());
+            }
+        }
+        if let Some(min) = s.minimum {
+            let excl = s.exclusive_minimum;
+            match val {
+                Num::Int(i) if in_range(self, &go_format_float_f(min), "Minimum boundary") => {
                     let m = go_f64_to_i64(min);
-                    let excl = s.exclusive_minimum;
-                    if (!excl && data < m) || (excl && data <= m) {
+                    if (!excl && i < m) || (excl && i <= m) {
                         let name = kp.render();
                         let msg = min_msg(&name, &m.to_string(), excl);
-                        self.invalid(name, msg, BadValue::Int(data));
+                        self.invalid(name, msg, BadValue::Int(i));
                     }
                 }
-            }
-            Num::Float(data) => {
-                if let Some(factor) = s.multiple_of {
-                    self.multiple_of_float(kp, data, factor, BadValue::Float(data));
-                }
-                if let Some(max) = s.maximum {
-                    let excl = s.exclusive_maximum;
-                    if (!excl && data > max) || (excl && data >= max) {
-                        let name = kp.render();
-                        let msg = max_msg(&name, &gofmt::format_float_v(max), excl);
-                        self.invalid(name, msg, BadValue::Float(data));
+                _ => {
+                    if matches!(val, Num::Float(_)) {
+                        in_range(self, &go_format_float_f(min), "Minimum boundary");
                     }
-                }
-                if let Some(min) = s.minimum {
-                    let excl = s.exclusive_minimum;
                     if (!excl && data < min) || (excl && data <= min) {
                         let name = kp.render();
                         let msg = min_msg(&name, &gofmt::format_float_v(min), excl);
@@ -446,6 +449,47 @@ impl Validator {
                     }
                 }
             }
+        }
+        if let Some(max) = s.maximum {
+            let excl = s.exclusive_maximum;
+            match val {
+                Num::Int(i) if in_range(self, &go_format_float_f(max), "Maximum boundary") => {
+                    let m = go_f64_to_i64(max);
+                    if (!excl && i > m) || (excl && i >= m) {
+                        let name = kp.render();
+                        let msg = max_msg(&name, &m.to_string(), excl);
+                        self.invalid(name, msg, BadValue::Int(i));
+                    }
+                }
+                _ => {
+                    if matches!(val, Num::Float(_)) {
+                        in_range(self, &go_format_float_f(max), "Maximum boundary");
+                    }
+                    if (!excl && data > max) || (excl && data >= max) {
+                        let name = kp.render();
+                        let msg = max_msg(&name, &gofmt::format_float_v(max), excl);
+                        self.invalid(name, msg, BadValue::Float(data));
+                    }
+                }
+            }
+        }
+    }
+
+    /// `MultipleOfInt` with the factor converted as Go's `int64(f)`.
+    fn multiple_of_int(&mut self, kp: &KPath, data: i64, factor: f64) {
+        let f = go_f64_to_i64(factor);
+        if f < 0 {
+            let name = kp.render();
+            let msg = format!("factor MultipleOf declared for {} must be positive: {}", name, f);
+            self.invalid(name, msg, BadValue::Int(f));
+        } else if f == 0 {
+            // Go divides by zero here (the apiserver's handler recovers the panic); check
+            // as a float instead of failing.
+            self.multiple_of_float(kp, data as f64, factor, BadValue::Int(data));
+        } else if data.wrapping_div(f).wrapping_mul(f) != data {
+            let name = kp.render();
+            let msg = format!("{} in {} should be a multiple of {}", name, IN, f);
+            self.invalid(name, msg, BadValue::Int(data));
         }
     }
 
@@ -914,34 +958,26 @@ impl<'a> Types<'a> {
             self.one.unwrap_or("").to_string()
         }
     }
-    /// The single type, "" for none or several.
-    fn single(&self) -> &str {
-        if self.int_or_string {
-            ""
-        } else {
-            self.one.unwrap_or("")
-        }
-    }
 }
 
-/// The format after apiextensions' `StripUnsupportedFormatsPostProcess`.
-fn effective_format<'a>(s: &'a JsonSchemaProps, types: &Types) -> &'a str {
-    let Some(f) = s.format.as_deref() else {
-        return "";
-    };
-    if f.is_empty() {
-        return "";
+/// Go's `strconv.FormatFloat(f, 'f', -1, 64)` (swag's `FormatFloat64`): the shortest
+/// digits that read back as `f`, never an exponent — what Rust's `Display` prints.
+fn go_format_float_f(f: f64) -> String {
+    if f.is_infinite() {
+        return if f > 0.0 { "+Inf" } else { "-Inf" }.to_string();
     }
-    let keep = match types.single() {
-        "" | "string" => formats::is_supported_string_format(f),
-        "integer" => f == "int32" || f == "int64",
-        "number" => f == "float" || f == "double",
-        _ => false,
-    };
-    if keep {
-        f
-    } else {
-        ""
+    format!("{}", f)
+}
+
+/// Whether a number's decimal text converts to the format's Go type without a range or
+/// syntax error (kube-openapi `IsValueValidAgainstRange`: `strconv.ParseInt(s, 10, 32|64)`,
+/// `strconv.ParseFloat(s, 32)`; `double` has nothing to check).
+fn fits_format(repr: &str, ty: &str, format: &str) -> bool {
+    match (ty, format) {
+        ("integer", "int32") => repr.parse::<i32>().is_ok(),
+        ("integer", _) => repr.parse::<i64>().is_ok(),
+        (_, "float") => repr.parse::<f32>().map(|f| f.is_finite()).unwrap_or(false),
+        _ => true,
     }
 }
 
@@ -1355,8 +1391,12 @@ mod tests {
                 r#"spec.i32: Invalid value: "string": spec.i32 in body must be of type integer: "string""#
             ]
         );
-        // No bounds for int32 values.
-        assert!(msgs(&s, json!({"spec": {"i32": 99999999999i64}})).is_empty());
+        // 1.36 checks the value against the format's range (a plain kube-openapi error,
+        // reported at the validator's root).
+        assert_eq!(
+            msgs(&s, json!({"spec": {"i32": 99999999999i64}})),
+            vec![r#"<nil>: Invalid value: "": Checked value must be of type integer with format int32 in spec.i32"#]
+        );
         let mut errs = Vec::new();
         validate(
             &s,
@@ -1663,7 +1703,7 @@ mod tests {
         let new = json!({"spec": {"m": [{"name": "b", "v": "y"}, {"name": "a", "v": "long"}], "atomic": ["long", "y"]}});
         assert_eq!(
             upd(&s, new, old, true),
-            vec!["spec.atomic[0]: Too long: may not be more than 1 bytes"]
+            vec!["spec.atomic[0]: Too long: may not be more than 1 byte"]
         );
     }
 
