@@ -195,3 +195,30 @@ fn too_long_and_too_many_texts_changed_in_1_32() {
     assert_eq!(e31[0], "spec.name: Too long: may not be longer than 1");
     assert_eq!(e31[1], "spec.tags: Too many: 2: must have at most 1 items");
 }
+
+#[test]
+fn unrecognized_format_warnings_per_release() {
+    let c = crd(
+        "              s: {type: string, format: bogus}\n              k: {type: string, format: k8s-short-name}\n              i: {type: integer, format: uint32}\n              n: {type: number, format: float64}\n              f: {type: number, format: float}\n              b: {type: boolean, format: flag}\n              u: {x-kubernetes-int-or-string: true, format: date}",
+        "            - rule: 'true'",
+    );
+    let warnings = |minor: u32| -> Vec<String> {
+        let req = Request {
+            crd: Some(Value::String(c.clone())),
+            kubernetes_version: Some(format!("1.{}", minor)),
+            ..Default::default()
+        };
+        Engine::new().handle(&req).crd_warnings.unwrap_or_default()
+    };
+    let w = |fs: &[&str]| fs.iter().map(|f| format!("unrecognized format \"{}\"", f)).collect::<Vec<_>>();
+    assert!(warnings(33).is_empty());
+    // k8s-short-name is recognized from 1.35 (compatibility version 1.34).
+    let mut w34 = warnings(34);
+    w34.sort();
+    assert_eq!(w34, w(&["bogus", "k8s-short-name"]));
+    assert_eq!(warnings(35), w(&["bogus"]));
+    // 1.36 also checks integers, numbers and other types; untyped nodes use the string list.
+    let mut w36 = warnings(36);
+    w36.sort();
+    assert_eq!(w36, w(&["bogus", "flag", "float64", "uint32"]));
+}

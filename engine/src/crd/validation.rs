@@ -2479,46 +2479,14 @@ pub fn cel_default_errors(
 
 // ------------------------------------------------------------------------ warnings
 
-/// String formats the apiserver recognizes, normalized as go-openapi does (without '-').
+/// String formats the apiserver recognizes at the release (compatibility version).
 fn format_recognized(format: &str, kube: KubeVersion) -> bool {
-    const LEGACY: [&str; 24] = [
-        "bsonobjectid",
-        "uri",
-        "email",
-        "hostname",
-        "ipv4",
-        "ipv6",
-        "cidr",
-        "mac",
-        "uuid",
-        "uuid3",
-        "uuid4",
-        "uuid5",
-        "isbn",
-        "isbn10",
-        "isbn13",
-        "creditcard",
-        "ssn",
-        "hexcolor",
-        "rgbcolor",
-        "byte",
-        "password",
-        "date",
-        "duration",
-        "datetime",
-    ];
-    let n = format.replace('-', "");
-    if LEGACY.contains(&n.as_str()) {
-        return true;
-    }
-    // k8s-short-name and k8s-long-name: introduced in 1.34, checked at the compatibility
-    // version (the release before the target).
-    kube.minor.saturating_sub(1) >= 34 && (n == "k8sshortname" || n == "k8slongname")
+    crate::validation::formats::is_supported_string_format_at(format, kube)
 }
 
 /// The CRD strategy's warnings: `unrecognized format "<f>"` for each distinct format the
-/// apiserver does not know (from 1.34; on string fields, and from 1.36 also on fields
-/// that are not strings, integers or numbers).
+/// apiserver does not know (from 1.34 on string fields; from 1.36 on every type, see
+/// `collect_formats`).
 fn format_warnings(spec: &InternalSpec<'_>, kube: KubeVersion) -> Vec<String> {
     if !kube.at_least(34) {
         return Vec::new();
@@ -2535,10 +2503,16 @@ fn format_warnings(spec: &InternalSpec<'_>, kube: KubeVersion) -> Vec<String> {
 
 fn collect_formats(s: &JsonSchemaProps, kube: KubeVersion, out: &mut Vec<String>) {
     if let Some(f) = s.format.as_deref().filter(|f| !f.is_empty()) {
-        let warn = match s.type_str() {
-            "string" => !format_recognized(f, kube),
-            "integer" | "number" => false,
-            _ => kube.at_least(36),
+        // 1.34 and 1.35 warn on strings only; 1.36 (kubernetes PR 136582, with numeric
+        // formats kept) also on untyped nodes (against the string list), integers
+        // (other than int32/int64), numbers (other than float/double) and every other type.
+        let warn = match (s.type_str(), kube.at_least(crate::validation::formats::NUMERIC_FORMATS_SINCE)) {
+            ("string", _) => !format_recognized(f, kube),
+            (_, false) => false,
+            ("", true) => !format_recognized(f, kube),
+            ("integer", true) => f != "int32" && f != "int64",
+            ("number", true) => f != "float" && f != "double",
+            (_, true) => true,
         };
         if warn && !out.iter().any(|x| x == f) {
             out.push(f.to_string());
