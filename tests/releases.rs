@@ -222,3 +222,36 @@ fn unrecognized_format_warnings_per_release() {
     w36.sort();
     assert_eq!(w36, w(&["bogus", "flag", "float64", "uint32"]));
 }
+
+#[test]
+fn reserved_words_as_field_names_from_compatibility_1_31() {
+    let props = "              namespace: {type: string, maxLength: 63}";
+    let c = crd(props, "            - rule: self.namespace != 'kube-system'\n              message: not there");
+    let escaped = crd(props, "            - rule: self.__namespace__ != 'kube-system'\n              message: not there");
+    let bad = obj(json!({"namespace": "kube-system"}));
+    // A 1.31 server compiles new rules at 1.30: the word is an undefined field.
+    let o = run(&c, 31, bad.clone(), None, None);
+    assert_eq!(o.crd_errors.len(), 1, "{:?}", o.crd_errors);
+    assert!(o.crd_errors[0].contains("undefined field 'namespace'"), "{:?}", o.crd_errors);
+    // From 1.32 both spellings compile and read the same value.
+    for text in [&c, &escaped] {
+        let o = run(text, 32, bad.clone(), None, None);
+        assert!(o.crd_errors.is_empty(), "{:?}", o.crd_errors);
+        assert_eq!(o.errors, vec![r#"spec: Invalid value: "object": not there"#]);
+        assert!(run(text, 36, obj(json!({"namespace": "apps"})), None, None).errors.is_empty());
+    }
+    assert!(run(&escaped, 25, bad.clone(), None, None).crd_errors.is_empty());
+    // An unchanged rule on a 1.31 CRD update compiles in the stored environment (1.31).
+    let req = Request {
+        crd: Some(Value::String(c.clone())),
+        old_crd: Some(Value::String(c.clone())),
+        kubernetes_version: Some("1.31".into()),
+        object: Some(bad),
+        ..Default::default()
+    };
+    let a = Engine::new().handle(&req);
+    assert!(a.crd_errors.unwrap_or_default().is_empty());
+    // The version matrix names 1.32.
+    let rows = crdlab::versions::rule_versions_of_text(&c).unwrap();
+    assert_eq!(rows[0].lowest_version.as_deref(), Some("1.32"), "{:?}", rows[0]);
+}

@@ -4,9 +4,13 @@
 //! ...`, `undefined field ...`), positioned and formatted as cel-go prints them.
 
 use super::env::Env;
-use super::types::Type;
+use super::types::{ObjectType, Type};
+use super::value::CEL_RESERVED;
 use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 use std::collections::HashMap;
+
+/// The compatibility version from which reserved words work as field names.
+pub const KEYWORD_FIELD_NAMES_SINCE: u32 = 31;
 
 /// A checked expression: the AST plus what the checker learned about it.
 pub struct Checked {
@@ -578,6 +582,18 @@ impl<'e> Checker<'e> {
         }
     }
 
+    /// From compatibility version 1.31 a property named after a CEL reserved word is also
+    /// reachable by that word (`self.namespace` as well as `self.__namespace__`): the
+    /// apiserver's type provider looks the escaped name up when the plain one is missing
+    /// (`DeclTypeProvider.FindStructFieldType`, `recognizeKeywordAsFieldName`). At run time
+    /// both spellings unescape to the same key.
+    fn keyword_field<'o>(&self, o: &'o ObjectType, field: &str) -> Option<&'o Type> {
+        if self.env.options.compat_minor < KEYWORD_FIELD_NAMES_SINCE || !CEL_RESERVED.contains(&field) {
+            return None;
+        }
+        o.field(&format!("__{}__", field))
+    }
+
     fn check_select_field(&mut self, id: u64, operand: &IdedExpr, field: &str, optional: bool) -> Type {
         self.check(operand);
         let op = substitute(&self.mapping, &self.get(operand.id), false);
@@ -587,7 +603,7 @@ impl<'e> Checker<'e> {
         };
         let result = match &target {
             Type::Map(_, v) => (**v).clone(),
-            Type::Object(o) => match o.field(field) {
+            Type::Object(o) => match o.field(field).or_else(|| self.keyword_field(o, field)) {
                 Some(t) => t.clone(),
                 None => {
                     self.report(id, format!("undefined field '{}'", field));
