@@ -255,3 +255,17 @@ fn reserved_words_as_field_names_from_compatibility_1_31() {
     let rows = crdlab::versions::rule_versions_of_text(&c).unwrap();
     assert_eq!(rows[0].lowest_version.as_deref(), Some("1.32"), "{:?}", rows[0]);
 }
+
+#[test]
+fn transition_rules_below_atomic_maps_see_old_self() {
+    // apiextensions' MapIsCorrelatable: atomic maps correlate like granular ones.
+    let c = crd(
+        "              cfg:\n                type: object\n                x-kubernetes-map-type: atomic\n                properties:\n                  mode:\n                    type: string\n                    x-kubernetes-validations:\n                    - rule: self == oldSelf\n                      message: mode is immutable",
+        "            - rule: 'true'",
+    );
+    let old = obj(json!({"cfg": {"mode": "a"}}));
+    let new = obj(json!({"cfg": {"mode": "b"}}));
+    let o = run(&c, 36, new, Some(old), None);
+    assert!(o.crd_errors.is_empty(), "{:?}", o.crd_errors);
+    assert_eq!(o.errors, vec![r#"spec.cfg.mode: Invalid value: "b": mode is immutable"#]);
+}

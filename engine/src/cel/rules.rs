@@ -1374,7 +1374,9 @@ impl<'a> Run<'a> {
                 }
             }
             Value::Object(m) => {
-                let correlatable = s.x_map_type.as_deref() != Some("atomic");
+                // `MapIsCorrelatable`: atomic maps correlate too (only an unknown map type
+                // does not), so rules below them see `oldSelf`.
+                let correlatable = crate::crd::validation::map_is_correlatable(s.x_map_type.as_deref());
                 let om = old.and_then(Value::as_object);
                 if let (Some(at), Some(SchemaOrBool::Schema(aps))) =
                     (&t.additional, &s.additional_properties)

@@ -1670,7 +1670,8 @@ impl OpenApiErrors {
 
 const META_FIELDS: [&str; 3] = ["metadata", "kind", "apiVersion"];
 
-fn map_is_correlatable(t: Option<&str>) -> bool {
+/// apiextensions `MapIsCorrelatable`: granular, atomic and unset map types.
+pub(crate) fn map_is_correlatable(t: Option<&str>) -> bool {
     matches!(t, None | Some("granular") | Some("atomic"))
 }
 
