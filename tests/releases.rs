@@ -269,3 +269,33 @@ fn transition_rules_below_atomic_maps_see_old_self() {
     assert!(o.crd_errors.is_empty(), "{:?}", o.crd_errors);
     assert_eq!(o.errors, vec![r#"spec.cfg.mode: Invalid value: "b": mode is immutable"#]);
 }
+
+#[test]
+fn unchanged_schemas_skip_the_per_rule_cost_limit_on_update_from_1_29() {
+    let c = crd(
+        "              tags: {type: array, items: {type: string}}",
+        "            - rule: self.tags.all(t, t.startsWith('a') && t.endsWith('b') && t.contains('c'))",
+    );
+    let errors = |old: Option<&str>, minor: u32| -> Vec<String> {
+        let req = Request {
+            crd: Some(Value::String(c.clone())),
+            old_crd: old.map(|o| Value::String(o.to_string())),
+            kubernetes_version: Some(format!("1.{}", minor)),
+            ..Default::default()
+        };
+        let a = Engine::new().handle(&req);
+        a.crd_errors.unwrap_or_default().iter().map(|e| e.message.clone()).collect()
+    };
+    let per_rule = |es: &[String]| es.iter().any(|e| e.contains("Forbidden: estimated rule cost exceeds budget"));
+    let total = |es: &[String]| es.iter().any(|e| e.contains("estimated rule cost total for entire OpenAPIv3 schema"));
+    // Create: both limits, on every release.
+    assert!(per_rule(&errors(None, 29)) && total(&errors(None, 29)));
+    // Update leaving the schema as it was: from 1.29 only the total still counts.
+    let e = errors(Some(&c), 29);
+    assert!(!per_rule(&e) && total(&e), "{:?}", e);
+    let e = errors(Some(&c), 28);
+    assert!(per_rule(&e) && total(&e), "{:?}", e);
+    // A changed schema is held to the limit again.
+    let older = c.replace("items: {type: string}", "items: {type: string, maxLength: 10}");
+    assert!(per_rule(&errors(Some(&older), 36)));
+}

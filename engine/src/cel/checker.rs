@@ -25,6 +25,9 @@ pub struct Checked {
     /// Select nodes that name a qualified identifier (a variable `a.b`, a type name
     /// `google.protobuf.Timestamp`, a library's `net.IP`): the resolved name.
     pub idents: HashMap<u64, String>,
+    /// The release whose cost code estimates and tracks the program (the environment's
+    /// [`super::env::EnvOptions::release_minor`]).
+    pub release_minor: u32,
 }
 
 impl Checked {
@@ -153,7 +156,8 @@ pub fn check(env: &Env, expr: IdedExpr, source: Source) -> Result<Checked, Strin
     let qualified = std::mem::take(&mut c.qualified);
     let idents = std::mem::take(&mut c.idents);
     drop(c);
-    Ok(Checked { expr, source, types, overloads, qualified, idents })
+    let release_minor = env.options.release_minor;
+    Ok(Checked { expr, source, types, overloads, qualified, idents, release_minor })
 }
 
 /// Replaces bound type variables; with `to_dyn`, unbound ones become `dyn`.

@@ -25,6 +25,80 @@ pub const STRUCT_CREATE_BASE_COST: u64 = 40;
 /// apiserver `DefaultMaxRequestSizeBytes` (3 MiB).
 pub const MAX_REQUEST_SIZE_BYTES: i64 = 3 * 1024 * 1024;
 
+/// The cost code a Kubernetes release runs: its cel-go (`checker/cost.go`) and its apiserver
+/// (`pkg/cel/library/cost.go`, `pkg/cel/common/schemas.go`). Chosen by the server binary
+/// (the release), not by the compatibility version; see `engine/VERSIONS.md` "Cost per
+/// release" for where each switch comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CostModel {
+    pub release_minor: u32,
+}
+
+impl CostModel {
+    pub const LATEST: CostModel = CostModel {
+        release_minor: crate::version::KubeVersion::LATEST.minor,
+    };
+
+    pub const fn for_release(release_minor: u32) -> CostModel {
+        CostModel { release_minor }
+    }
+
+    /// cel-go v0.23 (google/cel-go#1104, Kubernetes 1.33): local variables (accumulators,
+    /// bindings) carry their path and size, list and map literals their entry sizes,
+    /// `dyn()` passes its argument's size through, `cel.bind`-shaped comprehensions are
+    /// costed as bindings, `optional(T)` of a scalar is a scalar. Before it: the coster of
+    /// cel-go v0.12 to v0.22, where only iteration variables get a path (from the range's
+    /// type) and every other identifier is looked up by its own name.
+    pub fn tracks_locals(self) -> bool {
+        self.release_minor >= 33
+    }
+
+    /// cel-go v0.17.8 (google/cel-go#901, backported as #902; Kubernetes 1.29 patches and
+    /// 1.30): a comprehension's result has the size of its range. From v0.23 the size is
+    /// the accumulator's instead ([`Self::tracks_locals`]); before v0.17.8 it has none.
+    pub fn comprehension_result_has_range_size(self) -> bool {
+        (29..33).contains(&self.release_minor)
+    }
+
+    /// cel-go v0.17 (google/cel-go#711/#721 with Kubernetes' `PresenceTestHasCost(false)`,
+    /// Kubernetes 1.29): `has(x.f)` costs its operand `x`. Before: `has()` costs nothing and
+    /// its operand is not walked.
+    pub fn presence_test_costs_operand(self) -> bool {
+        self.release_minor >= 29
+    }
+
+    /// google/cel-go#664 (March 2023: in the v0.16 of Kubernetes 1.28, not in v0.12): a
+    /// string literal's size is its code-point count; before, its UTF-8 byte length.
+    pub fn string_literal_code_points(self) -> bool {
+        self.release_minor >= 28
+    }
+
+    /// kubernetes#126359 (Kubernetes 1.32): `_==_` between Kubernetes types (quantity, ip,
+    /// cidr, format, url, semver) has its own estimate. Before, cel-go's default
+    /// equality estimate applies (sized by the operands, unknown for these values).
+    pub fn kubernetes_type_equality(self) -> bool {
+        self.release_minor >= 32
+    }
+
+    /// kubernetes#121085 (Kubernetes 1.29): a string with an `enum` and no `maxLength` is
+    /// as long as its longest enum value.
+    pub fn enum_bounds_string_length(self) -> bool {
+        self.release_minor >= 29
+    }
+
+    /// kubernetes#132837 (Kubernetes 1.34): `maxLength` bounds an
+    /// `x-kubernetes-int-or-string` (× 4); before, it is always a request-sized string.
+    pub fn int_or_string_max_length(self) -> bool {
+        self.release_minor >= 34
+    }
+}
+
+impl Default for CostModel {
+    fn default() -> Self {
+        CostModel::LATEST
+    }
+}
+
 /// The estimated size of a string (code points), bytes, list or map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SizeEstimate {
@@ -272,6 +346,8 @@ fn estimate_inner(
         depth: 0,
         trace: trace.is_some().then(Vec::new),
         loop_depth: 0,
+        model: CostModel::for_release(checked.release_minor),
+        iter_ranges: HashMap::new(),
     };
     let r = c.cost(&checked.expr);
     if let (Some(t), Some(out)) = (c.trace.take(), trace) {
@@ -329,6 +405,10 @@ struct Coster<'c> {
     /// Per-node costs, when tracing ([`estimate_traced`]).
     trace: Option<Vec<NodeTrace>>,
     loop_depth: usize,
+    model: CostModel,
+    /// Before cel-go v0.23 ([`CostModel::tracks_locals`]): the range expression (id) of each
+    /// iteration variable in scope, innermost last (cel-go's `iterRanges`).
+    iter_ranges: HashMap<String, Vec<u64>>,
 }
 
 fn type_kind(t: &Type) -> Kind {
@@ -339,24 +419,28 @@ fn type_kind(t: &Type) -> Kind {
     }
 }
 
-/// cel-go `isScalar`: types of a constant size.
-fn is_scalar(t: &Type) -> bool {
+/// cel-go `isScalar`: types of a constant size. `optional(T)` of a scalar is one from
+/// cel-go v0.23 (`optional` true).
+fn is_scalar(t: &Type, optional: bool) -> bool {
     match t {
         Type::Bool | Type::Double | Type::Duration | Type::Int | Type::Timestamp | Type::Uint => {
             true
         }
         _ => match t.optional_elem() {
-            Some(e) => is_scalar(e),
-            None => false,
+            Some(e) if optional => is_scalar(e, optional),
+            _ => false,
         },
     }
 }
 
-/// cel-go `computeExprSize`: sizes known from the expression itself.
-fn expr_size(e: &IdedExpr) -> Option<SizeEstimate> {
+/// cel-go `computeExprSize` (`astNode.ComputedSize` before v0.23): sizes known from the
+/// expression itself. A string literal counts code points, or UTF-8 bytes before cel-go
+/// #664 (`code_points` false).
+fn expr_size(e: &IdedExpr, code_points: bool) -> Option<SizeEstimate> {
     let v = match &e.expr {
         Expr::Literal(l) => match l {
-            LiteralValue::String(s) => s.inner().chars().count() as u64,
+            LiteralValue::String(s) if code_points => s.inner().chars().count() as u64,
+            LiteralValue::String(s) => s.inner().len() as u64,
             LiteralValue::Bytes(b) => b.inner().len() as u64,
             _ => 1,
         },
@@ -395,11 +479,18 @@ impl<'c> Coster<'c> {
         self.paths.get(&e.id).cloned().unwrap_or_default()
     }
 
+    fn literal_size(&self, e: &IdedExpr) -> Option<SizeEstimate> {
+        expr_size(e, self.model.string_literal_code_points())
+    }
+
     fn compute_size(&mut self, e: &IdedExpr) -> Option<SizeEstimate> {
+        if !self.model.tracks_locals() {
+            return self.legacy_size(e);
+        }
         if let Some(s) = self.sizes.get(&e.id) {
             return Some(*s);
         }
-        if let Some(s) = expr_size(e) {
+        if let Some(s) = self.literal_size(e) {
             return Some(s);
         }
         let node = AstNode {
@@ -412,7 +503,7 @@ impl<'c> Coster<'c> {
             self.sizes.insert(e.id, s);
             return Some(s);
         }
-        if is_scalar(&node.ty) {
+        if is_scalar(&node.ty, true) {
             return Some(SizeEstimate::fixed(1));
         }
         if let Expr::Ident(n) = &e.expr {
@@ -427,6 +518,68 @@ impl<'c> Coster<'c> {
 
     fn size_or_unknown(&mut self, e: &IdedExpr) -> SizeEstimate {
         self.compute_size(e).unwrap_or(SizeEstimate::unknown())
+    }
+
+    /// Before cel-go v0.23, `astNode.ComputedSize`: a call's or comprehension's recorded
+    /// result size, else the size of a literal.
+    fn legacy_computed(&self, e: &IdedExpr) -> Option<SizeEstimate> {
+        if let Some(s) = self.sizes.get(&e.id) {
+            return Some(*s);
+        }
+        self.literal_size(e)
+    }
+
+    /// Before cel-go v0.23, `coster.sizeEstimate`: the computed size, else the estimator's
+    /// (by the node's path), else 1 for scalar types.
+    fn legacy_size(&self, e: &IdedExpr) -> Option<SizeEstimate> {
+        if let Some(s) = self.legacy_computed(e) {
+            return Some(s);
+        }
+        let node = AstNode {
+            path: self.node_path(e),
+            ty: self.ty(e),
+            expr: Some(e),
+            computed_size: None,
+        };
+        if let Some(s) = estimate_size_hint(self.hints, &node) {
+            return Some(s);
+        }
+        if is_scalar(&node.ty, false) {
+            return Some(SizeEstimate::fixed(1));
+        }
+        None
+    }
+
+    /// The path an `AstNode` reports: accumulator variables have none.
+    fn node_path(&self, e: &IdedExpr) -> Vec<String> {
+        let path = self.get_path(e);
+        if path
+            .first()
+            .map(|p| p == ACCUMULATOR || p == HIDDEN_ACCUMULATOR)
+            .unwrap_or(false)
+        {
+            return Vec::new();
+        }
+        path
+    }
+
+    /// The size cel-go's own call estimates read for an argument or target: the node's
+    /// computed size (which from v0.23 already includes the estimator's and the type's),
+    /// before v0.23 else the estimator's, else 1 for scalars.
+    fn call_size(&self, n: &AstNode) -> SizeEstimate {
+        if let Some(s) = n.computed_size {
+            return s;
+        }
+        if self.model.tracks_locals() {
+            return SizeEstimate::unknown();
+        }
+        if let Some(s) = estimate_size_hint(self.hints, n) {
+            return s;
+        }
+        if is_scalar(&n.ty, false) {
+            return SizeEstimate::fixed(1);
+        }
+        SizeEstimate::unknown()
     }
 
     fn compute_entry_size(&self, e: &IdedExpr) -> Option<EntrySize> {
@@ -461,15 +614,12 @@ impl<'c> Coster<'c> {
     }
 
     fn new_node<'e>(&mut self, e: &'e IdedExpr) -> AstNode<'e> {
-        let mut path = self.get_path(e);
-        if path
-            .first()
-            .map(|p| p == ACCUMULATOR || p == HIDDEN_ACCUMULATOR)
-            .unwrap_or(false)
-        {
-            path = Vec::new();
-        }
-        let computed_size = self.compute_size(e);
+        let path = self.node_path(e);
+        let computed_size = if self.model.tracks_locals() {
+            self.compute_size(e)
+        } else {
+            self.legacy_computed(e)
+        };
         AstNode {
             path,
             ty: self.ty(e),
@@ -486,15 +636,23 @@ impl<'c> Coster<'c> {
         let c = match &e.expr {
             Expr::Literal(_) => CostEstimate::fixed(0),
             Expr::Ident(n) => {
-                let path = match self.peek(n) {
-                    Some(v) => v.path.clone(),
-                    None => vec![n.clone()],
+                let path = if self.model.tracks_locals() {
+                    match self.peek(n) {
+                        Some(v) => v.path.clone(),
+                        None => vec![n.clone()],
+                    }
+                } else {
+                    self.legacy_ident_path(n)
                 };
                 self.paths.insert(e.id, path);
                 CostEstimate::fixed(1)
             }
             Expr::Select(sel) => {
-                if sel.test {
+                if sel.test && !self.model.presence_test_costs_operand() {
+                    // cel-go before v0.17: a presence test costs nothing, and its operand
+                    // is not walked.
+                    CostEstimate::fixed(0)
+                } else if sel.test {
                     let c = self.cost(&sel.operand);
                     self.presence_test_cost.add(c)
                 } else {
@@ -523,17 +681,21 @@ impl<'c> Coster<'c> {
                 }
                 for el in &list.elements {
                     sum = sum.add(self.cost(el));
-                    let s = self.size_or_unknown(el);
-                    item = item.union(s);
+                    if self.model.tracks_locals() {
+                        let s = self.size_or_unknown(el);
+                        item = item.union(s);
+                    }
                 }
-                self.entry_sizes.insert(
-                    e.id,
-                    EntrySize {
-                        container: Kind::List,
-                        key: SizeEstimate::fixed(1),
-                        val: item,
-                    },
-                );
+                if self.model.tracks_locals() {
+                    self.entry_sizes.insert(
+                        e.id,
+                        EntrySize {
+                            container: Kind::List,
+                            key: SizeEstimate::fixed(1),
+                            val: item,
+                        },
+                    );
+                }
                 sum.add(CostEstimate::fixed(LIST_CREATE_BASE_COST))
             }
             Expr::Map(map) => {
@@ -554,20 +716,24 @@ impl<'c> Coster<'c> {
                     if let EntryExpr::MapEntry(me) = &en.expr {
                         sum = sum.add(self.cost(&me.key));
                         sum = sum.add(self.cost(&me.value));
-                        let k = self.size_or_unknown(&me.key);
-                        ks = ks.union(k);
-                        let v = self.size_or_unknown(&me.value);
-                        vs = vs.union(v);
+                        if self.model.tracks_locals() {
+                            let k = self.size_or_unknown(&me.key);
+                            ks = ks.union(k);
+                            let v = self.size_or_unknown(&me.value);
+                            vs = vs.union(v);
+                        }
                     }
                 }
-                self.entry_sizes.insert(
-                    e.id,
-                    EntrySize {
-                        container: Kind::Map,
-                        key: ks,
-                        val: vs,
-                    },
-                );
+                if self.model.tracks_locals() {
+                    self.entry_sizes.insert(
+                        e.id,
+                        EntrySize {
+                            container: Kind::Map,
+                            key: ks,
+                            val: vs,
+                        },
+                    );
+                }
                 sum.add(CostEstimate::fixed(MAP_CREATE_BASE_COST))
             }
             Expr::Struct(st) => {
@@ -580,7 +746,9 @@ impl<'c> Coster<'c> {
                 sum.add(CostEstimate::fixed(STRUCT_CREATE_BASE_COST))
             }
             Expr::Comprehension(comp) => {
-                if is_bind(comp) {
+                if !self.model.tracks_locals() {
+                    self.cost_legacy_comprehension(e, comp)
+                } else if is_bind(comp) {
                     self.cost_bind(e, comp)
                 } else {
                     self.cost_comprehension(e, comp)
@@ -703,6 +871,72 @@ impl<'c> Coster<'c> {
         sum
     }
 
+    /// Before cel-go v0.23 (`costIdent`): an iteration variable's path is its range's path
+    /// followed by `@items` (a list range) or `@keys` (a map range), and none for a range of
+    /// another type; any other identifier's path is its name.
+    fn legacy_ident_path(&self, name: &str) -> Vec<String> {
+        let Some(range) = self.iter_ranges.get(name).and_then(|v| v.last()) else {
+            return vec![name.to_string()];
+        };
+        let sub = match type_kind(&self.checked.type_of(*range)) {
+            Kind::List => "@items",
+            Kind::Map => "@keys",
+            Kind::Other => return Vec::new(),
+        };
+        let mut p = self.paths.get(range).cloned().unwrap_or_default();
+        p.push(sub.to_string());
+        p
+    }
+
+    /// cel-go v0.12 to v0.22 `costComprehension`: every comprehension (bindings too) is
+    /// its range, accumulator init and result plus the range size times the loop step and
+    /// condition; only the (first) iteration variable is tracked, by its range. From
+    /// v0.17.8 the comprehension's result has the range's size.
+    fn cost_legacy_comprehension(
+        &mut self,
+        e: &IdedExpr,
+        comp: &cel::common::ast::ComprehensionExpr,
+    ) -> CostEstimate {
+        let mut sum = self.cost(&comp.iter_range);
+        sum = sum.add(self.cost(&comp.accu_init));
+        self.iter_ranges
+            .entry(comp.iter_var.clone())
+            .or_default()
+            .push(comp.iter_range.id);
+        self.loop_depth += 1;
+        let loop_cost = self.cost(&comp.loop_cond);
+        let step_cost = self.cost(&comp.loop_step);
+        self.loop_depth -= 1;
+        if let Some(v) = self.iter_ranges.get_mut(&comp.iter_var) {
+            v.pop();
+        }
+        sum = sum.add(self.cost(&comp.result));
+        let range_cnt = self
+            .legacy_size(&comp.iter_range)
+            .unwrap_or(SizeEstimate::unknown());
+        if self.model.comprehension_result_has_range_size() {
+            self.sizes.insert(e.id, range_cnt);
+        }
+        sum = sum.add(range_cnt.multiply_by_cost(step_cost.add(loop_cost)));
+        if self.trace.is_some() {
+            let t = NodeTrace {
+                id: e.id,
+                depth: self.depth,
+                loop_depth: self.loop_depth,
+                kind: TraceKind::Comprehension {
+                    range_path: self.get_path(&comp.iter_range),
+                    range_size: range_cnt,
+                    per_iteration: step_cost.add(loop_cost),
+                },
+                total: sum,
+            };
+            if let Some(tr) = self.trace.as_mut() {
+                tr.push(t);
+            }
+        }
+        sum
+    }
+
     fn cost_bind(
         &mut self,
         e: &IdedExpr,
@@ -721,7 +955,9 @@ impl<'c> Coster<'c> {
         let qualified = self.checked.qualified.get(&e.id).cloned();
         let fname: String = qualified.clone().unwrap_or_else(|| call.func_name.clone());
         let member = call.target.is_some() && qualified.is_none();
-        if fname == "dyn" && !member && call.args.len() == 1 {
+        // `dyn(x)` passes x's sizes through from cel-go v0.23; before, it is an ordinary
+        // call of default cost 1 whose result has no size.
+        if self.model.tracks_locals() && fname == "dyn" && !member && call.args.len() == 1 {
             let arg = &call.args[0];
             let c = self.cost(arg);
             self.copy_size_estimates(e, arg);
@@ -769,7 +1005,9 @@ impl<'c> Coster<'c> {
                 });
             }
             if (o == "index_list" || o == "index_map") && !call.args.is_empty() {
-                result_size = self.compute_entry_size(&call.args[0]).map(|en| en.val);
+                if self.model.tracks_locals() {
+                    result_size = self.compute_entry_size(&call.args[0]).map(|en| en.val);
+                }
                 let mut p = self.get_path(&call.args[0]);
                 p.push(
                     if o == "index_list" {
@@ -781,7 +1019,7 @@ impl<'c> Coster<'c> {
                 );
                 self.paths.insert(e.id, p);
             }
-            if result_size.is_none() {
+            if result_size.is_none() && self.model.tracks_locals() {
                 result_size = self.compute_size(e);
             }
         }
@@ -831,26 +1069,26 @@ impl<'c> Coster<'c> {
         let arg_sum = arg_costs
             .iter()
             .fold(CostEstimate::default(), |s, c| s.add(*c));
-        if let Some(est) =
-            super::library::cost::estimate_call_cost(function, overload, target, args, self.hints)
-        {
+        if let Some(est) = super::library::cost::estimate_call_cost(
+            function, overload, target, args, self.hints, self.model,
+        ) {
             return CallEstimate {
                 cost: est.cost.add(arg_sum),
                 result_size: est.result_size,
             };
         }
-        let size_of = |n: &AstNode| n.computed_size.unwrap_or(SizeEstimate::unknown());
+        // The sizes cel-go's own estimates read (`sizeOrUnknown` / `sizeEstimate`).
+        let target_size = target.map(|t| self.call_size(t));
+        let arg_size: Vec<SizeEstimate> = args.iter().map(|n| self.call_size(n)).collect();
         let trav = STRING_TRAVERSAL_COST_FACTOR;
         match overload {
             "string_format" => {
-                if let Some(t) = target {
-                    return CallEstimate::cost(
-                        size_of(t).multiply_by_cost_factor(trav).add(arg_sum),
-                    );
+                if let Some(t) = target_size {
+                    return CallEstimate::cost(t.multiply_by_cost_factor(trav).add(arg_sum));
                 }
             }
             "string_to_bytes" if args.len() == 1 => {
-                let sz = size_of(&args[0]);
+                let sz = arg_size[0];
                 return CallEstimate {
                     cost: sz.multiply_by_cost_factor(trav).add(arg_sum),
                     result_size: Some(SizeEstimate {
@@ -860,7 +1098,7 @@ impl<'c> Coster<'c> {
                 };
             }
             "bytes_to_string" if args.len() == 1 => {
-                let sz = size_of(&args[0]);
+                let sz = arg_size[0];
                 return CallEstimate {
                     cost: sz.multiply_by_cost_factor(trav).add(arg_sum),
                     result_size: Some(SizeEstimate {
@@ -870,7 +1108,7 @@ impl<'c> Coster<'c> {
                 };
             }
             "strings_quote" if args.len() == 1 => {
-                let sz = size_of(&args[0]);
+                let sz = arg_size[0];
                 return CallEstimate {
                     cost: sz.multiply_by_cost_factor(trav).add(arg_sum),
                     result_size: Some(SizeEstimate {
@@ -880,29 +1118,22 @@ impl<'c> Coster<'c> {
                 };
             }
             "starts_with_string" | "ends_with_string" if args.len() == 1 => {
-                return CallEstimate::cost(
-                    size_of(&args[0]).multiply_by_cost_factor(trav).add(arg_sum),
-                );
+                return CallEstimate::cost(arg_size[0].multiply_by_cost_factor(trav).add(arg_sum));
             }
             "in_list" if args.len() == 2 => {
-                return CallEstimate::cost(
-                    size_of(&args[1]).multiply_by_cost_factor(1.0).add(arg_sum),
-                );
+                return CallEstimate::cost(arg_size[1].multiply_by_cost_factor(1.0).add(arg_sum));
             }
             "matches_string" => {
-                if let (Some(t), 1) = (target, args.len()) {
-                    let s = size_of(t)
-                        .add(SizeEstimate::fixed(1))
-                        .multiply_by_cost_factor(trav);
-                    let r =
-                        size_of(&args[0]).multiply_by_cost_factor(REGEX_STRING_LENGTH_COST_FACTOR);
+                if let (Some(t), 1) = (target_size, args.len()) {
+                    let s = t.add(SizeEstimate::fixed(1)).multiply_by_cost_factor(trav);
+                    let r = arg_size[0].multiply_by_cost_factor(REGEX_STRING_LENGTH_COST_FACTOR);
                     return CallEstimate::cost(s.multiply(r).add(arg_sum));
                 }
             }
             "contains_string" => {
-                if let (Some(t), 1) = (target, args.len()) {
-                    let s = size_of(t).multiply_by_cost_factor(trav);
-                    let sub = size_of(&args[0]).multiply_by_cost_factor(trav);
+                if let (Some(t), 1) = (target_size, args.len()) {
+                    let s = t.multiply_by_cost_factor(trav);
+                    let sub = arg_size[0].multiply_by_cost_factor(trav);
                     return CallEstimate::cost(s.multiply(sub).add(arg_sum));
                 }
             }
@@ -914,7 +1145,7 @@ impl<'c> Coster<'c> {
                 });
             }
             "conditional" if arg_costs.len() == 3 => {
-                let size = size_of(&args[1]).union(size_of(&args[2]));
+                let size = arg_size[1].union(arg_size[2]);
                 let en = union_entries(
                     self.compute_entry_size(&arg_exprs[1]),
                     self.compute_entry_size(&arg_exprs[2]),
@@ -927,7 +1158,7 @@ impl<'c> Coster<'c> {
                 };
             }
             "add_string" | "add_bytes" | "add_list" if args.len() == 2 => {
-                let rs = size_of(&args[0]).add(size_of(&args[1]));
+                let rs = arg_size[0].add(arg_size[1]);
                 let en = union_entries(
                     self.compute_entry_size(&arg_exprs[0]),
                     self.compute_entry_size(&arg_exprs[1]),
@@ -955,7 +1186,7 @@ impl<'c> Coster<'c> {
             | "not_equals"
                 if args.len() == 2 =>
             {
-                let smallest = size_of(&args[0]).max.min(size_of(&args[1]).max);
+                let smallest = arg_size[0].max.min(arg_size[1].max);
                 let min = if smallest > 0 { 1 } else { 0 };
                 return CallEstimate::cost(
                     CostEstimate { min, max: smallest }
@@ -1100,8 +1331,8 @@ fn zero_if_negative(v: i64) -> i64 {
     v.max(0)
 }
 
-/// `DeclType.MaxElements` of a node.
-fn max_elements(d: Decl, depth: usize) -> i64 {
+/// `DeclType.MaxElements` of a node, as `model`'s release computes it.
+fn max_elements(d: Decl, depth: usize, model: CostModel) -> i64 {
     let s = match d {
         Decl::Schema(s, _) => s,
         Decl::PlainString => return MAX_REQUEST_SIZE_BYTES - 2,
@@ -1109,8 +1340,8 @@ fn max_elements(d: Decl, depth: usize) -> i64 {
     };
     if s.x_int_or_string {
         return match s.max_length {
-            Some(m) => zero_if_negative(m).saturating_mul(4),
-            None => max_string_length_per_request(s),
+            Some(m) if model.int_or_string_max_length() => zero_if_negative(m).saturating_mul(4),
+            _ => max_string_length_per_request(s),
         };
     }
     match s.type_str() {
@@ -1145,7 +1376,9 @@ fn max_elements(d: Decl, depth: usize) -> i64 {
             _ => {
                 if let Some(m) = s.max_length {
                     zero_if_negative(m).saturating_mul(4)
-                } else if s.enum_.as_ref().map(|e| !e.is_empty()).unwrap_or(false) {
+                } else if model.enum_bounds_string_length()
+                    && s.enum_.as_ref().map(|e| !e.is_empty()).unwrap_or(false)
+                {
                     s.enum_
                         .iter()
                         .flatten()
@@ -1216,9 +1449,9 @@ pub fn min_serialized_size(schema: &JsonSchemaProps, resource_root: bool) -> i64
 }
 
 /// The maximum number of elements (string length, list items, map entries) of values of a
-/// schema, as `SchemaDeclType` estimates it.
+/// schema, as the latest release's `SchemaDeclType` estimates it.
 pub fn max_elements_of(schema: &JsonSchemaProps, resource_root: bool) -> i64 {
-    max_elements(Decl::Schema(schema, resource_root), 0)
+    max_elements(Decl::Schema(schema, resource_root), 0, CostModel::LATEST)
 }
 
 /// Size hints for a rule's `self` / `oldSelf` bound to a schema node (apiextensions
@@ -1229,14 +1462,24 @@ pub struct SchemaSizes<'s> {
     pub schema: &'s JsonSchemaProps,
     /// The node is the root of a custom resource or an embedded resource.
     pub resource_root: bool,
+    /// The release whose `SchemaDeclType` sizes the nodes.
+    pub model: CostModel,
 }
 
 impl<'s> SchemaSizes<'s> {
+    /// The sizes the latest release gives; see [`SchemaSizes::for_release`].
     pub fn new(schema: &'s JsonSchemaProps, resource_root: bool) -> SchemaSizes<'s> {
         SchemaSizes {
             schema,
             resource_root,
+            model: CostModel::LATEST,
         }
+    }
+
+    /// The sizes release `release_minor` gives.
+    pub fn for_release(mut self, release_minor: u32) -> SchemaSizes<'s> {
+        self.model = CostModel::for_release(release_minor);
+        self
     }
 }
 
@@ -1290,7 +1533,7 @@ impl SizeHints for SchemaSizes<'_> {
                 }
             };
         }
-        let m = max_elements(cur, 0);
+        let m = max_elements(cur, 0, self.model);
         Some(SizeEstimate {
             min: 0,
             max: m.max(0) as u64,
@@ -1363,7 +1606,7 @@ pub fn rule_cost(
     ancestors: &[&JsonSchemaProps],
     resource_root: bool,
 ) -> RuleCost {
-    let sizes = SchemaSizes::new(node, resource_root);
+    let sizes = SchemaSizes::new(node, resource_root).for_release(checked.release_minor);
     let max_cost = estimate(checked, Some(&sizes)).max;
     RuleCost {
         max_cost,
@@ -1602,6 +1845,147 @@ mod tests {
             est("[1, 2].exists(x, x > 1)"),
             (10 + 1 + 2 * 4, 10 + 1 + 2 * 6)
         );
+    }
+
+    /// The estimated maximum cost (`maxCost`) of `rule` placed on the root of `schema` (a
+    /// new rule, compiled in release `release`'s new-expressions environment).
+    fn root_rule_cost(release: u32, mut schema: Value, rule: &str) -> u64 {
+        schema["x-kubernetes-validations"] = serde_json::json!([{ "rule": rule }]);
+        let s: JsonSchemaProps = serde_json::from_value(schema).expect("schema");
+        let set = compile_rules(&s, &crate::cel::env::EnvOptions::for_version(release - 1));
+        let r = &set.tree.rules[0];
+        assert_eq!(r.error, None, "{} on 1.{}", rule, release);
+        r.cost.expect("costed").max_cost
+    }
+
+    fn object(props: Value) -> Value {
+        serde_json::json!({"type": "object", "properties": props})
+    }
+
+    #[test]
+    fn presence_test_cost_per_release() {
+        let s = object(serde_json::json!({"a": {"type": "string"}}));
+        // 1.28, cel-go v0.16 (v0.12.7's checker/cost.go `costSelect`: a test-only select
+        // returns the zero estimate at once, without costing its operand): 0.
+        assert_eq!(root_rule_cost(28, s.clone(), "has(self.a)"), 0);
+        // 1.29+, cel-go v0.17.7+ with `PresenceTestHasCost(false)`: `costSelect` adds the
+        // presence cost (0) and the operand `self` (identifier, 1): 1 (Kubernetes'
+        // TestCelEstimatedCostStability also expects `has(self.val1)`: 1).
+        assert_eq!(root_rule_cost(29, s.clone(), "has(self.a)"), 1);
+        assert_eq!(root_rule_cost(36, s, "has(self.a)"), 1);
+    }
+
+    #[test]
+    fn comprehension_result_size_per_release() {
+        let s = object(serde_json::json!({
+            "l": {"type": "array", "maxItems": 10, "items": {"type": "boolean"}}
+        }));
+        let rule = "self.l.map(x, x).all(y, y)";
+        // The map(): range `self.l` 2 (ident 1 + select 1), accumulator `[]` 10, condition
+        // `true` 0, step `@result + [x]` = add_list 1 + `@result` 1 + `[x]` (10 + x 1) = 13,
+        // result `@result` 1, 10 iterations (maxItems): 2 + 10 + 1 + 10 × 13 = 143.
+        // The all() over it: range 143, accumulator `true` 0, result 1, per iteration the
+        // condition `@not_strictly_false(@result)` 2 and the step `@result && y` 2 (max).
+        // 1.30 (cel-go v0.17.8, google/cel-go#902: `computedSizes[comprehension] = rangeCnt`)
+        // sizes the map() result 10: 143 + 0 + 1 + 10 × 4 = 184.
+        assert_eq!(root_rule_cost(30, s.clone(), rule), 184);
+        // 1.28 (cel-go v0.16, before #901): the map() result has no size, the all() runs
+        // an unknown number of times: the estimate saturates.
+        assert_eq!(root_rule_cost(28, s.clone(), rule), u64::MAX);
+        // 1.33+ (v0.23: a list accumulator gives the range size) agrees with 1.30.
+        assert_eq!(root_rule_cost(33, s, rule), 184);
+    }
+
+    #[test]
+    fn local_variables_per_release() {
+        let s = object(serde_json::json!({"a": {"type": "string"}}));
+        let rule = "optional.of('a').optMap(v, v == 'value').hasValue()";
+        // optMap expands to `optional.of('a').hasValue() ? optional.of(<fold over [] with
+        // accumulator v = optional.of('a').value(), result v == 'value'>) : optional.none()`.
+        // Common to both: the condition 2 (optional.of 1 + hasValue 1), the fold's range
+        // `[]` 10, accumulator init 2, zero iterations, optional.of around it 1,
+        // optional.none() 1, the outer hasValue() 1, and `v` itself 1.
+        // 1.32 (cel-go v0.22 coster: identifiers other than iteration variables are looked
+        // up by name): `v` has path [v], which the apiextensions size estimator resolves to
+        // the rule's node itself, an object of size 0: `v == 'value'` costs
+        // min(0, 5) × 0.1 = 0, plus `v` 1 = 1; fold 10 + 2 + 1 = 13; total
+        // 2 + (1 + 13) + 1 = 17.
+        assert_eq!(root_rule_cost(32, s.clone(), rule), 17);
+        // 1.33 (cel-go v0.23.2, google/cel-go#1104: `v` is a local variable whose path is
+        // that of its init, a call with none, and whose size is unknown): `v == 'value'`
+        // costs ceil(min(2^64-1, 5) × 0.1) = 1, plus `v` 1 = 2; total 18 — the 17 → 18 of
+        // kubernetes#129844's TestCelEstimatedCostStability.
+        assert_eq!(root_rule_cost(33, s.clone(), rule), 18);
+        assert_eq!(root_rule_cost(36, s, rule), 18);
+    }
+
+    #[test]
+    fn dyn_size_per_release() {
+        let s = object(serde_json::json!({"s": {"type": "string", "maxLength": 10}}));
+        let rule = "dyn(self.s) + 'a' == 'b'";
+        // `self.s` costs 2 and is 40 long (maxLength 10 × 4). `==` costs
+        // ceil(min(size(lhs), 1) × 0.1) = 1 plus its arguments; `'a'`/`'b'` cost 0.
+        // 1.33+ (cel-go v0.23 `maybeUnwrapDynCall`): dyn() costs 1 + 2 and keeps the size
+        // 40; add_string costs ceil((40 + 1) × 0.1) = 5 plus 3: 8; total 1 + 8 = 9.
+        assert_eq!(root_rule_cost(33, s.clone(), rule), 9);
+        // 1.32 (cel-go v0.22): dyn() is an ordinary call (default cost 1 + 2 = 3) without a
+        // result size, so add_string's size is unknown + 1 (saturating): its cost is
+        // ceil((2^64-1) × 0.1) = 1844674407370955264 plus 3; `==` adds 1.
+        assert_eq!(
+            root_rule_cost(32, s, rule),
+            1_844_674_407_370_955_264 + 3 + 1
+        );
+    }
+
+    #[test]
+    fn string_literal_size_per_release() {
+        let s = object(serde_json::json!({"s": {"type": "string", "maxLength": 100}}));
+        // 20 × 'é': 20 code points, 40 UTF-8 bytes. `==` costs
+        // ceil(min(400, size(literal)) × 0.1) plus `self.s` 2.
+        let rule = format!("self.s == '{}'", "é".repeat(20));
+        // 1.27 (cel-go v0.12.7 `ComputedSize`: `len(StringValue)`, bytes): 4 + 2 = 6.
+        assert_eq!(root_rule_cost(27, s.clone(), &rule), 6);
+        // 1.28+ (google/cel-go#664: `len([]rune(...))`): 2 + 2 = 4.
+        assert_eq!(root_rule_cost(28, s, &rule), 4);
+    }
+
+    #[test]
+    fn kubernetes_type_equality_per_release() {
+        let s = object(serde_json::json!({"q": {"type": "string", "maxLength": 10}}));
+        let rule = "quantity(self.q) == quantity('1')";
+        // quantity(self.q): size 40 × 0.1 = 4, plus `self.q` 2: 6; quantity('1'):
+        // ceil(1 × 0.1) = 1.
+        // 1.32+ (kubernetes#126359, `_==_` on Quantity): 1 + 6 + 1 = 8.
+        assert_eq!(root_rule_cost(32, s.clone(), rule), 8);
+        // 1.31 (library/cost.go without `_==_`): cel-go's default equality,
+        // ceil(min(size, size) × 0.1) with both sizes unknown: 1844674407370955264 + 7.
+        assert_eq!(root_rule_cost(31, s, rule), 1_844_674_407_370_955_264 + 7);
+    }
+
+    #[test]
+    fn enum_string_length_per_release() {
+        let s = object(serde_json::json!({
+            "e": {"type": "string", "enum": ["aa", "bbbbbb"]}
+        }));
+        let rule = "self.e.contains('a')";
+        // contains: ceil(size(self.e) × 0.1) × ceil(1 × 0.1), plus `self.e` 2.
+        // 1.29+ (kubernetes#121085: the longest enum value, 6): 1 × 1 + 2 = 3.
+        assert_eq!(root_rule_cost(29, s.clone(), rule), 3);
+        // 1.28: a request-sized string, 3145726: 314573 × 1 + 2 = 314575.
+        assert_eq!(root_rule_cost(28, s, rule), 314_575);
+    }
+
+    #[test]
+    fn int_or_string_length_per_release() {
+        let s = object(serde_json::json!({
+            "v": {"x-kubernetes-int-or-string": true, "maxLength": 10}
+        }));
+        let rule = "self.v.matches('^[0-9]+$')";
+        // matches: ceil((size(self.v) + 1) × 0.1) × ceil(8 × 0.25), plus `self.v` 2.
+        // 1.34+ (kubernetes#132837: maxLength × 4 = 40): 5 × 2 + 2 = 12.
+        assert_eq!(root_rule_cost(34, s.clone(), rule), 12);
+        // 1.33 (maxLength ignored, `maxRequestSizeBytes - 2`): 314573 × 2 + 2 = 629148.
+        assert_eq!(root_rule_cost(33, s, rule), 629_148);
     }
 
     #[test]

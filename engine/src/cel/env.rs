@@ -56,6 +56,10 @@ impl Function {
 pub struct EnvOptions {
     /// The Kubernetes compatibility version (minor) the libraries are chosen for.
     pub compat_minor: u32,
+    /// The Kubernetes release (minor) whose server binary compiles and runs the program:
+    /// its cel-go and apiserver cost code decide the static and runtime cost figures
+    /// ([`crate::cel::cost::CostModel`]), whatever the compatibility version.
+    pub release_minor: u32,
     /// Optional syntax (`?.`, `[?]`, `{?k: v}`) — on with the optional library (1.28+).
     pub optional_syntax: bool,
     /// Cross-type numeric comparisons (1.28+).
@@ -69,10 +73,22 @@ pub struct EnvOptions {
 }
 
 impl EnvOptions {
-    /// The options of the environment new expressions compile in at `compat_minor`.
+    /// The options of the environment new expressions compile in at `compat_minor`: the
+    /// new-expressions environment of release `compat_minor + 1`.
     pub fn for_version(compat_minor: u32) -> EnvOptions {
+        EnvOptions::with_release(compat_minor, compat_minor + 1)
+    }
+
+    /// The options of release `release_minor`'s stored-expressions environment: every
+    /// library of the release (compatibility version = the release itself).
+    pub fn stored(release_minor: u32) -> EnvOptions {
+        EnvOptions::with_release(release_minor, release_minor)
+    }
+
+    fn with_release(compat_minor: u32, release_minor: u32) -> EnvOptions {
         EnvOptions {
             compat_minor,
+            release_minor,
             optional_syntax: compat_minor >= 28,
             cross_type_numeric: compat_minor >= 28,
             literal_validators: compat_minor >= 29,

@@ -254,7 +254,12 @@ pub fn evaluate(
     kube: KubeVersion,
 ) -> Map<String, Value> {
     let mut out = Map::new();
-    let opts = EnvOptions::for_version(kube.minor.saturating_sub(1));
+    // The environment new rules compile in at `kube`, costed by the latest release's code:
+    // expression mode answers like the Kubernetes library tests it reproduces, which run
+    // the latest apiserver at compatibility version `kube` − 1 (CRD rules, in contrast,
+    // are costed by the target release's own code: `cost::CostModel`).
+    let mut opts = EnvOptions::for_version(kube.minor.saturating_sub(1));
+    opts.release_minor = KubeVersion::LATEST.minor;
     let base = super::base_env(&opts);
     let empty = Map::new();
     let vars = vars.and_then(Value::as_object).unwrap_or(&empty);

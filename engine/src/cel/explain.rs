@@ -482,7 +482,7 @@ fn explain_rule(
     let checked = &program.checked;
     let resource_root = steps.is_empty() || node.x_embedded_resource;
     let rec = Recording {
-        inner: cost::SchemaSizes::new(node, resource_root),
+        inner: cost::SchemaSizes::new(node, resource_root).for_release(checked.release_minor),
         seen: RefCell::new(Vec::new()),
     };
     let (_, trace) = cost::estimate_traced(checked, Some(&rec));

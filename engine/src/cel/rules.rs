@@ -341,6 +341,9 @@ fn uses_var(e: &cel::common::ast::IdedExpr, name: &str) -> bool {
 pub struct PreexistingExpressions {
     pub rules: std::collections::HashSet<String>,
     pub message_expressions: std::collections::HashSet<String>,
+    /// Versions whose schema the update leaves unchanged (`findVersionsWithUnchangedSchemas`):
+    /// from 1.29 their rules are not held to the per-expression cost limit again.
+    pub unchanged_schema_versions: std::collections::HashSet<String>,
 }
 
 impl PreexistingExpressions {
@@ -409,7 +412,7 @@ impl EnvLoader {
     ) -> EnvLoader {
         EnvLoader {
             new: EnvOptions::for_version(kube.minor.saturating_sub(1)),
-            stored: EnvOptions::for_version(kube.minor),
+            stored: EnvOptions::stored(kube.minor),
             preexisting,
         }
     }
@@ -420,7 +423,7 @@ impl EnvLoader {
         match current_preexisting() {
             Some(pre) => EnvLoader {
                 new: opts.clone(),
-                stored: EnvOptions::for_version(opts.compat_minor + 1),
+                stored: EnvOptions::stored(opts.release_minor),
                 preexisting: Some(pre),
             },
             None => EnvLoader::single(opts),
@@ -446,7 +449,7 @@ thread_local! {
     static PREEXISTING: std::cell::RefCell<Option<Arc<PreexistingExpressions>>> = const { std::cell::RefCell::new(None) };
 }
 
-fn current_preexisting() -> Option<Arc<PreexistingExpressions>> {
+pub(crate) fn current_preexisting() -> Option<Arc<PreexistingExpressions>> {
     PREEXISTING.with(|p| p.borrow().clone())
 }
 

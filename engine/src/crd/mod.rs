@@ -209,9 +209,9 @@ impl CompiledCrd {
             Some(o) => {
                 let old_crd =
                     decode_crd(o).map_err(|e| LoadError::new(format!("old CRD: {}", e.message)))?;
-                Some(std::sync::Arc::new(
-                    crate::cel::rules::PreexistingExpressions::of_crd(&old_crd),
-                ))
+                let mut pre = crate::cel::rules::PreexistingExpressions::of_crd(&old_crd);
+                pre.unchanged_schema_versions = unchanged_schema_versions(v, o);
+                Some(std::sync::Arc::new(pre))
             }
             None => None,
         };
@@ -318,6 +318,30 @@ impl CompileCache {
             rules: crate::cel::rules::RuleCache::single_use(),
         }
     }
+}
+
+/// apiextensions `findVersionsWithUnchangedSchemas`: the versions of `new` whose schema is
+/// (semantically) the one of the same-named version of `old`.
+fn unchanged_schema_versions(new: &Value, old: &Value) -> std::collections::HashSet<String> {
+    let versions = |crd: &Value| -> Vec<(String, Value)> {
+        crd.pointer("/spec/versions")
+            .and_then(Value::as_array)
+            .map(|vs| {
+                vs.iter()
+                    .filter_map(|v| {
+                        let name = v.get("name")?.as_str()?.to_string();
+                        Some((name, v.get("schema").cloned().unwrap_or(Value::Null)))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let old_versions = versions(old);
+    versions(new)
+        .into_iter()
+        .filter(|(name, schema)| old_versions.iter().any(|(n, s)| n == name && s == schema))
+        .map(|(name, _)| name)
+        .collect()
 }
 
 fn has_rules(s: &JsonSchemaProps) -> bool {

@@ -572,6 +572,7 @@ fn validate_spec(
     }
     validate_names(spec, &np, errs);
 
+    let mark = errs.len();
     validate_validation(
         spec.validation,
         spec.any_status_enabled(),
@@ -580,6 +581,10 @@ fn validate_spec(
         rules,
         errs,
     );
+    // The top-level schema counts as the first version's (`spec.Version`).
+    if let Some(first) = spec.versions.first() {
+        suppress_cost_of_unchanged_schema(first.name, kube, errs, mark);
+    }
     validate_subresources(spec.subresources, &sp.child("subresources"), errs);
     for (i, c) in spec.columns.unwrap_or(&[]).iter().enumerate() {
         validate_column(
@@ -711,7 +716,9 @@ fn validate_version(
             m,
         ));
     }
+    let mark = errs.len();
     validate_validation(v.schema, status, &vp.child("schema"), kube, rules, errs);
+    suppress_cost_of_unchanged_schema(v.name, kube, errs, mark);
     validate_subresources(v.subresources, &vp.child("subresources"), errs);
     for (i, c) in v.columns.unwrap_or(&[]).iter().enumerate() {
         validate_column(
@@ -2371,7 +2378,7 @@ pub fn cel_schema_cost_errors_of(
                     errs.push(FieldError::forbidden(
                         rule_path.clone(),
                         cost_error_message(
-                            "estimated rule cost",
+                            RULE_COST_NAME,
                             cost.estimated_cost,
                             STATIC_ESTIMATED_COST_LIMIT,
                         ),
@@ -2385,7 +2392,7 @@ pub fn cel_schema_cost_errors_of(
                     errs.push(FieldError::forbidden(
                         mp.clone(),
                         cost_error_message(
-                            "estimated messageExpression cost",
+                            MESSAGE_COST_NAME,
                             mc,
                             STATIC_ESTIMATED_COST_LIMIT,
                         ),
@@ -2422,6 +2429,40 @@ pub fn cel_schema_cost_errors_of(
         }
     }
     errs
+}
+
+/// The release from which unchanged version schemas skip the per-expression cost limit.
+const SUPPRESS_UNCHANGED_COST_SINCE: u32 = 29;
+const RULE_COST_NAME: &str = "estimated rule cost";
+const MESSAGE_COST_NAME: &str = "estimated messageExpression cost";
+
+/// From 1.29 an update does not hold the rules of a version whose schema it leaves
+/// unchanged to the per-expression cost limit again (`suppressExpressionCostForUnchangedSchema`;
+/// the schema's total still counts), so that a control-plane upgrade never rejects a CRD
+/// that was accepted: drops those errors from `errs[mark..]`.
+fn suppress_cost_of_unchanged_schema(version: &str, kube: KubeVersion, errs: &mut ErrorList, mark: usize) {
+    let unchanged = crate::cel::rules::current_preexisting()
+        .map(|p| p.unchanged_schema_versions.contains(version))
+        .unwrap_or(false);
+    if !unchanged || !kube.at_least(SUPPRESS_UNCHANGED_COST_SINCE) {
+        return;
+    }
+    let mut i = mark;
+    while i < errs.len() {
+        if is_per_expression_cost_error(&errs[i]) {
+            errs.remove(i);
+        } else {
+            i += 1;
+        }
+    }
+}
+
+/// A per-rule or per-messageExpression cost error of [`cel_schema_cost_errors_of`].
+fn is_per_expression_cost_error(e: &FieldError) -> bool {
+    e.kind == crate::field::ErrorType::Forbidden
+        && [RULE_COST_NAME, MESSAGE_COST_NAME]
+            .iter()
+            .any(|n| e.detail.strip_prefix(n).is_some_and(|rest| rest.starts_with(" exceeds budget")))
 }
 
 /// Per-expression static cost limit (AX validation.go `StaticEstimatedCostLimit`).

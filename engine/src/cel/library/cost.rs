@@ -5,8 +5,9 @@
 //! consults before the Kubernetes estimator.
 
 use crate::cel::cost::{
-    estimate_size_hint, size_or_hint, AstNode, CallEstimate, CostEstimate, SizeEstimate, SizeHints,
-    LIST_CREATE_BASE_COST, REGEX_STRING_LENGTH_COST_FACTOR, STRING_TRAVERSAL_COST_FACTOR,
+    estimate_size_hint, size_or_hint, AstNode, CallEstimate, CostEstimate, CostModel, SizeEstimate,
+    SizeHints, LIST_CREATE_BASE_COST, REGEX_STRING_LENGTH_COST_FACTOR,
+    STRING_TRAVERSAL_COST_FACTOR,
 };
 use crate::cel::types::{self, Type};
 use crate::cel::value::{List, Map, Val};
@@ -300,18 +301,20 @@ fn k8s_call_cost(function: &str, overload_id: &str, args: &[Val], result: &Val) 
 
 /// Static cost of a library call (cel-go `FunctionEstimator`s of the extension libraries,
 /// then apiserver `CostEstimator.EstimateCallCost`), or `None` for cel-go's default.
-/// `target` is the receiver of a member call; `hints` the size estimator.
+/// `target` is the receiver of a member call; `hints` the size estimator; `model` the
+/// release whose apiserver estimates.
 pub fn estimate_call_cost(
     function: &str,
     overload_id: &str,
     target: Option<&AstNode>,
     args: &[AstNode],
     hints: Option<&dyn SizeHints>,
+    model: CostModel,
 ) -> Option<CallEstimate> {
     if let Some(e) = ext_estimate(overload_id, target, args, hints) {
         return Some(e);
     }
-    k8s_estimate(function, overload_id, target, args, hints)
+    k8s_estimate(function, overload_id, target, args, hints, model)
 }
 
 /// The integer value of a literal node (negative as 0), else `default`
@@ -474,6 +477,7 @@ fn k8s_estimate(
     target: Option<&AstNode>,
     args: &[AstNode],
     hints: Option<&dyn SizeHints>,
+    model: CostModel,
 ) -> Option<CallEstimate> {
     let size = |n: &AstNode| size_or_hint(hints, n);
     let fixed1 = || Some(CallEstimate::fixed(1));
@@ -506,7 +510,8 @@ fn k8s_estimate(
                 let sz = size(&args[0]);
                 return Some(CallEstimate {
                     cost: sz.multiply_by_cost_factor(TRAV),
-                    result_size: Some(sz),
+                    // The URL's size (read by the URL equality estimate) came with it.
+                    result_size: model.kubernetes_type_equality().then_some(sz),
                 });
             }
             None
@@ -675,6 +680,8 @@ fn k8s_estimate(
         "getScheme" | "getHostname" | "getHost" | "getPort" | "getEscapedPath" | "getQuery" => {
             fixed1()
         }
+        // Before 1.32 the apiserver has no estimate here: cel-go's default equality applies.
+        "_==_" if !model.kubernetes_type_equality() => None,
         "_==_" => {
             if args.len() != 2 || args[0].ty != args[1].ty {
                 return None;
@@ -778,10 +785,25 @@ mod tests {
             expr: None,
             computed_size: Some(SizeEstimate::fixed(4)),
         };
-        let e =
-            estimate_call_cost("isSorted", "list_int_is_sorted", Some(&lit), &[], None).unwrap();
+        let e = estimate_call_cost(
+            "isSorted",
+            "list_int_is_sorted",
+            Some(&lit),
+            &[],
+            None,
+            CostModel::LATEST,
+        )
+        .unwrap();
         assert_eq!(e.cost, CostEstimate::fixed(4));
-        let e = estimate_call_cost("distinct", "list_distinct", Some(&lit), &[], None).unwrap();
+        let e = estimate_call_cost(
+            "distinct",
+            "list_distinct",
+            Some(&lit),
+            &[],
+            None,
+            CostModel::LATEST,
+        )
+        .unwrap();
         assert_eq!(e.cost, CostEstimate::fixed(2 * 16 + 11));
     }
 }
