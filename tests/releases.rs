@@ -299,3 +299,32 @@ fn unchanged_schemas_skip_the_per_rule_cost_limit_on_update_from_1_29() {
     let older = c.replace("items: {type: string}", "items: {type: string, maxLength: 10}");
     assert!(per_rule(&errors(Some(&older), 36)));
 }
+
+#[test]
+fn cel_errors_ratchet_from_1_29() {
+    // The rule sits on `name`, which the update leaves unchanged.
+    let c = crd(
+        "              name:\n                type: string\n                x-kubernetes-validations:\n                - rule: self.startsWith('a')\n                  message: name must start with a\n              other: {type: string}",
+        "            - rule: 'true'",
+    );
+    let old = obj(json!({"name": "bad", "other": "x"}));
+    let new = obj(json!({"name": "bad", "other": "y"}));
+    let req = |minor: u32| Request {
+        crd: Some(Value::String(c.clone())),
+        kubernetes_version: Some(format!("1.{}", minor)),
+        object: Some(new.clone()),
+        old_object: Some(old.clone()),
+        ratcheting: Some(true),
+        ..Default::default()
+    };
+    // 1.28's gate ratchets schema errors only: the unchanged rule failure is still an error.
+    let a = Engine::new().handle(&req(28));
+    assert_eq!(a.errors.unwrap().len(), 1);
+    assert!(a.warnings.unwrap().is_empty());
+    // From 1.29 (gate on), and by default from 1.30, it becomes a warning.
+    for minor in [29, 30] {
+        let a = Engine::new().handle(&req(minor));
+        assert!(a.errors.unwrap().is_empty(), "1.{}", minor);
+        assert_eq!(a.warnings.unwrap().len(), 1, "1.{}", minor);
+    }
+}

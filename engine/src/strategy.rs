@@ -10,6 +10,9 @@ use crate::schema::{defaulting, listtype, objectmeta, pruning};
 use crate::validation;
 use serde_json::Value;
 
+/// The release whose ratcheting also covers CEL rules (kubernetes#121016).
+const CEL_RATCHETING_SINCE: u32 = 29;
+
 #[derive(Clone, Debug)]
 pub struct ValidateOptions {
     /// A status-subresource update: only `.status` is schema-validated.
@@ -137,7 +140,9 @@ pub fn validate_object(
         if errs.iter().any(FieldError::is_blocking) {
             errs.push(FieldError::invalid(Path::root(), BadValue::Null, RULES_NOT_CHECKED));
         } else if let Some(rules) = &ver.rules {
-            let c = cel::validate(rules, &new, old.as_ref(), opts.ratcheting);
+            // CEL errors ratchet (as warnings) from 1.29; 1.28's gate covers schema errors only.
+            let cel_ratcheting = opts.ratcheting && crd.kube_version.at_least(CEL_RATCHETING_SINCE);
+            let c = cel::validate(rules, &new, old.as_ref(), cel_ratcheting);
             errs.extend(c.errors);
             out.warnings = c.warnings;
             out.remaining_budget = Some(c.remaining_budget);
