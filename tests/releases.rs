@@ -2,36 +2,11 @@
 //! through the batch protocol as a user sees it: ratcheting per release, rule fields the
 //! release does not know, and the other per-release differences.
 
+mod common;
+
+use common::crd;
 use crdlab::request::{Engine, Request};
 use serde_json::{json, Value};
-
-fn crd(props: &str, rules: &str) -> String {
-    format!(
-        r#"apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {{name: widgets.example.com}}
-spec:
-  group: example.com
-  names: {{plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-{}
-            x-kubernetes-validations:
-{}
-"#,
-        props, rules
-    )
-}
 
 fn obj(spec: Value) -> Value {
     json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": spec})

@@ -1,42 +1,18 @@
 //! The version matrix (`crdlab::versions`, `crdlab versions`) and the stored-expression
 //! environment of CRD updates (`oldCrd`, `crdlab validate --old-crd`).
 
+mod common;
+
 use crdlab::request::{Engine, Request};
 use crdlab::versions::{accepted_on, rule_versions_of_text, RuleVersionRow};
 use crdlab::{CompiledCrd, KubeVersion};
 use serde_json::Value;
 use std::process::Command;
 
+const PROPS: &str = "              addr: {type: string, maxLength: 64}\n              name: {type: string, maxLength: 63}\n              replicas: {type: integer}\n              tags: {type: array, items: {type: string}}\n              labels: {type: object, maxProperties: 16, additionalProperties: {type: string, maxLength: 63}}";
+
 fn crd(rules: &str) -> String {
-    format!(
-        r#"apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {{name: widgets.example.com}}
-spec:
-  group: example.com
-  names: {{plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              addr: {{type: string, maxLength: 64}}
-              name: {{type: string, maxLength: 63}}
-              replicas: {{type: integer}}
-              tags: {{type: array, items: {{type: string}}}}
-              labels: {{type: object, maxProperties: 16, additionalProperties: {{type: string, maxLength: 63}}}}
-            x-kubernetes-validations:
-{}
-"#,
-        rules
-    )
+    common::crd(PROPS, rules)
 }
 
 fn one(rule_yaml: &str) -> RuleVersionRow {
