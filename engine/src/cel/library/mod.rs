@@ -5,11 +5,13 @@
 pub mod cidr;
 pub mod comprehensions;
 pub mod cost;
+#[cfg(feature = "conformance")]
 pub mod encoders;
 pub mod format;
 pub mod ip;
 pub mod lists;
 pub mod listsext;
+#[cfg(feature = "conformance")]
 pub mod math;
 pub mod optional;
 pub mod quantity;
@@ -42,11 +44,15 @@ pub fn functions(opts: &EnvOptions) -> Vec<Function> {
         format::functions,
         optional::functions,
         comprehensions::functions,
-        // Off in every Kubernetes environment; on only for the conformance harness.
-        math::functions,
-        encoders::functions,
     ] {
         out.extend(lib(opts));
+    }
+    // Off in every Kubernetes environment; on only for the conformance harness, and not
+    // compiled into the wasm builds (feature `conformance`).
+    #[cfg(feature = "conformance")]
+    if opts.conformance_extensions {
+        out.extend(math::functions(opts));
+        out.extend(encoders::functions(opts));
     }
     out
 }
@@ -352,6 +358,7 @@ pub fn macros(opts: &EnvOptions) -> Vec<cel::parser::Macro> {
     let mut out = optional::macros(opts);
     out.extend(comprehensions::macros(opts));
     out.extend(listsext::macros(opts));
+    #[cfg(feature = "conformance")]
     out.extend(math::macros(opts));
     out
 }
