@@ -303,3 +303,22 @@ fn cel_errors_ratchet_from_1_29() {
         assert_eq!(a.warnings.unwrap().len(), 1, "1.{}", minor);
     }
 }
+
+#[test]
+fn rule_compile_errors_print_the_rule_as_each_release_does() {
+    let c = crd("              replicas: {type: integer}", "            - rule: self.replicas == true");
+    let first = |minor: u32| run(&c, minor, obj(json!({})), None, None).crd_errors[0].clone();
+    let path = "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: ";
+    let tail = ": compilation failed: ERROR: <input>:1:15: found no matching overload for '_==_' applied to '(int, bool)'";
+    // The Kubernetes documentation's example, as 1.25 and 1.26 print it (Go's %#v).
+    assert!(first(26).starts_with(&format!(r#"{}apiextensions.ValidationRule{{Rule:"self.replicas == true", Message:""}}{}"#, path, tail)), "{}", first(26));
+    assert!(first(33).starts_with(&format!(
+        r#"{}apiextensions.ValidationRule{{Rule:"self.replicas == true", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}}{}"#,
+        path, tail
+    )));
+    // From 1.34, JSON.
+    assert!(first(34).starts_with(&format!(
+        r#"{}{{"Rule":"self.replicas == true","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}}{}"#,
+        path, tail
+    )));
+}

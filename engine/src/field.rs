@@ -119,6 +119,9 @@ pub enum BadValue {
     Json(Value),
     /// Already rendered text, printed as is (a `fmt.Stringer`).
     Raw(String),
+    /// A Go struct: `json` is what 1.34+ prints (json.Marshal), `go` what earlier releases
+    /// print (`%#v`, rendered for the release the error is reported on).
+    GoStruct { json: String, go: String },
 }
 
 impl BadValue {
@@ -154,6 +157,8 @@ impl BadValue {
             BadValue::Str(s) => out.push_str(&gofmt::quote(s)),
             BadValue::Json(v) => out.push_str(&gofmt::json_marshal(v)),
             BadValue::Raw(s) => out.push_str(s),
+            BadValue::GoStruct { go, .. } if go_style => out.push_str(go),
+            BadValue::GoStruct { json, .. } => out.push_str(json),
         }
     }
 }

@@ -7,6 +7,7 @@ use super::model::{
     CustomResourceValidation, JsonSchemaProps, SchemaOrArray, SchemaOrBool, SchemaOrStringArray,
     Subresources, ValidationRule,
 };
+use crate::version::KubeVersion;
 use crate::gofmt::{format_float_json, json_marshal, json_string};
 use serde_json::Value;
 
@@ -197,6 +198,37 @@ pub fn items_json(v: &Option<SchemaOrArray>) -> String {
 pub fn validation_rule(r: &ValidationRule) -> String {
     let mut out = String::new();
     write_rule(r, &mut out);
+    out
+}
+
+/// `fmt.Sprintf("%#v", apiextensions.ValidationRule)` as `kube` prints it: the internal
+/// type's fields of that release (`MessageExpression` from 1.27, `Reason` and `FieldPath`
+/// from 1.28, `OptionalOldSelf` from 1.29). A set pointer prints Go's heap address, which
+/// no one can reproduce: crdlab prints `0xc000000000`.
+pub fn validation_rule_go(r: &ValidationRule, kube: KubeVersion) -> String {
+    use crate::gofmt::quote;
+    let ptr = |ty: &str, set: bool| {
+        format!("(*{})({})", ty, if set { "0xc000000000" } else { "nil" })
+    };
+    let mut out = format!(
+        "apiextensions.ValidationRule{{Rule:{}, Message:{}",
+        quote(&r.rule),
+        quote(&r.message)
+    );
+    if kube.at_least(27) {
+        out.push_str(&format!(", MessageExpression:{}", quote(&r.message_expression)));
+    }
+    if kube.at_least(28) {
+        out.push_str(&format!(
+            ", Reason:{}, FieldPath:{}",
+            ptr("apiextensions.FieldValueErrorReason", r.reason.is_some()),
+            quote(&r.field_path)
+        ));
+    }
+    if kube.at_least(29) {
+        out.push_str(&format!(", OptionalOldSelf:{}", ptr("bool", r.optional_old_self.is_some())));
+    }
+    out.push('}');
     out
 }
 
@@ -448,6 +480,19 @@ pub fn versions(vs: &[InternalVersion<'_>]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rule_prints_like_go_sharp_v_per_release() {
+        let r = ValidationRule { rule: "self.a".into(), reason: Some("FieldValueForbidden".into()), ..Default::default() };
+        assert_eq!(
+            validation_rule_go(&r, KubeVersion { minor: 26 }),
+            r#"apiextensions.ValidationRule{Rule:"self.a", Message:""}"#
+        );
+        assert_eq!(
+            validation_rule_go(&r, KubeVersion { minor: 33 }),
+            r#"apiextensions.ValidationRule{Rule:"self.a", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(0xc000000000), FieldPath:"", OptionalOldSelf:(*bool)(nil)}"#
+        );
+    }
 
     #[test]
     fn rule_prints_like_go() {

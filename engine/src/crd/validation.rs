@@ -2333,7 +2333,10 @@ pub fn cel_rule_compile_errors(
         };
     for (i, (rule, error, message_error)) in compiled.iter().enumerate() {
         let rp = node_path.child("x-kubernetes-validations").index(i);
-        let value = || BadValue::Raw(gojson::validation_rule(rule));
+        let value = || BadValue::GoStruct {
+            json: gojson::validation_rule(rule),
+            go: gojson::validation_rule_go(rule, kube),
+        };
         if let Some(e) = error {
             errs.push(FieldError::invalid(rp.child("rule"), value(), e.clone()));
         }
