@@ -246,3 +246,28 @@ test('the diff tab shows findings per field', { timeout: 120_000 }, async () => 
   assert.deepEqual(pageErrors, []);
   await page.close();
 });
+
+test('the ratcheting toggle follows the Kubernetes version until it is clicked', { timeout: 120_000 }, async () => {
+  const { page, pageErrors } = await openPlayground(env.context, env.baseUrl);
+  // The PGO example's update leaves an invalid field unchanged: 1.36 lets it through.
+  await page.getByTestId('example-picker').selectOption('pgo');
+  const warning = 'syncPeriodSeconds (40) must be less than leaderLeaseDurationSeconds (30)';
+  await waitForResults(page, (t) => t.includes('Let through by ratcheting') && t.includes(warning), 'the ratcheted rule on 1.36');
+  const toggle = page.getByTestId('ratcheting');
+  assert.equal(await toggle.isChecked(), true);
+  // 1.29 has ratcheting only behind a feature gate, off by default: the failure is an error
+  // (with the rule's own text: the messageExpression's format() needs 1.30's library).
+  await page.getByTestId('k8s-version').selectOption('1.29');
+  const rule = 'failed rule: self.?syncPeriodSeconds.orValue(10) < self.?leaderLeaseDurationSeconds.orValue(30)';
+  await waitForResults(page, (t) => !t.includes('Let through by ratcheting') && t.includes(rule), 'the rule failing on 1.29');
+  assert.equal(await toggle.isChecked(), false);
+  assert.equal(await toggle.isDisabled(), false);
+  // Turning the gate on ratchets again; before 1.28 the toggle cannot be used.
+  await toggle.check();
+  await waitForResults(page, (t) => t.includes('Let through by ratcheting'), 'the gate turned on');
+  await page.getByTestId('k8s-version').selectOption('1.27');
+  await waitForResults(page, (t) => !t.includes('Let through by ratcheting'), 'no ratcheting on 1.27');
+  assert.equal(await toggle.isDisabled(), true);
+  assert.deepEqual(pageErrors, []);
+  await page.close();
+});
