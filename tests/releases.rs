@@ -322,3 +322,28 @@ fn rule_compile_errors_print_the_rule_as_each_release_does() {
         path, tail
     )));
 }
+
+#[test]
+fn rules_run_over_default_values() {
+    let c = crd(
+        "              x:\n                type: integer\n                default: 0\n                x-kubernetes-validations:\n                - rule: self > 0\n              z:\n                type: integer\n                default: 5\n                x-kubernetes-validations:\n                - rule: '!oldSelf.hasValue() || self == oldSelf.value()'\n                  optionalOldSelf: true\n                - rule: self == oldSelf",
+        "            - rule: 'true'",
+    );
+    let errs = |minor: u32| run(&c, minor, obj(json!({})), None, None).crd_errors;
+    let x = "spec.validation.openAPIV3Schema.properties[spec].properties[x].default: Invalid value: ";
+    // Before 1.35 the schema type is printed, from 1.35 the value. Transition rules compare
+    // the default with itself, and a default error keeps the rules' compile checks from running.
+    assert_eq!(errs(34), vec![format!(r#"{}"integer": failed rule: self > 0"#, x)]);
+    assert_eq!(errs(36), vec![format!("{}0: failed rule: self > 0", x)]);
+    // From 1.30 a second pass runs without an old value when the first finds nothing: an
+    // optionalOldSelf rule then sees optional.none().
+    let c2 = crd(
+        "              z:\n                type: integer\n                default: 5\n                x-kubernetes-validations:\n                - rule: oldSelf.hasValue()\n                  optionalOldSelf: true\n                  message: needs an old value",
+        "            - rule: 'true'",
+    );
+    let o = run(&c2, 30, obj(json!({})), None, None);
+    assert_eq!(
+        o.crd_errors,
+        vec![r#"spec.validation.openAPIV3Schema.properties[spec].properties[z].default: Invalid value: "integer": needs an old value"#]
+    );
+}

@@ -626,12 +626,8 @@ spec:
         }
         // The steps change what they should (a cache that ignored them would fail above).
         let answer = |name: &str| &answers.iter().find(|(n, _)| *n == name).expect("a step").1;
-        for same in [
-            "description",
-            "base again",
-            "kubernetes 1.30",
-            "update at 1.28",
-        ] {
+        // (1.30 prints the rule of a compile error as Go's %#v, 1.36 as JSON: not the same.)
+        for same in ["description", "base again"] {
             assert_eq!(answer(same), answer("base"), "{}", same);
         }
         for (step, from) in [

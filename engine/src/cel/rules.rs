@@ -646,6 +646,32 @@ pub fn compile_node_rules(
         .collect()
 }
 
+/// The rules of `node` and of every node below it, compiled as the apiserver's validator
+/// of a default value compiles them (`cel.NewValidator(s, isResourceRoot, ...)`), in the
+/// stored-expressions environment of the release.
+pub fn compile_subtree_rules(
+    node: &JsonSchemaProps,
+    resource_root: bool,
+    kube: crate::version::KubeVersion,
+) -> RuleSet {
+    let loader = EnvLoader::single(&EnvOptions::stored(kube.minor));
+    let skeleton = Skeleton::of_node(node, resource_root);
+    let mut ancestors = Vec::new();
+    let mut ctx = BuildCtx {
+        loader: &loader,
+        cache: None,
+        fingerprints: crate::crd::fingerprint::SchemaFingerprints::new(),
+        has_rules: FastMap::default(),
+        types: TypeFingerprints::default(),
+    };
+    let tree = build_tree(node, skeleton.root_type.clone(), "default", resource_root, &mut ancestors, &mut ctx, 0);
+    RuleSet {
+        schema: skeleton.schema.clone(),
+        tree,
+        print_values: kube.minor >= 35,
+    }
+}
+
 /// Compiles every rule of a version's schema for a compatibility version, with costs.
 /// Inside [`with_preexisting`] (a CRD update), unchanged expressions compile in the stored
 /// environment.
@@ -733,7 +759,13 @@ struct Skeleton {
 
 impl Skeleton {
     fn of(schema: &JsonSchemaProps) -> Skeleton {
-        let cs = cel_schema_at(schema, true, false, 0);
+        Skeleton::of_node(schema, true)
+    }
+
+    /// The skeleton of any node: `resource_root` says whether it is a resource's root (the
+    /// version's schema or an embedded resource).
+    fn of_node(schema: &JsonSchemaProps, resource_root: bool) -> Skeleton {
+        let cs = cel_schema_at(schema, resource_root, false, 0);
         // The root's type is built once; every node's type is read off its parent's, as the
         // apiserver's validator does with `declType.Fields` / `ElemType`.
         let root_type = decl_type(&cs, "selfType");
@@ -1311,6 +1343,11 @@ struct Run<'a> {
 
 /// Runs every rule over `obj` (with `old` on updates), as apiextensions' CEL validator.
 pub fn validate(rules: &RuleSet, obj: &Value, old: Option<&Value>, ratcheting: bool) -> CelOutcome {
+    validate_at(rules, &Path::root(), obj, old, ratcheting)
+}
+
+/// [`validate`] with the errors' paths below `path` (a default value's, for instance).
+pub fn validate_at(rules: &RuleSet, path: &Path, obj: &Value, old: Option<&Value>, ratcheting: bool) -> CelOutcome {
     let mut run = Run {
         errors: Vec::new(),
         warnings: Vec::new(),
@@ -1326,7 +1363,7 @@ pub fn validate(rules: &RuleSet, obj: &Value, old: Option<&Value>, ratcheting: b
         _ => Correlation::default(),
     };
     run.print_values = rules.print_values;
-    run.node(&rules.tree, &rules.schema, &Path::root(), obj, old, corr);
+    run.node(&rules.tree, &rules.schema, path, obj, old, corr);
     CelOutcome {
         errors: run.errors,
         warnings: run.warnings,

@@ -8,9 +8,8 @@
 //! schema errors under `spec.validation.openAPIV3Schema`), and v1 defaulting fills
 //! `names.singular`, `names.listKind` and `conversion`. [`InternalSpec`] is that view.
 //!
-//! CEL compilation and rule costs are not checked here: they go through the seams
-//! [`cel_rule_compile_errors`], [`cel_schema_cost_errors`] and [`cel_default_errors`],
-//! which return nothing until the CEL issue fills them.
+//! CEL compilation, rule costs and the rules run over default values go through
+//! [`cel_rule_compile_errors`], [`cel_schema_cost_errors`] and [`cel_default_errors`].
 
 use super::gojson::{self, InternalVersion};
 use super::model::{
@@ -2510,16 +2509,55 @@ pub fn cost_error_message(name: &str, cost: u64, limit: u64) -> String {
     )
 }
 
-/// Seam: the CEL rules of a node run over its default value (after the schema
-/// validation of the default passed). Returns nothing until CEL rules run.
+/// `ValidateDefaults`' CEL step: the rules of a node and of the nodes below it run over its
+/// default value (once its schema validation passed), compiled in the stored-expressions
+/// environment, with the default as its own old value (transition rules compare it with
+/// itself). From 1.30 (the `CRDValidationRatcheting` gate, on by default), when that pass
+/// finds nothing, a second one runs with no old value, where `optionalOldSelf` rules see
+/// `optional.none()`. Errors are the object-validation ones, below `default_path`.
 pub fn cel_default_errors(
-    _node: &JsonSchemaProps,
-    _default_path: &Path,
-    _default: &Value,
-    _is_resource_root: bool,
-    _kube: KubeVersion,
+    node: &JsonSchemaProps,
+    default_path: &Path,
+    default: &Value,
+    is_resource_root: bool,
+    kube: KubeVersion,
 ) -> ErrorList {
-    Vec::new()
+    if !subtree_has_rules(node, 0) {
+        return ErrorList::new();
+    }
+    let rules = crate::cel::rules::compile_subtree_rules(node, is_resource_root, kube);
+    let first = crate::cel::rules::validate_at(&rules, default_path, default, Some(default), false);
+    if !first.errors.is_empty() || first.remaining_budget < 0 || !kube.at_least(DEFAULTS_WITHOUT_OLD_SINCE) {
+        return first.errors;
+    }
+    crate::cel::rules::validate_at(&rules, default_path, default, None, false).errors
+}
+
+/// The release whose default check also runs without an old value.
+const DEFAULTS_WITHOUT_OLD_SINCE: u32 = 30;
+
+fn subtree_has_rules(s: &JsonSchemaProps, depth: usize) -> bool {
+    if depth > 512 {
+        return false;
+    }
+    if !s.x_validations.is_empty() {
+        return true;
+    }
+    let mut found = false;
+    let mut visit = |c: &JsonSchemaProps| found = found || subtree_has_rules(c, depth + 1);
+    for p in s.properties.values() {
+        visit(p);
+    }
+    if let Some(i) = s.items_schema() {
+        visit(i);
+    }
+    if let Some(a) = s.additional_properties_schema() {
+        visit(a);
+    }
+    for a in &s.all_of {
+        visit(a);
+    }
+    found
 }
 
 // ------------------------------------------------------------------------ warnings
