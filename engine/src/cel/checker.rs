@@ -81,17 +81,13 @@ impl Source {
             s.push_str(&snippet);
             s.push_str("\n | ");
             let chars: Vec<char> = snippet.chars().collect();
-            let mut wide = false;
+            let is_wide = |i: usize| chars.get(i).map(|c| c.len_utf8() > 1).unwrap_or(false);
             for i in 0..col {
-                // cel-go marks wide (non-ASCII) columns with full-width dots.
-                if chars.get(i).map(|c| c.len_utf8() > 1).unwrap_or(false) {
-                    s.push('\u{ff0e}');
-                    wide = true;
-                } else {
-                    s.push('.');
-                }
+                // cel-go marks wide (non-ASCII) columns with full-width dots...
+                s.push(if is_wide(i) { '\u{ff0e}' } else { '.' });
             }
-            s.push(if wide { '\u{ff3e}' } else { '^' });
+            // ...and the caret is full-width when the character it points at is wide.
+            s.push(if is_wide(col) { '\u{ff3e}' } else { '^' });
         }
         s
     }

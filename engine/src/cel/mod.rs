@@ -158,6 +158,16 @@ mod tests {
     use super::*;
     use types::Type;
 
+    #[test]
+    fn carets_are_wide_only_under_a_wide_character() {
+        // cel-go's ToDisplayString: full-width dots for the wide characters before the
+        // column, a full-width caret only when the character at the column is wide.
+        let e = run("'😁' == 1", &[]).unwrap_err();
+        assert!(e.ends_with("\n | '😁' == 1\n | .．.....^"), "{}", e);
+        let e = run("size(😁)", &[]).unwrap_err();
+        assert!(e.contains("\n | size(😁)\n | .....＾"), "{}", e);
+    }
+
     /// Compiles in the Kubernetes 1.36 environment (compatibility 1.35) and evaluates:
     /// `Ok((output type, typed value))`, or the compile/evaluation error text.
     fn run(

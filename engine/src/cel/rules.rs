@@ -552,7 +552,7 @@ pub fn compile_rule_with(
                 out.message_error = Some(format!("messageExpression compilation failed: {}", e))
             }
             Err(super::CompileError::Program(e)) => {
-                out.message_error = Some(format!("program instantiation failed: {}", e))
+                out.message_error = Some(format!("messageExpression instantiation failed: {}", e))
             }
             Ok(p) => {
                 if p.checked.output_type() != Type::String {
