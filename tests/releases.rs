@@ -347,3 +347,17 @@ fn rules_run_over_default_values() {
         vec![r#"spec.validation.openAPIV3Schema.properties[spec].properties[z].default: Invalid value: "integer": needs an old value"#]
     );
 }
+
+#[test]
+fn syntax_errors_list_the_tokens_of_the_release_grammar() {
+    let c = crd("              replicas: {type: integer}", "            - rule: 'Foo{{a}} == 1'");
+    let first = |minor: u32| run(&c, minor, obj(json!({})), None, None).crd_errors[0].clone();
+    let expecting = |minor: u32| {
+        let e = first(minor);
+        let i = e.find("expecting {").expect("a syntax error");
+        e[i..].lines().next().unwrap().to_string()
+    };
+    assert_eq!(expecting(33), "expecting {'}', ',', '?', IDENTIFIER, ESC_IDENTIFIER}");
+    assert_eq!(expecting(32), "expecting {'}', ',', '?', IDENTIFIER}");
+    assert_eq!(expecting(27), "expecting {'}', ',', IDENTIFIER}");
+}

@@ -96,12 +96,31 @@ pub fn parse(opts: &EnvOptions, text: &str) -> Result<(cel::common::ast::IdedExp
         Ok(_) => {}
         Err(errs) => {
             for e in &errs.errors {
-                errors.push((e.pos.0.max(1) as usize, (e.pos.1.max(1) - 1) as usize, e.msg.clone()));
+                let msg = expected_tokens_of_release(&e.msg, opts.release_minor);
+                errors.push((e.pos.0.max(1) as usize, (e.pos.1.max(1) - 1) as usize, msg));
             }
         }
     }
     errors.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
     Err(errors.iter().map(|(l, c, m)| plain.format_error(*l, *c, m)).collect::<Vec<_>>().join("\n"))
+}
+
+/// A syntax error's `expecting {…}` set as the release's cel-go grammar lists it: the `cel`
+/// crate's grammar is cel-go v0.23's, which added `ESC_IDENTIFIER` (escaped field
+/// selectors, Kubernetes 1.33); the optional-syntax `'?'` came with v0.14 (1.28).
+fn expected_tokens_of_release(msg: &str, release_minor: u32) -> String {
+    let Some(i) = msg.find("expecting {") else {
+        return msg.to_string();
+    };
+    let (head, set) = msg.split_at(i + "expecting ".len());
+    let mut set = set.to_string();
+    if release_minor < 33 {
+        set = set.replace(", ESC_IDENTIFIER", "");
+    }
+    if release_minor < 28 {
+        set = set.replace(", '?'", "");
+    }
+    format!("{}{}", head, set)
 }
 
 /// Why an expression did not become a program.
