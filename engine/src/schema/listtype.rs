@@ -98,35 +98,26 @@ fn validate_list_map(path: &Path, s: &JsonSchemaProps, a: &[Value], errs: &mut E
     if a.len() <= 1 {
         return;
     }
-    let empty = Map::new();
-    let items = s.items_schema();
-    let key_default = |k: &str| -> Option<&Value> {
-        items.and_then(|i| i.properties.get(k)).and_then(|p| p.default.as_ref()).filter(|d| !d.is_null())
-    };
     let keys = &s.x_list_map_keys;
-    let mut seen: HashMap<Vec<Ident>, ()> = HashMap::with_capacity(a.len());
+    // `validateListSet` over the keys: only an identity's second occurrence is reported.
+    let mut seen: HashMap<Vec<Ident>, usize> = HashMap::with_capacity(a.len());
     for (i, x) in a.iter().enumerate() {
-        let m = x.as_object().unwrap_or(&empty);
+        // A null item, or a missing key, is "unspecified": for one key, two of them are
+        // duplicates (`Duplicate value: {}`); for several, the missing keys are left out of
+        // the identity. Keys are never defaulted here (defaulting ran before).
         let mut entry = Map::new();
         let mut id = Vec::with_capacity(keys.len());
-        for k in keys {
-            let v = match m.get(k) {
-                Some(v) => Some(v),
-                None => key_default(k),
-            };
-            match v {
-                Some(v) => {
+        if let Some(m) = x.as_object() {
+            for k in keys {
+                if let Some(v) = m.get(k) {
                     entry.insert(k.clone(), v.clone());
                     id.push(ident(v));
                 }
-                // Missing keys are left out of the identity, as the apiserver does.
-                None => {}
             }
         }
-        if keys.len() == 1 && id.is_empty() {
-            continue;
-        }
-        if seen.insert(id, ()).is_some() {
+        let n = seen.entry(id).or_insert(0);
+        *n += 1;
+        if *n == 2 {
             errs.push(FieldError::duplicate(path.index(i), BadValue::Json(Value::Object(entry))));
         }
     }
@@ -136,6 +127,19 @@ fn validate_list_map(path: &Path, s: &JsonSchemaProps, a: &[Value], errs: &mut E
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn unspecified_single_keys_collide_and_only_second_occurrences_count() {
+        let schema = json!({"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+            "items": {"type": "object", "properties": {"name": {"type": "string"}, "v": {"type": "integer"}}}});
+        // Two items without the key (or null) are duplicates of each other: `{}`.
+        assert_eq!(run(schema.clone(), json!([{"v": 1}, null, {"v": 2}])), vec!["[1]: Duplicate value: {}"]);
+        // A third occurrence of a key is not reported again (apiextensions `validateListSet`).
+        assert_eq!(
+            run(schema, json!([{"name": "a"}, {"name": "a"}, {"name": "a"}])),
+            vec![r#"[1]: Duplicate value: {"name":"a"}"#]
+        );
+    }
 
     fn run(schema: Value, obj: Value) -> Vec<String> {
         let s: JsonSchemaProps = serde_json::from_value(schema).unwrap();
