@@ -361,3 +361,17 @@ fn syntax_errors_list_the_tokens_of_the_release_grammar() {
     assert_eq!(expecting(32), "expecting {'}', ',', '?', IDENTIFIER}");
     assert_eq!(expecting(27), "expecting {'}', ',', IDENTIFIER}");
 }
+
+#[test]
+fn a_crd_without_a_storage_version_prints_the_nil_list_per_release() {
+    let c = crd("              replicas: {type: integer}", "            - rule: 'true'").replace("storage: true", "storage: false");
+    let stored = |minor: u32| {
+        run(&c, minor, obj(json!({})), None, None)
+            .crd_errors
+            .into_iter()
+            .find(|e| e.starts_with("status.storedVersions"))
+            .expect("the stored-versions error")
+    };
+    assert_eq!(stored(33), "status.storedVersions: Invalid value: []string(nil): must have at least one stored version");
+    assert_eq!(stored(34), "status.storedVersions: Invalid value: null: must have at least one stored version");
+}

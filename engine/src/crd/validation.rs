@@ -370,9 +370,10 @@ fn validate_stored_versions(spec: &InternalSpec<'_>, errs: &mut ErrorList) {
         .map(|v| vec![v.name.to_string()])
         .unwrap_or_default();
     if stored.is_empty() {
+        // The value is a nil `[]string`: JSON `null` from 1.34, `%#v` before.
         errs.push(FieldError::invalid(
             path,
-            BadValue::Raw("null".into()),
+            BadValue::GoStruct { json: "null".into(), go: "[]string(nil)".into() },
             "must have at least one stored version",
         ));
         return;
