@@ -487,23 +487,14 @@ impl<'c> Coster<'c> {
         if !self.model.tracks_locals() {
             return self.legacy_size(e);
         }
-        if let Some(s) = self.sizes.get(&e.id) {
-            return Some(*s);
-        }
-        if let Some(s) = self.literal_size(e) {
+        if let Some(s) = self.computed(e) {
             return Some(s);
         }
-        let node = AstNode {
-            path: self.get_path(e),
-            ty: self.ty(e),
-            expr: Some(e),
-            computed_size: None,
-        };
-        if let Some(s) = estimate_size_hint(self.hints, &node) {
+        if let Some(s) = self.hint(e, self.get_path(e)) {
             self.sizes.insert(e.id, s);
             return Some(s);
         }
-        if is_scalar(&node.ty, true) {
+        if is_scalar(&self.ty(e), true) {
             return Some(SizeEstimate::fixed(1));
         }
         if let Expr::Ident(n) = &e.expr {
@@ -520,31 +511,36 @@ impl<'c> Coster<'c> {
         self.compute_size(e).unwrap_or(SizeEstimate::unknown())
     }
 
-    /// Before cel-go v0.23, `astNode.ComputedSize`: a call's or comprehension's recorded
-    /// result size, else the size of a literal.
-    fn legacy_computed(&self, e: &IdedExpr) -> Option<SizeEstimate> {
+    /// `astNode.ComputedSize`: a call's or comprehension's recorded result size, else the
+    /// size of a literal.
+    fn computed(&self, e: &IdedExpr) -> Option<SizeEstimate> {
         if let Some(s) = self.sizes.get(&e.id) {
             return Some(*s);
         }
         self.literal_size(e)
     }
 
-    /// Before cel-go v0.23, `coster.sizeEstimate`: the computed size, else the estimator's
-    /// (by the node's path), else 1 for scalar types.
-    fn legacy_size(&self, e: &IdedExpr) -> Option<SizeEstimate> {
-        if let Some(s) = self.legacy_computed(e) {
-            return Some(s);
-        }
+    /// The size estimator's answer (the schema's size hints) for `e` reached by `path`.
+    fn hint(&self, e: &IdedExpr, path: Vec<String>) -> Option<SizeEstimate> {
         let node = AstNode {
-            path: self.node_path(e),
+            path,
             ty: self.ty(e),
             expr: Some(e),
             computed_size: None,
         };
-        if let Some(s) = estimate_size_hint(self.hints, &node) {
+        estimate_size_hint(self.hints, &node)
+    }
+
+    /// Before cel-go v0.23, `coster.sizeEstimate`: the computed size, else the estimator's
+    /// (by the node's path), else 1 for scalar types.
+    fn legacy_size(&self, e: &IdedExpr) -> Option<SizeEstimate> {
+        if let Some(s) = self.computed(e) {
             return Some(s);
         }
-        if is_scalar(&node.ty, false) {
+        if let Some(s) = self.hint(e, self.node_path(e)) {
+            return Some(s);
+        }
+        if is_scalar(&self.ty(e), false) {
             return Some(SizeEstimate::fixed(1));
         }
         None
@@ -618,7 +614,7 @@ impl<'c> Coster<'c> {
         let computed_size = if self.model.tracks_locals() {
             self.compute_size(e)
         } else {
-            self.legacy_computed(e)
+            self.computed(e)
         };
         AstNode {
             path,
