@@ -655,21 +655,8 @@ pub fn compile_subtree_rules(
     kube: crate::version::KubeVersion,
 ) -> RuleSet {
     let loader = EnvLoader::single(&EnvOptions::stored(kube.minor));
-    let skeleton = Skeleton::of_node(node, resource_root);
-    let mut ancestors = Vec::new();
-    let mut ctx = BuildCtx {
-        loader: &loader,
-        cache: None,
-        fingerprints: crate::crd::fingerprint::SchemaFingerprints::new(),
-        has_rules: FastMap::default(),
-        types: TypeFingerprints::default(),
-    };
-    let tree = build_tree(node, skeleton.root_type.clone(), "default", resource_root, &mut ancestors, &mut ctx, 0);
-    RuleSet {
-        schema: skeleton.schema.clone(),
-        tree,
-        print_values: kube.minor >= 35,
-    }
+    let fingerprints = crate::crd::fingerprint::SchemaFingerprints::new();
+    compile_set(node, &loader, None, fingerprints, Root::Node { resource_root, path: "default" }).0
 }
 
 /// Compiles every rule of a version's schema for a compatibility version, with costs.
@@ -696,8 +683,17 @@ pub fn compile_rules_cached(
         loader,
         cache,
         crate::crd::fingerprint::SchemaFingerprints::new(),
+        Root::Version,
     )
     .0
+}
+
+/// Where a rule set's schema sits: a version's `openAPIV3Schema`, or any node (a default
+/// value's validator), a resource root or not.
+#[derive(Clone, Copy)]
+enum Root {
+    Version,
+    Node { resource_root: bool, path: &'static str },
 }
 
 fn compile_set(
@@ -705,7 +701,12 @@ fn compile_set(
     loader: &EnvLoader,
     cache: Option<&mut RuleCache>,
     fingerprints: crate::crd::fingerprint::SchemaFingerprints,
+    root: Root,
 ) -> (RuleSet, crate::crd::fingerprint::SchemaFingerprints) {
+    let (resource_root, path) = match root {
+        Root::Version => (true, "openAPIV3Schema"),
+        Root::Node { resource_root, path } => (resource_root, path),
+    };
     let opts = &loader.new;
     let mut fingerprints = fingerprints;
     let (skeleton, cache) = match cache {
@@ -715,11 +716,11 @@ fn compile_set(
             let entry = c
                 .skeletons
                 .entry(shape)
-                .or_insert_with(|| (Rc::new(Skeleton::of(schema)), generation));
+                .or_insert_with(|| (Rc::new(Skeleton::of_node(schema, resource_root)), generation));
             entry.1 = generation;
             (entry.0.clone(), Some(c))
         }
-        None => (Rc::new(Skeleton::of(schema)), None),
+        None => (Rc::new(Skeleton::of_node(schema, resource_root)), None),
     };
     let mut ancestors = Vec::new();
     let mut ctx = BuildCtx {
@@ -732,8 +733,8 @@ fn compile_set(
     let tree = build_tree(
         schema,
         skeleton.root_type.clone(),
-        "openAPIV3Schema",
-        true,
+        path,
+        resource_root,
         &mut ancestors,
         &mut ctx,
         0,
@@ -742,7 +743,8 @@ fn compile_set(
         RuleSet {
             schema: skeleton.schema.clone(),
             tree,
-            print_values: opts.compat_minor + 1 >= 35,
+            // The release's message rendering (1.35 prints scalar values).
+            print_values: opts.release_minor >= 35,
         },
         ctx.fingerprints,
     )
@@ -758,11 +760,7 @@ struct Skeleton {
 }
 
 impl Skeleton {
-    fn of(schema: &JsonSchemaProps) -> Skeleton {
-        Skeleton::of_node(schema, true)
-    }
-
-    /// The skeleton of any node: `resource_root` says whether it is a resource's root (the
+    /// The skeleton of a node: `resource_root` says whether it is a resource's root (the
     /// version's schema or an embedded resource).
     fn of_node(schema: &JsonSchemaProps, resource_root: bool) -> Skeleton {
         let cs = cel_schema_at(schema, resource_root, false, 0);
@@ -1119,7 +1117,7 @@ impl<'c> RuleCompiler<'c> {
         }
         let fingerprints = std::mem::take(&mut self.fingerprints);
         let (set, fingerprints) =
-            compile_set(schema, &self.loader, Some(&mut *self.cache), fingerprints);
+            compile_set(schema, &self.loader, Some(&mut *self.cache), fingerprints, Root::Version);
         self.fingerprints = fingerprints;
         let set = Rc::new(set);
         self.cache.sets.insert(key, (set.clone(), generation));
