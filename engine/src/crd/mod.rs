@@ -323,24 +323,18 @@ impl CompileCache {
 /// apiextensions `findVersionsWithUnchangedSchemas`: the versions of `new` whose schema is
 /// (semantically) the one of the same-named version of `old`.
 fn unchanged_schema_versions(new: &Value, old: &Value) -> std::collections::HashSet<String> {
-    let versions = |crd: &Value| -> Vec<(String, Value)> {
+    // (name, schema) of each version, borrowed: schemas can be megabytes.
+    fn versions(crd: &Value) -> Vec<(&str, Option<&Value>)> {
         crd.pointer("/spec/versions")
             .and_then(Value::as_array)
-            .map(|vs| {
-                vs.iter()
-                    .filter_map(|v| {
-                        let name = v.get("name")?.as_str()?.to_string();
-                        Some((name, v.get("schema").cloned().unwrap_or(Value::Null)))
-                    })
-                    .collect()
-            })
+            .map(|vs| vs.iter().filter_map(|v| Some((v.get("name")?.as_str()?, v.get("schema")))).collect())
             .unwrap_or_default()
-    };
+    }
     let old_versions = versions(old);
     versions(new)
         .into_iter()
         .filter(|(name, schema)| old_versions.iter().any(|(n, s)| n == name && s == schema))
-        .map(|(name, _)| name)
+        .map(|(name, _)| name.to_string())
         .collect()
 }
 
