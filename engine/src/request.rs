@@ -364,7 +364,7 @@ impl Engine {
     fn try_handle(&mut self, req: &Request) -> Result<Answer, String> {
         let kube = match &req.kubernetes_version {
             Some(s) => KubeVersion::parse(s)?,
-            None => KubeVersion::default(),
+            None => KubeVersion::PROTOCOL_DEFAULT,
         };
         if req.mode.as_deref() == Some("eval") {
             let expr = req.expr.as_deref().ok_or("expression mode needs expr")?;

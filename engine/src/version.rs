@@ -10,7 +10,11 @@ pub struct KubeVersion {
 
 impl KubeVersion {
     pub const MIN: KubeVersion = KubeVersion { minor: 25 };
-    pub const LATEST: KubeVersion = KubeVersion { minor: 36 };
+    pub const LATEST: KubeVersion = KubeVersion { minor: 37 };
+    /// The release a `crdlab batch` request without `kubernetesVersion` targets: the
+    /// protocol (shared/docs/vector-format.md) fixes it at 1.36, the release whose answers
+    /// the vectors without a version hold. Everything a person uses defaults to [`Self::LATEST`].
+    pub const PROTOCOL_DEFAULT: KubeVersion = KubeVersion { minor: 36 };
 
     /// Parses `1.32`, `v1.32` or `1.32.3`.
     pub fn parse(s: &str) -> Result<KubeVersion, String> {
