@@ -98,7 +98,7 @@ pub fn validate_object(
     if opts.emulate_request {
         // The stored object lives in the request's namespace too.
         if let Some(o) = old.as_mut() {
-            default_namespace(crd, o);
+            request_namespace(crd, o);
         }
         emulate(crd, ver, &mut new, old.as_ref(), opts);
     }
@@ -114,7 +114,7 @@ pub fn validate_object(
     if !typemeta.is_empty() {
         errs.extend(typemeta);
     } else {
-        objectmeta::validate_root_meta(&new, old.as_ref(), crd.crd.namespaced(), &mut errs);
+        objectmeta::validate_root_meta(&new, old.as_ref(), crd.crd.namespaced(), crd.kube_version, &mut errs);
         if let Some(s) = schema {
             if opts.status_subresource {
                 if let (Some(status), Some(status_schema)) = (new.get("status"), s.properties.get("status")) {
@@ -126,14 +126,19 @@ pub fn validate_object(
             }
         }
         if let Some(scale) = crd.crd.spec.versions.get(ver.index).and_then(|v| v.subresources.as_ref()).and_then(|s| s.scale.as_ref()) {
+            // ValidateScaleSpec runs on create and update, ValidateScaleStatus also on a
+            // status update.
             if !opts.status_subresource {
                 validate_scale_replicas(&new, &scale.spec_replicas_path, &mut errs);
             }
             validate_scale_replicas(&new, &scale.status_replicas_path, &mut errs);
+            if let Some(sel) = scale.label_selector_path.as_deref() {
+                validate_scale_selector(&new, sel, &mut errs);
+            }
         }
     }
     // The strategy's own steps see the whole object.
-    objectmeta::validate_embedded(&Path::root(), &new, schema, true, &mut errs);
+    objectmeta::validate_embedded(&Path::root(), &new, schema, true, crd.kube_version, &mut errs);
     listtype::validate_list_sets_and_maps(&Path::root(), schema, &new, &mut errs);
 
     if ver.has_cel_rules {
@@ -152,47 +157,78 @@ pub fn validate_object(
     Ok(out)
 }
 
-/// `ValidateScaleSpec`/`ValidateScaleStatus`: the replicas at a scale path must be a
-/// non-negative int32 when present.
-fn validate_scale_replicas(obj: &Value, path: &str, errs: &mut ErrorList) {
-    if path.is_empty() {
-        return;
-    }
-    let fields: Vec<&str> = path.trim_start_matches('.').split('.').collect();
-    let json_path = format!(".{}", fields.join("."));
-    let fp = Path::new(path);
+/// Why `unstructured.NestedFieldNoCopy` and its typed wrappers fail: `%v accessor
+/// error: %v is of the type %T, expected <type>`, the path printed as `.a.b`.
+fn accessor_error(fields: &[&str], v: &Value, expected: &str) -> String {
+    format!(
+        ".{} accessor error: {} is of the type {}, expected {}",
+        fields.join("."),
+        go_v(v),
+        go_type(v),
+        expected
+    )
+}
+
+/// `unstructured.NestedFieldNoCopy`: `Ok(None)` when a field is missing or a value on the
+/// way is null; an error when a value on the way is not a map (its path includes the
+/// field looked up in it).
+fn nested_field<'a>(obj: &'a Value, fields: &[&str]) -> Result<Option<&'a Value>, String> {
     let mut cur = obj;
     for (i, f) in fields.iter().enumerate() {
         match cur {
+            Value::Null => return Ok(None),
             Value::Object(m) => match m.get(*f) {
                 Some(v) => cur = v,
-                None => return,
+                None => return Ok(None),
             },
-            other => {
-                let at = format!(".{}", fields[..i].join("."));
-                errs.push(FieldError::invalid(
-                    fp,
-                    BadValue::Int(0),
-                    format!("{} accessor error: {} is of the type {}, expected map[string]interface{{}}", at, go_v(other), go_type(other)),
-                ));
-                return;
-            }
+            other => return Err(accessor_error(&fields[..=i], other, "map[string]interface{}")),
         }
     }
-    match cur.as_i64() {
-        Some(n) if n < 0 => errs.push(FieldError::invalid(fp, BadValue::Int(n), "should be a non-negative integer")),
-        Some(n) if n > i32::MAX as i64 => errs.push(FieldError::invalid(
-            fp,
-            BadValue::Int(n),
-            format!("should be less than or equal to {}", i32::MAX),
-        )),
-        Some(_) => {}
-        None => errs.push(FieldError::invalid(
-            fp,
-            BadValue::Int(0),
-            format!("{} accessor error: {} is of the type {}, expected int64", json_path, go_v(cur), go_type(cur)),
-        )),
+    Ok(Some(cur))
+}
+
+/// A scale path split as the validator splits it (leading period dropped).
+fn scale_fields(path: &str) -> Vec<&str> {
+    path.strip_prefix('.').unwrap_or(path).split('.').collect()
+}
+
+/// `ValidateScaleSpec`/`ValidateScaleStatus` replicas: `unstructured.NestedInt64` at the
+/// path; a failure reports the value 0 (what NestedInt64 returns with its error), a
+/// present value must be a non-negative int32.
+fn validate_scale_replicas(obj: &Value, path: &str, errs: &mut ErrorList) {
+    let fields = scale_fields(path);
+    let fp = Path::new(path);
+    let found = match nested_field(obj, &fields) {
+        Ok(f) => f,
+        Err(e) => {
+            errs.push(FieldError::invalid(fp, BadValue::Int(0), e));
+            return;
+        }
+    };
+    let Some(v) = found else { return };
+    match v {
+        Value::Number(n) if n.is_i64() => {
+            let n = n.as_i64().unwrap_or(0);
+            if n < 0 {
+                errs.push(FieldError::invalid(fp, BadValue::Int(n), "should be a non-negative integer"));
+            } else if n > i32::MAX as i64 {
+                errs.push(FieldError::invalid(fp, BadValue::Int(n), format!("should be less than or equal to {}", i32::MAX)));
+            }
+        }
+        other => errs.push(FieldError::invalid(fp, BadValue::Int(0), accessor_error(&fields, other, "int64"))),
     }
+}
+
+/// `ValidateScaleStatus` label selector: `unstructured.NestedString` at the path; a
+/// failure reports the value "".
+fn validate_scale_selector(obj: &Value, path: &str, errs: &mut ErrorList) {
+    let fields = scale_fields(path);
+    let err = match nested_field(obj, &fields) {
+        Err(e) => e,
+        Ok(None) | Ok(Some(Value::String(_))) => return,
+        Ok(Some(other)) => accessor_error(&fields, other, "string"),
+    };
+    errs.push(FieldError::invalid(Path::new(path), BadValue::Str(String::new()), err));
 }
 
 /// Go's `%T` of an unstructured value.
@@ -208,13 +244,47 @@ fn go_type(v: &Value) -> &'static str {
     }
 }
 
-/// Go's `%v` of an unstructured scalar (compound values print as JSON here).
+/// Go's `%v` of an unstructured value: `map[a:1 b:[x y]]` (sorted keys), `[1 2]`,
+/// strings bare, nil as `<nil>`.
 fn go_v(v: &Value) -> String {
+    let mut out = String::new();
+    go_v_into(v, &mut out);
+    out
+}
+
+fn go_v_into(v: &Value, out: &mut String) {
     match v {
-        Value::Null => "<nil>".into(),
-        Value::String(s) => s.clone(),
-        Value::Number(n) if !n.is_i64() => crate::gofmt::format_float_v(n.as_f64().unwrap_or(0.0)),
-        other => other.to_string(),
+        Value::Null => out.push_str("<nil>"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => out.push_str(&i.to_string()),
+            None => out.push_str(&crate::gofmt::format_float_v(n.as_f64().unwrap_or(0.0))),
+        },
+        Value::String(s) => out.push_str(s),
+        Value::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                go_v_into(x, out);
+            }
+            out.push(']');
+        }
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            out.push_str("map[");
+            for (i, k) in keys.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                out.push_str(k);
+                out.push(':');
+                go_v_into(&m[k.as_str()], out);
+            }
+            out.push(']');
+        }
     }
 }
 
@@ -232,12 +302,14 @@ fn validate_schema(
     }
 }
 
-/// What the apiserver does to a request before validating it.
+/// What the apiserver does to a request before validating it (`rest.BeforeCreate`,
+/// `rest.BeforeUpdate` and the strategies' `PrepareForCreate`/`PrepareForUpdate`).
 fn emulate(crd: &CompiledCrd, ver: &CompiledVersion, new: &mut Value, old: Option<&Value>, opts: &ValidateOptions) {
-    default_namespace(crd, new);
+    request_namespace(crd, new);
     let Some(m) = new.as_object_mut() else { return };
     match old {
         None => {
+            generate_name(m);
             // PrepareForCreate: status is dropped when the status subresource is enabled.
             if ver.status_subresource {
                 m.remove("status");
@@ -246,9 +318,10 @@ fn emulate(crd: &CompiledCrd, ver: &CompiledVersion, new: &mut Value, old: Optio
         }
         Some(old) => {
             if opts.status_subresource {
-                // statusStrategy.PrepareForUpdate: everything but status comes from the old
-                // object.
+                // statusStrategy.PrepareForUpdate: everything but status (and the managed
+                // fields, which track the status change) comes from the old object.
                 let status = m.remove("status");
+                let managed = m.get("metadata").and_then(|md| md.get("managedFields")).cloned();
                 let mut o = old.clone();
                 if let Some(om) = o.as_object_mut() {
                     match status {
@@ -257,6 +330,14 @@ fn emulate(crd: &CompiledCrd, ver: &CompiledVersion, new: &mut Value, old: Optio
                         }
                         None => {
                             om.remove("status");
+                        }
+                    }
+                    match managed {
+                        Some(mf) => set_meta(om, "managedFields", mf),
+                        None => {
+                            if let Some(Value::Object(meta)) = om.get_mut("metadata") {
+                                meta.remove("managedFields");
+                            }
                         }
                     }
                     *m = std::mem::take(om);
@@ -273,27 +354,81 @@ fn emulate(crd: &CompiledCrd, ver: &CompiledVersion, new: &mut Value, old: Optio
                     }
                 }
             }
-            // generation and resourceVersion come from the stored object; system fields too.
-            for k in ["generation", "resourceVersion", "uid", "creationTimestamp"] {
-                match old.get("metadata").and_then(|om| om.get(k)) {
-                    Some(v) => set_meta(m, k, v.clone()),
-                    None => {
-                        if let Some(Value::Object(meta)) = m.get_mut("metadata") {
-                            meta.remove(k);
-                        }
-                    }
-                }
-            }
+            before_update_meta(m, old);
         }
     }
 }
 
-/// Namespaced kinds get the request's namespace, `default` here.
-fn default_namespace(crd: &CompiledCrd, obj: &mut Value) {
-    if !crd.crd.namespaced() {
+/// `rest.BeforeUpdate`'s metadata: generation (and, by the protocol, resourceVersion)
+/// come from the stored object; a missing uid, a zero creationTimestamp, a deletion
+/// timestamp and a missing grace period are taken from it too, so only a different
+/// value reaches the immutability checks.
+fn before_update_meta(m: &mut serde_json::Map<String, Value>, old: &Value) {
+    let old_meta = |k: &str| old.get("metadata").and_then(|om| om.get(k)).filter(|v| !v.is_null()).cloned();
+    let new_has = |m: &serde_json::Map<String, Value>, k: &str| {
+        m.get("metadata").and_then(|md| md.get(k)).is_some_and(|v| !v.is_null() && v.as_str() != Some(""))
+    };
+    for k in ["generation", "resourceVersion"] {
+        match old_meta(k) {
+            Some(v) => set_meta(m, k, v),
+            None => {
+                if let Some(Value::Object(meta)) = m.get_mut("metadata") {
+                    meta.remove(k);
+                }
+            }
+        }
+    }
+    for k in ["uid", "deletionGracePeriodSeconds"] {
+        if !new_has(m, k) {
+            if let Some(v) = old_meta(k) {
+                set_meta(m, k, v);
+            }
+        }
+    }
+    for k in ["creationTimestamp", "deletionTimestamp"] {
+        if let Some(v) = old_meta(k) {
+            set_meta(m, k, v);
+        }
+    }
+}
+
+/// The prefix a generated name appends to `generateName`. The apiserver's
+/// `names.SimpleNameGenerator` appends 5 random characters of
+/// "bcdfghjklmnpqrstvwxz2456789"; crdlab appends the first five, so that answers are
+/// deterministic (a valid generateName then yields a valid name, as upstream).
+pub const GENERATED_NAME_SUFFIX: &str = "bcdfg";
+
+/// `SimpleNameGenerator.GenerateName` for a create that names only `generateName`:
+/// the base is cut to 58 bytes (63 minus the 5 random characters).
+fn generate_name(m: &mut serde_json::Map<String, Value>) {
+    let Some(Value::Object(meta)) = m.get_mut("metadata") else { return };
+    let has_name = meta.get("name").and_then(Value::as_str).is_some_and(|n| !n.is_empty());
+    let Some(base) = meta.get("generateName").and_then(Value::as_str).filter(|g| !g.is_empty()) else { return };
+    if has_name {
         return;
     }
+    const MAX_GENERATED_NAME_LENGTH: usize = 63 - 5;
+    let mut cut = base.len().min(MAX_GENERATED_NAME_LENGTH);
+    // Go slices bytes; a cut inside a character would leave invalid UTF-8, which the
+    // name checks reject anyway: cut at the character boundary before it.
+    while !base.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let name = format!("{}{}", &base[..cut], GENERATED_NAME_SUFFIX);
+    meta.insert("name".into(), Value::String(name));
+}
+
+/// `EnsureObjectNamespaceMatchesRequestNamespace` with the request's namespace:
+/// namespaced kinds get `default` when they name none; cluster-scoped kinds have their
+/// namespace cleared (`BeforeCreate`/`BeforeUpdate` for `NamespaceScoped() == false`).
+fn request_namespace(crd: &CompiledCrd, obj: &mut Value) {
     let Some(m) = obj.as_object_mut() else { return };
+    if !crd.crd.namespaced() {
+        if let Some(Value::Object(meta)) = m.get_mut("metadata") {
+            meta.remove("namespace");
+        }
+        return;
+    }
     let meta = m.entry("metadata").or_insert_with(|| Value::Object(Default::default()));
     if let Some(meta) = meta.as_object_mut() {
         let empty = meta.get("namespace").and_then(Value::as_str).map(str::is_empty).unwrap_or(true);

@@ -3,9 +3,45 @@
 //! qualified names (label keys), label values, plus the bits of Go's `unicode.IsPrint`
 //! and `net/url.Parse` that the checks depend on.
 
-/// `MaxLenError`.
+use crate::version::KubeVersion;
+
+/// `MaxLenError`: util/validation's wording.
 pub fn max_len_error(n: usize) -> String {
     format!("must be no more than {} characters", n)
+}
+
+/// The release from which util/validation's `IsQualifiedName` and `IsValidLabelValue`
+/// delegate to apimachinery's `api/validate/content` package (`content.IsLabelKey`,
+/// `content.IsLabelValue`): its `MaxLenError` says "bytes" (also for the DNS-subdomain
+/// prefix of a key, checked by `content.IsDNS1123Subdomain`) and a key with several
+/// slashes is "a valid label key" instead of "a qualified name". Names and namespaces keep
+/// util/validation's own `IsDNS1123Subdomain` ("characters") in every release.
+pub const LABEL_CHECKS_IN_CONTENT_SINCE: u32 = 35;
+
+/// The length unit a `MaxLenError` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LenUnit {
+    /// util/validation's `MaxLenError`.
+    Characters,
+    /// `content.MaxLenError`.
+    Bytes,
+}
+
+impl LenUnit {
+    fn of_label_checks(kube: KubeVersion) -> LenUnit {
+        if kube.at_least(LABEL_CHECKS_IN_CONTENT_SINCE) {
+            LenUnit::Bytes
+        } else {
+            LenUnit::Characters
+        }
+    }
+
+    fn max_len_error(self, n: usize) -> String {
+        match self {
+            LenUnit::Characters => max_len_error(n),
+            LenUnit::Bytes => format!("must be no more than {} bytes", n),
+        }
+    }
 }
 
 /// `RegexError`.
@@ -52,9 +88,15 @@ fn matches_dns1123_label(s: &str) -> bool {
 
 /// `IsDNS1123Subdomain`.
 pub fn is_dns1123_subdomain(s: &str) -> Vec<String> {
+    dns1123_subdomain_in(s, LenUnit::Characters)
+}
+
+/// `IsDNS1123Subdomain` of util/validation or of `content`, by the unit its length
+/// error names.
+fn dns1123_subdomain_in(s: &str, unit: LenUnit) -> Vec<String> {
     let mut errs = Vec::new();
     if s.len() > 253 {
-        errs.push(max_len_error(253));
+        errs.push(unit.max_len_error(253));
     }
     if !s.split('.').all(matches_dns1123_label) {
         errs.push(regex_error(
@@ -117,8 +159,10 @@ fn matches_label_key_name(s: &str) -> bool {
             .all(|&c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_' || c == b'.')
 }
 
-/// `IsQualifiedName` (= `content.IsLabelKey`).
-pub fn is_qualified_name(value: &str) -> Vec<String> {
+/// `IsQualifiedName` (= `content.IsLabelKey` from 1.35, see
+/// [`LABEL_CHECKS_IN_CONTENT_SINCE`]) as `kube` words it.
+pub fn is_qualified_name(value: &str, kube: KubeVersion) -> Vec<String> {
+    let unit = LenUnit::of_label_checks(kube);
     let mut errs = Vec::new();
     let parts: Vec<&str> = value.split('/').collect();
     let name = match parts.len() {
@@ -128,15 +172,20 @@ pub fn is_qualified_name(value: &str) -> Vec<String> {
             if prefix.is_empty() {
                 errs.push("prefix part must be non-empty".to_string());
             } else {
-                for m in is_dns1123_subdomain(prefix) {
+                for m in dns1123_subdomain_in(prefix, unit) {
                     errs.push(format!("prefix part {}", m));
                 }
             }
             parts[1]
         }
         _ => {
+            let what = match unit {
+                LenUnit::Bytes => "a valid label key",
+                LenUnit::Characters => "a qualified name",
+            };
             errs.push(format!(
-                "a valid label key {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+                "{} {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+                what,
                 regex_error(LABEL_KEY_MSG, LABEL_KEY_FMT, &["MyName", "my.name", "123-abc"])
             ));
             return errs;
@@ -145,7 +194,7 @@ pub fn is_qualified_name(value: &str) -> Vec<String> {
     if name.is_empty() {
         errs.push("name part must be non-empty".to_string());
     } else if name.len() > 63 {
-        errs.push(format!("name part {}", max_len_error(63)));
+        errs.push(format!("name part {}", unit.max_len_error(63)));
     }
     if !matches_label_key_name(name) {
         errs.push(format!(
@@ -160,11 +209,11 @@ pub fn is_qualified_name(value: &str) -> Vec<String> {
     errs
 }
 
-/// `IsValidLabelValue` (= `content.IsLabelValue`).
-pub fn is_valid_label_value(v: &str) -> Vec<String> {
+/// `IsValidLabelValue` (= `content.IsLabelValue` from 1.35) as `kube` words it.
+pub fn is_valid_label_value(v: &str, kube: KubeVersion) -> Vec<String> {
     let mut errs = Vec::new();
     if v.len() > 63 {
-        errs.push(max_len_error(63));
+        errs.push(LenUnit::of_label_checks(kube).max_len_error(63));
     }
     if !v.is_empty() && !matches_label_key_name(v) {
         errs.push(regex_error(
@@ -317,16 +366,34 @@ mod tests {
         );
         assert!(is_dns1123_subdomain("example.com").is_empty());
         assert_eq!(is_dns1123_subdomain("Example.com").len(), 1);
-        assert!(is_qualified_name("api-approved.openshift.io").is_empty());
+        let k = KubeVersion::LATEST;
+        assert!(is_qualified_name("api-approved.openshift.io", k).is_empty());
         assert!(
-            is_qualified_name("include.release.openshift.io/self-managed-high-availability")
+            is_qualified_name("include.release.openshift.io/self-managed-high-availability", k)
                 .is_empty()
         );
-        assert_eq!(is_qualified_name("a/b/c").len(), 1);
+        assert_eq!(is_qualified_name("a/b/c", k).len(), 1);
         assert_eq!(
             is_dns1123_label("a.b"),
             vec!["must not contain dots".to_string()]
         );
+    }
+
+    #[test]
+    fn label_lengths_are_bytes_from_1_35() {
+        let long_prefix = format!("{}/x", "a".repeat(254));
+        let v36 = KubeVersion { minor: 36 };
+        let v34 = KubeVersion { minor: 34 };
+        assert_eq!(is_qualified_name(&long_prefix, v36), vec!["prefix part must be no more than 253 bytes"]);
+        assert_eq!(is_qualified_name(&long_prefix, v34), vec!["prefix part must be no more than 253 characters"]);
+        let long = "v".repeat(64);
+        assert_eq!(is_valid_label_value(&long, v36), vec!["must be no more than 63 bytes"]);
+        assert_eq!(is_valid_label_value(&long, v34), vec!["must be no more than 63 characters"]);
+        assert_eq!(is_qualified_name(&long, v36), vec!["name part must be no more than 63 bytes"]);
+        assert!(is_qualified_name("a/b/c", v34)[0].starts_with("a qualified name must consist"));
+        assert!(is_qualified_name("a/b/c", v36)[0].starts_with("a valid label key must consist"));
+        // Names keep util/validation's wording.
+        assert_eq!(is_dns1123_subdomain(&"a".repeat(254)), vec!["must be no more than 253 characters"]);
     }
 
     #[test]

@@ -42,7 +42,7 @@ pub fn validate_crd_with(
 ) -> (ErrorList, Vec<String>) {
     let spec = InternalSpec::from_v1(crd);
     let mut errs = ErrorList::new();
-    validate_object_meta(crd, &spec, &mut errs);
+    validate_object_meta(crd, &spec, kube, &mut errs);
     validate_spec(&spec, kube, rules, &mut errs);
     validate_stored_versions(&spec, &mut errs);
     validate_api_approval(crd, &spec, &mut errs);
@@ -284,6 +284,7 @@ fn status_enabled(s: Option<&Subresources>) -> bool {
 fn validate_object_meta(
     crd: &CustomResourceDefinition,
     spec: &InternalSpec<'_>,
+    kube: KubeVersion,
     errs: &mut ErrorList,
 ) {
     let meta = &crd.metadata;
@@ -324,14 +325,14 @@ fn validate_object_meta(
         }
     }
     for (k, v) in &meta.labels {
-        for m in names::is_qualified_name(k) {
+        for m in names::is_qualified_name(k, kube) {
             errs.push(FieldError::invalid(
                 md.child("labels"),
                 BadValue::Str(k.clone()),
                 m,
             ));
         }
-        for m in names::is_valid_label_value(v) {
+        for m in names::is_valid_label_value(v, kube) {
             errs.push(FieldError::invalid(
                 md.child("labels"),
                 BadValue::Str(v.clone()),
@@ -341,7 +342,7 @@ fn validate_object_meta(
     }
     let mut size = 0usize;
     for (k, v) in &meta.annotations {
-        for m in names::is_qualified_name(&k.to_lowercase()) {
+        for m in names::is_qualified_name(&k.to_lowercase(), kube) {
             errs.push(FieldError::invalid(
                 md.child("annotations"),
                 BadValue::Str(k.clone()),
@@ -2283,7 +2284,7 @@ fn defaults_rec(
                 ));
             }
             let mut me = ErrorList::new();
-            crate::schema::objectmeta::validate_embedded(&dp, d, Some(s), false, &mut me);
+            crate::schema::objectmeta::validate_embedded(&dp, d, Some(s), false, kube, &mut me);
             if !me.is_empty() {
                 errs.extend(me);
             } else {

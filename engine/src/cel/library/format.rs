@@ -70,11 +70,12 @@ impl NamedFormat {
             "dns1123Label" => is_dns1123_label(s),
             "dns1123Subdomain" => is_dns1123_subdomain(s),
             "dns1035Label" => is_dns1035_label(s),
-            "qualifiedName" => is_qualified_name(s),
+            // The release's wording is not threaded into CEL values; the latest's is used.
+            "qualifiedName" => is_qualified_name(s, crate::version::KubeVersion::LATEST),
             "dns1123LabelPrefix" => is_dns1123_label(&mask_trailing_dash(s)),
             "dns1123SubdomainPrefix" => is_dns1123_subdomain(&mask_trailing_dash(s)),
             "dns1035LabelPrefix" => is_dns1035_label(&mask_trailing_dash(s)),
-            "labelValue" => is_valid_label_value(s),
+            "labelValue" => is_valid_label_value(s, crate::version::KubeVersion::LATEST),
             "uri" => match parse_request_uri(s) {
                 Ok(_) => Vec::new(),
                 Err(e) => vec![e],
