@@ -392,7 +392,7 @@ fn before_update_meta(m: &mut serde_json::Map<String, Value>, old: &Value) {
     }
 }
 
-/// The prefix a generated name appends to `generateName`. The apiserver's
+/// The suffix a generated name appends to `generateName`. The apiserver's
 /// `names.SimpleNameGenerator` appends 5 random characters of
 /// "bcdfghjklmnpqrstvwxz2456789"; crdlab appends the first five, so that answers are
 /// deterministic (a valid generateName then yields a valid name, as upstream).
@@ -442,5 +442,85 @@ fn set_meta(m: &mut serde_json::Map<String, Value>, k: &str, v: Value) {
     let meta = m.entry("metadata").or_insert_with(|| Value::Object(Default::default()));
     if let Some(meta) = meta.as_object_mut() {
         meta.insert(k.to_string(), v);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::version::KubeVersion;
+    use serde_json::json;
+
+    fn crd(scope: &str) -> CompiledCrd {
+        let v = json!({
+            "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "things.example.com"},
+            "spec": {"group": "example.com", "scope": scope,
+                "names": {"plural": "things", "singular": "thing", "kind": "Thing", "listKind": "ThingList"},
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                    "subresources": {"status": {}, "scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas", "labelSelectorPath": ".status.selector"}},
+                    "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}});
+        CompiledCrd::from_value(&v, KubeVersion::PROTOCOL_DEFAULT).unwrap()
+    }
+
+    fn run(c: &CompiledCrd, obj: Value, old: Option<Value>, status: bool) -> Vec<String> {
+        let ver = c.version(None).unwrap();
+        let opts = ValidateOptions { status_subresource: status, ..Default::default() };
+        let out = validate_object(c, ver, &obj, old.as_ref(), &opts).unwrap();
+        let mut m: Vec<String> = out.errors.iter().map(|e| e.message()).collect();
+        m.sort();
+        m
+    }
+
+    #[test]
+    fn cluster_scoped_namespace_is_cleared_and_names_are_generated() {
+        let c = crd("Cluster");
+        let obj = json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"generateName": "t-", "namespace": "ns"}});
+        assert!(run(&c, obj.clone(), None, false).is_empty());
+        let ver = c.version(None).unwrap();
+        let out = validate_object(&c, ver, &obj, None, &ValidateOptions::default()).unwrap();
+        // `defaulted` is the object before request emulation.
+        assert_eq!(out.defaulted["metadata"], json!({"generateName": "t-", "namespace": "ns"}));
+        let bad = json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"generateName": "T_"}});
+        assert!(run(&c, bad, None, false).iter().any(|m| m.starts_with("metadata.name: Invalid value: \"T_bcdfg\"")));
+    }
+
+    #[test]
+    fn updates_do_not_recheck_the_name_format() {
+        let c = crd("Namespaced");
+        let old = json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "${NAME}", "resourceVersion": "1"}});
+        let new = json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "${NAME}", "labels": {"a": "b"}}});
+        assert!(run(&c, new.clone(), Some(old.clone()), false).is_empty());
+        assert!(run(&c, new, Some(old), true).is_empty());
+    }
+
+    #[test]
+    fn status_updates_keep_the_requests_managed_fields() {
+        let c = crd("Namespaced");
+        let old = json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "n"}});
+        let new = json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "n", "managedFields": [{"operation": "Bogus"}]}});
+        assert_eq!(run(&c, new, Some(old), true), vec!["metadata.managedFields[0].operation: Invalid value: \"Bogus\": must be `Apply` or `Update`"]);
+    }
+
+    #[test]
+    fn scale_paths_print_accessor_errors_like_unstructured_helpers() {
+        let c = crd("Namespaced");
+        let old = json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "n"}, "spec": {"replicas": 1}});
+        let new = json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "n"}, "spec": true, "status": [{}]});
+        assert_eq!(run(&c, new.clone(), Some(old.clone()), true), vec![
+            ".status.replicas: Invalid value: 0: .status.replicas accessor error: [map[]] is of the type []interface {}, expected map[string]interface{}",
+            ".status.selector: Invalid value: \"\": .status.selector accessor error: [map[]] is of the type []interface {}, expected map[string]interface{}",
+        ]);
+        // A main-resource update checks spec (status comes from the stored object).
+        assert_eq!(run(&c, new, Some(old), false), vec![
+            ".spec.replicas: Invalid value: 0: .spec.replicas accessor error: true is of the type bool, expected map[string]interface{}",
+        ]);
+        let new = json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "n"}, "spec": {"replicas": "3"}, "status": {"selector": 1, "replicas": null}});
+        let old = json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "n"}});
+        assert_eq!(run(&c, new, Some(old), true), vec![
+            ".status.replicas: Invalid value: 0: .status.replicas accessor error: <nil> is of the type <nil>, expected int64",
+            ".status.selector: Invalid value: \"\": .status.selector accessor error: 1 is of the type int64, expected string",
+        ]);
+        assert_eq!(go_v(&json!({"b": [1.5, null], "a": "x"})), "map[a:x b:[1.5 <nil>]]");
     }
 }

@@ -960,4 +960,104 @@ mod tests {
         got.sort();
         assert_eq!(got, vec!["t.apiVersion: Required value", "t.kind: Required value"]);
     }
+
+    fn messages(errs: &[FieldError]) -> Vec<String> {
+        let mut m: Vec<String> = errs.iter().map(|e| e.message()).collect();
+        m.sort();
+        m
+    }
+
+    fn create_errors(meta: Value) -> Vec<String> {
+        let mut errs = Vec::new();
+        validate_object_meta(meta.as_object().unwrap(), false, name_is_dns_subdomain, &Path::new("metadata"), KubeVersion::LATEST, &mut errs);
+        messages(&errs)
+    }
+
+    #[test]
+    fn owner_references_are_checked_without_an_index() {
+        let got = create_errors(json!({"name": "n", "ownerReferences": [{"apiVersion": "", "kind": "", "name": "", "uid": ""}]}));
+        assert_eq!(got, vec![
+            "metadata.ownerReferences.apiVersion: Invalid value: \"\": version must not be empty",
+            "metadata.ownerReferences.kind: Invalid value: \"\": must not be empty",
+            "metadata.ownerReferences.name: Invalid value: \"\": must not be empty",
+            "metadata.ownerReferences.uid: Invalid value: \"\": must not be empty",
+        ]);
+        // "g/" and "a/b/c" have no version either.
+        let got = create_errors(json!({"name": "n", "ownerReferences": [{"apiVersion": "g/", "kind": "K", "name": "a", "uid": "u"}]}));
+        assert_eq!(got, vec!["metadata.ownerReferences.apiVersion: Invalid value: \"g/\": version must not be empty"]);
+        let got = create_errors(json!({"name": "n", "ownerReferences": [{"apiVersion": "v1", "kind": "Event", "name": "a", "uid": "u"}]}));
+        assert_eq!(got, vec!["metadata.ownerReferences: Invalid value: {\"apiVersion\":\"v1\",\"kind\":\"Event\",\"name\":\"a\",\"uid\":\"u\"}: /v1, Kind=Event is disallowed from being an owner"]);
+    }
+
+    #[test]
+    fn only_one_owner_reference_is_the_controller() {
+        let got = create_errors(json!({"name": "n", "ownerReferences": [
+            {"apiVersion": "v1", "kind": "ConfigMap", "name": "a", "uid": "u1", "controller": true},
+            {"apiVersion": "apps/v1", "kind": "Deployment", "name": "b", "uid": "u2", "controller": true}]}));
+        assert_eq!(got, vec!["metadata.ownerReferences: Invalid value: [{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"name\":\"a\",\"uid\":\"u1\",\"controller\":true},{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"name\":\"b\",\"uid\":\"u2\",\"controller\":true}]: Only one reference can have Controller set to true. Found \"true\" in references for ConfigMap/a and Deployment/b"]);
+    }
+
+    #[test]
+    fn managed_fields_and_finalizers_are_checked() {
+        let got = create_errors(json!({"name": "n", "managedFields": [{"operation": "Bogus", "fieldsType": "FieldsV2", "manager": "a\u{0007}"}]}));
+        assert_eq!(got, vec![
+            "metadata.managedFields[0].fieldsType: Invalid value: \"FieldsV2\": must be `FieldsV1`",
+            "metadata.managedFields[0].manager: Invalid value: \"a\\a\": invalid character U+0007 (at position 1)",
+            "metadata.managedFields[0].operation: Invalid value: \"Bogus\": must be `Apply` or `Update`",
+        ]);
+        let got = create_errors(json!({"name": "n", "finalizers": ["orphan", "foregroundDeletion"]}));
+        assert_eq!(got, vec!["metadata.finalizers: Invalid value: [\"orphan\",\"foregroundDeletion\"]: finalizer orphan and foregroundDeletion cannot be both set"]);
+    }
+
+    #[test]
+    fn label_lengths_follow_the_release() {
+        let meta = json!({"name": "n", "labels": {"k": "v".repeat(64)}});
+        let mut errs = Vec::new();
+        validate_object_meta(meta.as_object().unwrap(), false, name_is_dns_subdomain, &Path::new("metadata"), KubeVersion { minor: 36 }, &mut errs);
+        assert!(errs[0].message().ends_with("must be no more than 63 bytes"));
+        let mut errs = Vec::new();
+        validate_object_meta(meta.as_object().unwrap(), false, name_is_dns_subdomain, &Path::new("metadata"), KubeVersion { minor: 34 }, &mut errs);
+        assert!(errs[0].message().ends_with("must be no more than 63 characters"));
+    }
+
+    #[test]
+    fn updates_check_immutability_not_the_name_format() {
+        let old = json!({"name": "Old_Name", "namespace": "default", "generation": 2});
+        let new = json!({"name": "Old_Name", "namespace": "default", "generation": 2, "finalizers": ["a/b/c"]});
+        let mut errs = Vec::new();
+        validate_object_meta_update(new.as_object().unwrap(), old.as_object().unwrap(), &Path::new("metadata"), KubeVersion::LATEST, &mut errs);
+        assert!(errs.is_empty(), "{:?}", messages(&errs));
+        let new = json!({"name": "other", "namespace": "Bad_NS", "generation": 1, "uid": "x", "creationTimestamp": "2008-01-01T01:01:01Z", "deletionGracePeriodSeconds": 5});
+        let mut errs = Vec::new();
+        validate_object_meta_update(new.as_object().unwrap(), old.as_object().unwrap(), &Path::new("metadata"), KubeVersion::LATEST, &mut errs);
+        assert_eq!(messages(&errs), vec![
+            "metadata.creationTimestamp: Invalid value: 2008-01-01 01:01:01 +0000 UTC: field is immutable",
+            "metadata.deletionGracePeriodSeconds: Invalid value: 5: field is immutable",
+            "metadata.generation: Invalid value: 1: must not be decremented",
+            "metadata.name: Invalid value: \"other\": field is immutable",
+            "metadata.namespace: Invalid value: \"Bad_NS\": field is immutable",
+            "metadata.uid: Invalid value: \"x\": field is immutable",
+        ]);
+        // Finalizers cannot be added to an object being deleted.
+        let old = json!({"name": "n", "deletionTimestamp": "2009-01-01T01:01:01Z", "finalizers": ["a"]});
+        let new = json!({"name": "n", "deletionTimestamp": "2009-01-01T01:01:01Z", "finalizers": ["a", "c", "b"]});
+        let mut errs = Vec::new();
+        validate_object_meta_update(new.as_object().unwrap(), old.as_object().unwrap(), &Path::new("metadata"), KubeVersion::LATEST, &mut errs);
+        assert_eq!(messages(&errs), vec!["metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{\"b\", \"c\"}"]);
+    }
+
+    #[test]
+    fn owner_references_round_trip_through_the_typed_struct() {
+        let mut o = json!({"apiVersion": "a/v1", "kind": "K", "metadata": {"name": "n",
+            "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "bogus": 1, "controller": false, "blockOwnerDeletion": null}],
+            "managedFields": [{"manager": "", "operation": "Update", "time": "2024-01-01T01:00:00+01:00", "fieldsV1": {"f:a": {}}}]}});
+        let (err, unknown) = coerce(&mut o, None);
+        assert!(err.is_none());
+        assert_eq!(unknown, vec!["metadata.ownerReferences[0].bogus"]);
+        assert_eq!(o["metadata"]["ownerReferences"], json!([{"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": "", "controller": false}]));
+        assert_eq!(o["metadata"]["managedFields"], json!([{"operation": "Update", "time": "2024-01-01T00:00:00Z", "fieldsV1": {"f:a": {}}}]));
+        let mut o = json!({"metadata": {"ownerReferences": [{"uid": 5}]}});
+        let (err, _) = coerce(&mut o, None);
+        assert_eq!(err.unwrap().message(), "metadata: Invalid value: null: json: cannot unmarshal number into Go struct field OwnerReference.ownerReferences.uid of type string");
+    }
 }
