@@ -740,8 +740,8 @@ fn defaults_must_validate() {
         msgs(spec_schema(json!({"type": "object", "properties": {"e": {"type": "object", "x-kubernetes-embedded-resource": true,
             "x-kubernetes-preserve-unknown-fields": true, "default": {"metadata": {"name": "x"}}}}}))),
         vec![
-            format!("{}.properties[spec].properties[e].default.apiVersion: Required value: must not be empty", SV),
-            format!("{}.properties[spec].properties[e].default.kind: Required value: must not be empty", SV),
+            format!("{}.properties[spec].properties[e].default.apiVersion: Required value", SV),
+            format!("{}.properties[spec].properties[e].default.kind: Required value", SV),
         ]
     );
 }
