@@ -442,7 +442,8 @@ pub struct JsonSchemaProps {
     #[serde(skip)]
     pub validation_format: String,
     /// Whether the release checks numeric values against `validation_format`'s range
-    /// (int32/int64/float/double, from 1.36).
+    /// (int32/int64/float/double, and int64 for an integer without a format: from 1.36
+    /// kube-openapi's numberValidator gets the node's type and format).
     #[serde(skip)]
     pub numeric_format_ranges: bool,
 }
@@ -499,7 +500,7 @@ impl JsonSchemaProps {
             kube,
         );
         self.numeric_format_ranges = kube.at_least(crate::validation::formats::NUMERIC_FORMATS_SINCE)
-            && matches!(f, "int32" | "int64" | "float" | "double");
+            && (matches!(f, "int32" | "int64" | "float" | "double") || ty == "integer");
         self.validation_format = f.to_string();
         self.for_each_child_mut(&mut |c| c.compile_for(kube));
     }
