@@ -241,7 +241,7 @@ const QUOTED_INDENT_ERROR: &str = "yaml: invalid indentation in quoted scalar";
 /// How many quoted scalars [`read_yaml_impl`] re-indents, and how many bytes it parses in
 /// all while doing so, before it gives up (hostile input stays bounded).
 const MAX_REINDENTS: usize = 4096;
-const MAX_REINDENT_WORK: usize = 1 << 30;
+const MAX_REINDENT_WORK: usize = 256 << 20;
 
 /// The YAML builder; with `track`, a [`SourceMap`] is built beside each document.
 ///
