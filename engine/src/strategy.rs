@@ -139,7 +139,7 @@ pub fn validate_object(
     }
     // The strategy's own steps see the whole object.
     objectmeta::validate_embedded(&Path::root(), &new, schema, true, crd.kube_version, &mut errs);
-    listtype::validate_list_sets_and_maps(&Path::root(), schema, &new, &mut errs);
+    listtype::validate_list_sets_and_maps_update(&Path::root(), schema, &new, old.as_ref(), &mut errs);
 
     if ver.has_cel_rules {
         if errs.iter().any(FieldError::is_blocking) {

@@ -236,8 +236,184 @@ pub fn read_yaml(text: &str) -> Result<Vec<Value>, ReadError> {
         .collect())
 }
 
+/// yaml-rust2's message for a quoted scalar's line indented less than the block around it.
+const QUOTED_INDENT_ERROR: &str = "yaml: invalid indentation in quoted scalar";
+/// How many quoted scalars [`read_yaml_impl`] re-indents, and how many bytes it parses in
+/// all while doing so, before it gives up (hostile input stays bounded).
+const MAX_REINDENTS: usize = 4096;
+const MAX_REINDENT_WORK: usize = 256 << 20;
+
 /// The YAML builder; with `track`, a [`SourceMap`] is built beside each document.
+///
+/// go-yaml v2's `yaml_parser_scan_flow_scalar` has no indentation check: a single- or
+/// double-quoted scalar's continuation lines may stand left of the block they are in (only
+/// a document indicator at column 0 or the end of the stream stops it), and their leading
+/// blanks are folded away. yaml-rust2 rejects such lines; each scalar it rejects is
+/// re-indented (spaces added in front of its short lines, which folding drops again, so
+/// the value is unchanged) and the text read again. No line is added, so line numbers
+/// stay; positions are mapped back to the original text.
 fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMap>)>, ReadError> {
+    let mut current: Option<(String, Vec<(usize, usize)>)> = None;
+    let mut work = 0usize;
+    for _ in 0..=MAX_REINDENTS {
+        let t = current.as_ref().map(|(t, _)| t.as_str()).unwrap_or(text);
+        work = work.saturating_add(t.len());
+        match read_yaml_once(t, track) {
+            Ok(mut docs) => {
+                if let (Some((padded, ins)), true) = (&current, track) {
+                    let orig = Locator::new(text);
+                    for (_, map) in docs.iter_mut() {
+                        if let Some(root) = map.as_mut().and_then(|m| m.root.as_mut()) {
+                            unpad_positions(root, padded, ins, &orig);
+                        }
+                    }
+                }
+                return Ok(docs);
+            }
+            Err(e) if e.message == QUOTED_INDENT_ERROR && work < MAX_REINDENT_WORK => {
+                let (Some(line), Some(col)) = (e.line, e.column) else {
+                    return Err(e);
+                };
+                let Some(q) = byte_at_line_col(t, line, col) else {
+                    return Err(e);
+                };
+                let Some((next, added)) = reindent_quoted(t, q) else {
+                    return Err(e);
+                };
+                let mut ins = current.take().map(|(_, i)| i).unwrap_or_default();
+                // Earlier insertions before `q` keep their padded offsets: record the new
+                // ones in padded-text offsets too, in order.
+                ins.extend(added);
+                ins.sort_unstable();
+                current = Some((next, ins));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    read_yaml_once(text, track)
+}
+
+/// The byte offset of 1-based `line` and `col` (in characters, as yaml-rust2 counts).
+fn byte_at_line_col(text: &str, line: usize, col: usize) -> Option<usize> {
+    let start = if line <= 1 {
+        0
+    } else {
+        text.match_indices('\n').nth(line - 2)?.0 + 1
+    };
+    let (off, _) = text[start..].char_indices().nth(col.checked_sub(1)?)?;
+    Some(start + off)
+}
+
+/// Re-indents the quoted scalar whose opening quote is at byte `q`: every continuation
+/// line whose first non-blank character stands left of the quote gets spaces in front,
+/// up to the quote's column (yaml-rust2 then accepts it; the folding of quoted scalars
+/// drops leading blanks, so the value does not change). A line starting with a document
+/// indicator at column 0 is left alone (go-yaml rejects it too). Returns the new text
+/// and the insertions as (offset in the new text, spaces added), or `None` when nothing
+/// changed.
+fn reindent_quoted(text: &str, q: usize) -> Option<(String, Vec<(usize, usize)>)> {
+    let bytes = text.as_bytes();
+    let quote = *bytes.get(q)?;
+    if quote != b'"' && quote != b'\'' {
+        return None;
+    }
+    let line_start = text[..q].rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let quote_col = text[line_start..q].chars().count();
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut added = Vec::new();
+    out.push_str(&text[..=q]);
+    let mut i = q + 1;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == quote {
+            if quote == b'\'' && bytes.get(i + 1) == Some(&b'\'') {
+                out.push_str("''");
+                i += 2;
+                continue;
+            }
+            break;
+        }
+        if quote == b'"' && b == b'\\' {
+            // An escape: the next character is taken as is, except a line break.
+            match bytes.get(i + 1) {
+                Some(b'\n') | Some(b'\r') | None => {
+                    out.push('\\');
+                    i += 1;
+                }
+                Some(_) => {
+                    let len = text[i + 1..].chars().next().map(|c| c.len_utf8()).unwrap_or(1);
+                    out.push_str(&text[i..i + 1 + len]);
+                    i += 1 + len;
+                }
+            }
+            continue;
+        }
+        if b == b'\n' {
+            out.push('\n');
+            i += 1;
+            let blanks = bytes[i..]
+                .iter()
+                .take_while(|c| **c == b' ' || **c == b'\t')
+                .count();
+            let rest = &bytes[i + blanks..];
+            let blank_line = rest.is_empty() || rest[0] == b'\n' || rest[0] == b'\r';
+            let indicator = blanks == 0
+                && (rest.starts_with(b"---") || rest.starts_with(b"..."))
+                && matches!(rest.get(3), None | Some(b' ' | b'\t' | b'\n' | b'\r'));
+            if !blank_line && !indicator && blanks < quote_col {
+                let n = quote_col - blanks;
+                added.push((out.len(), n));
+                out.extend(std::iter::repeat_n(' ', n));
+            }
+            continue;
+        }
+        let len = text[i..].chars().next().map(|c| c.len_utf8()).unwrap_or(1);
+        out.push_str(&text[i..i + len]);
+        i += len;
+    }
+    if added.is_empty() {
+        return None;
+    }
+    out.push_str(&text[i.min(text.len())..]);
+    Some((out, added))
+}
+
+/// Maps a byte offset of the re-indented text back to the original one.
+fn unpad_offset(ins: &[(usize, usize)], off: usize) -> usize {
+    let mut shift = 0;
+    for &(at, n) in ins {
+        if at >= off {
+            break;
+        }
+        // Inside an insertion: the line's start.
+        shift += n.min(off - at);
+    }
+    off - shift
+}
+
+/// Rewrites a document's positions, measured in the re-indented text, for the original.
+fn unpad_positions(n: &mut PosNode, padded: &str, ins: &[(usize, usize)], orig: &Locator) {
+    let _ = padded;
+    let map = |(a, b): (usize, usize)| (unpad_offset(ins, a), unpad_offset(ins, b));
+    if let Some(k) = n.key_bytes.map(map) {
+        n.key_bytes = Some(k);
+        n.key = Some(orig.range(k.0, k.1));
+    }
+    let (a, b) = map(n.value_bytes);
+    n.value_bytes = (a, b);
+    n.value = orig.range(a, b);
+    n.head = match n.children {
+        PosChildren::Leaf => n.value,
+        _ => orig.range(a, orig.line_end(a).min(b).max(a)),
+    };
+    match &mut n.children {
+        PosChildren::Leaf => {}
+        PosChildren::Map(m) => m.values_mut().for_each(|c| unpad_positions(c, padded, ins, orig)),
+        PosChildren::Seq(v) => v.iter_mut().for_each(|c| unpad_positions(c, padded, ins, orig)),
+    }
+}
+
+fn read_yaml_once(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMap>)>, ReadError> {
     let mut parser = Parser::new_from_str(text);
     let mut pos = if track {
         Some(PosBuilder {
@@ -1466,6 +1642,28 @@ mod tests {
     fn malformed_yaml_has_position() {
         let e = read_document("a: [1, 2\nb: c").unwrap_err();
         assert!(e.line.is_some());
+    }
+
+    #[test]
+    fn quoted_scalars_may_continue_left_of_their_block() {
+        // go-yaml v2 folds the lines of a quoted scalar whatever their indentation.
+        let text = "a:\n  - d: 'one two\n  three ''x''\n\n   four'\n    e: \"x\\\"y\n z\\\n w\"\n  - 1\nb: 2\n";
+        assert_eq!(
+            one(text),
+            json!({"a": [{"d": "one two three 'x'\nfour", "e": "x\"y zw"}, 1], "b": 2})
+        );
+        // Positions stay those of the original text.
+        let (_, map) = read_document_with_positions(text).unwrap();
+        let b = map.get(&seg("b")).unwrap();
+        assert_eq!((b.value.start_line, b.value.start_column), (10, 4));
+        let e = map.get(&seg("a/0/e")).unwrap();
+        assert_eq!(
+            (e.value.start_line, e.value.start_column, e.value.end_line, e.value.end_column),
+            (6, 8, 8, 4)
+        );
+        // A document indicator or the end of the stream still ends it with an error.
+        assert!(read_document("a:\n  b: 'x\n---\n'\n").is_err());
+        assert!(read_document("a:\n  b: \"x\ny").is_err());
     }
 
     fn seg(path: &str) -> Vec<PathSeg> {

@@ -10,13 +10,13 @@ use std::collections::BTreeMap;
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CustomResourceDefinition {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub api_version: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub kind: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub metadata: ObjectMeta,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub spec: CrdSpec,
     #[serde(default)]
     pub status: Option<Value>,
@@ -25,56 +25,56 @@ pub struct CustomResourceDefinition {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectMeta {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub name: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub generate_name: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub namespace: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default_values")]
     pub labels: BTreeMap<String, String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default_values")]
     pub annotations: BTreeMap<String, String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CrdSpec {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub group: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub names: Names,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub scope: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default_elems")]
     pub versions: Vec<CrdVersion>,
     #[serde(default)]
     pub conversion: Option<Conversion>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub preserve_unknown_fields: bool,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Names {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub plural: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub singular: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default_elems")]
     pub short_names: Vec<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub kind: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub list_kind: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default_elems")]
     pub categories: Vec<String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Conversion {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub strategy: String,
     #[serde(default)]
     pub webhook: Option<Value>,
@@ -83,13 +83,13 @@ pub struct Conversion {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CrdVersion {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub name: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub served: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub storage: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub deprecated: bool,
     #[serde(default)]
     pub deprecation_warning: Option<String>,
@@ -97,9 +97,9 @@ pub struct CrdVersion {
     pub schema: Option<CustomResourceValidation>,
     #[serde(default)]
     pub subresources: Option<Subresources>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default_elems")]
     pub additional_printer_columns: Vec<Value>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default_elems")]
     pub selectable_fields: Vec<Value>,
 }
 
@@ -123,9 +123,9 @@ pub struct Subresources {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ScaleSubresource {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub spec_replicas_path: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub status_replicas_path: String,
     #[serde(default)]
     pub label_selector_path: Option<String>,
@@ -323,15 +323,15 @@ pub const OPTIONAL_OLD_SELF_SINCE: u32 = 30;
 #[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq, Hash)]
 #[serde(rename_all = "camelCase")]
 pub struct ValidationRule {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub rule: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub message: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub message_expression: String,
     #[serde(default)]
     pub reason: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub field_path: String,
     #[serde(default)]
     pub optional_old_self: Option<bool>,
@@ -361,11 +361,11 @@ pub struct JsonSchemaProps {
     pub default: Option<Value>,
     #[serde(default)]
     pub maximum: Option<f64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub exclusive_maximum: bool,
     #[serde(default)]
     pub minimum: Option<f64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub exclusive_minimum: bool,
     #[serde(default)]
     pub max_length: Option<i64>,
@@ -377,7 +377,7 @@ pub struct JsonSchemaProps {
     pub max_items: Option<i64>,
     #[serde(default)]
     pub min_items: Option<i64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub unique_items: bool,
     #[serde(default)]
     pub multiple_of: Option<f64>,
@@ -387,49 +387,49 @@ pub struct JsonSchemaProps {
     pub max_properties: Option<i64>,
     #[serde(default)]
     pub min_properties: Option<i64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default_elems")]
     pub required: Vec<String>,
     #[serde(default)]
     pub items: Option<SchemaOrArray>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default_elems")]
     pub all_of: Vec<JsonSchemaProps>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default_elems")]
     pub one_of: Vec<JsonSchemaProps>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default_elems")]
     pub any_of: Vec<JsonSchemaProps>,
     #[serde(default)]
     pub not: Option<Box<JsonSchemaProps>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default_values")]
     pub properties: BTreeMap<String, JsonSchemaProps>,
     #[serde(default)]
     pub additional_properties: Option<SchemaOrBool>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default_values")]
     pub pattern_properties: BTreeMap<String, JsonSchemaProps>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub dependencies: BTreeMap<String, SchemaOrStringArray>,
     #[serde(default)]
     pub additional_items: Option<SchemaOrBool>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default_values")]
     pub definitions: BTreeMap<String, JsonSchemaProps>,
     #[serde(default)]
     pub external_docs: Option<Value>,
     #[serde(default, deserialize_with = "present")]
     pub example: Option<Value>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_default")]
     pub nullable: bool,
     #[serde(rename = "x-kubernetes-preserve-unknown-fields", default)]
     pub x_preserve_unknown_fields: Option<bool>,
-    #[serde(rename = "x-kubernetes-embedded-resource", default)]
+    #[serde(rename = "x-kubernetes-embedded-resource", default, deserialize_with = "null_default")]
     pub x_embedded_resource: bool,
-    #[serde(rename = "x-kubernetes-int-or-string", default)]
+    #[serde(rename = "x-kubernetes-int-or-string", default, deserialize_with = "null_default")]
     pub x_int_or_string: bool,
-    #[serde(rename = "x-kubernetes-list-map-keys", default)]
+    #[serde(rename = "x-kubernetes-list-map-keys", default, deserialize_with = "null_default_elems")]
     pub x_list_map_keys: Vec<String>,
     #[serde(rename = "x-kubernetes-list-type", default)]
     pub x_list_type: Option<String>,
     #[serde(rename = "x-kubernetes-map-type", default)]
     pub x_map_type: Option<String>,
-    #[serde(rename = "x-kubernetes-validations", default)]
+    #[serde(rename = "x-kubernetes-validations", default, deserialize_with = "null_default_elems")]
     pub x_validations: Vec<ValidationRule>,
 
     /// `pattern` compiled with RE2 semantics; `None` when absent or invalid (invalid
@@ -442,9 +442,47 @@ pub struct JsonSchemaProps {
     #[serde(skip)]
     pub validation_format: String,
     /// Whether the release checks numeric values against `validation_format`'s range
-    /// (int32/int64/float/double, from 1.36).
+    /// (int32/int64/float/double, and int64 for an integer without a format: from 1.36
+    /// kube-openapi's numberValidator gets the node's type and format).
     #[serde(skip)]
     pub numeric_format_ranges: bool,
+}
+
+/// Go's `encoding/json` leaves a field alone when its JSON value is `null` (a string,
+/// bool, number, slice, map or struct keeps its zero value; a pointer becomes nil), so a
+/// CRD field written `null` reads as an absent one.
+fn null_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+/// [`null_default`] for a slice: the slice itself, and each `null` element (a zero value).
+fn null_default_elems<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Ok(Option::<Vec<Option<T>>>::deserialize(d)?
+        .unwrap_or_default()
+        .into_iter()
+        .map(Option::unwrap_or_default)
+        .collect())
+}
+
+/// [`null_default`] for a map: the map itself, and each `null` value (a zero value).
+fn null_default_values<'de, D, T>(d: D) -> Result<BTreeMap<String, T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Ok(Option::<BTreeMap<String, Option<T>>>::deserialize(d)?
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(k, v)| (k, v.unwrap_or_default()))
+        .collect())
 }
 
 /// Keeps an explicit JSON `null` as `Some(Value::Null)` (absent stays `None`).
@@ -499,7 +537,7 @@ impl JsonSchemaProps {
             kube,
         );
         self.numeric_format_ranges = kube.at_least(crate::validation::formats::NUMERIC_FORMATS_SINCE)
-            && matches!(f, "int32" | "int64" | "float" | "double");
+            && (matches!(f, "int32" | "int64" | "float" | "double") || ty == "integer");
         self.validation_format = f.to_string();
         self.for_each_child_mut(&mut |c| c.compile_for(kube));
     }
@@ -598,6 +636,37 @@ impl CustomResourceDefinition {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn null_fields_read_as_absent() {
+        // encoding/json leaves a field at its zero value for `null`, elements included.
+        let s: JsonSchemaProps = serde_json::from_value(serde_json::json!({
+            "type": "object", "required": null, "nullable": null, "uniqueItems": null,
+            "x-kubernetes-validations": null, "x-kubernetes-list-map-keys": null,
+            "allOf": null, "x-kubernetes-int-or-string": null, "enum": null, "maxLength": null,
+            "description": null, "x-kubernetes-embedded-resource": null,
+            "properties": {"a": null, "b": {"type": "string", "required": [null, "x"]}},
+            "patternProperties": null, "definitions": null, "dependencies": null,
+        }))
+        .unwrap();
+        assert!(s.required.is_empty() && !s.nullable && !s.unique_items && !s.x_int_or_string);
+        assert!(s.x_validations.is_empty() && s.x_list_map_keys.is_empty() && s.all_of.is_empty());
+        assert!(s.enum_.is_none() && s.max_length.is_none() && s.description.is_none());
+        assert!(s.properties["a"].type_.is_none());
+        assert_eq!(s.properties["b"].required, vec!["".to_string(), "x".to_string()]);
+        let c: CustomResourceDefinition = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "a.b", "labels": null, "annotations": {"k": null}},
+            "spec": {"group": null, "names": {"shortNames": null, "categories": null, "kind": "A"},
+                "preserveUnknownFields": null,
+                "versions": [{"name": "v1", "served": null, "additionalPrinterColumns": null,
+                    "selectableFields": null,
+                    "schema": {"openAPIV3Schema": {"type": "object",
+                        "x-kubernetes-validations": [{"rule": "true", "message": null}]}}}]}
+        }))
+        .unwrap();
+        assert_eq!(c.metadata.annotations["k"], "");
+        assert!(c.spec.group.is_empty() && !c.spec.versions[0].served);
+    }
 
     /// The derived untagged decoders the hand-written ones replace.
     #[derive(Debug, Deserialize)]

@@ -403,11 +403,16 @@ impl Validator {
             if !ranged || fits_format(repr, ty, format) {
                 return true;
             }
+            // An integer node without a format is checked against int64 and says so.
+            let shown = if format.is_empty() {
+                format!("{} (default format)", ty)
+            } else {
+                format!("{} with format {}", ty, format)
+            };
             me.composite(format!(
-                "{} value must be of type {} with format {} in {}",
+                "{} value must be of type {} in {}",
                 prefix,
-                ty,
-                format,
+                shown,
                 kp.render()
             ));
             false
@@ -1369,7 +1374,32 @@ mod tests {
         assert_eq!(
             msgs(&s, json!({"spec": {"replicas": 1.5}})),
             vec![
-                r#"spec.replicas: Invalid value: "number": spec.replicas in body must be of type integer: "number""#
+                // 1.36: an integer without a format is range-checked as int64.
+                r#"<nil>: Invalid value: "": Checked value must be of type integer (default format) in spec.replicas"#,
+                r#"spec.replicas: Invalid value: "number": spec.replicas in body must be of type integer: "number""#,
+            ]
+        );
+        // Beyond int64 the apiserver holds a float64 ("100000000000000000000" is no int64,
+        // nor, beyond 2^53, a JSON integer for swag).
+        assert_eq!(
+            msgs(&s, json!({"spec": {"replicas": 1e20}})),
+            vec![
+                r#"<nil>: Invalid value: "": Checked value must be of type integer (default format) in spec.replicas"#,
+                r#"spec.replicas: Invalid value: "number": spec.replicas in body must be of type integer: "number""#,
+            ]
+        );
+        // An int-or-string value: the anyOf branch `type: integer` is range-checked too.
+        let ios = spec(json!({
+            "m": {"x-kubernetes-int-or-string": true,
+                  "anyOf": [{"type": "integer"}, {"type": "string"}]}
+        }));
+        assert_eq!(
+            msgs(&ios, json!({"spec": {"m": 1.5}})),
+            vec![
+                r#"<nil>: Invalid value: "": "spec.m" must validate at least one schema (anyOf)"#,
+                r#"<nil>: Invalid value: "": Checked value must be of type integer (default format) in spec.m"#,
+                r#"spec.m: Invalid value: "number": spec.m in body must be of type integer,string: "number""#,
+                r#"spec.m: Invalid value: "number": spec.m in body must be of type integer: "number""#,
             ]
         );
         assert_eq!(
