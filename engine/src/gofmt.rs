@@ -307,3 +307,69 @@ fn sharp_into(v: &Value, out: &mut String, top: bool) {
         }
     }
 }
+
+/// A serde_json formatter that writes float64 values as encoding/json does
+/// ([`format_float_json`]): answers carry values the apiserver holds as float64 (an integer
+/// beyond int64 in a request, `1e20`), and its JSON prints them `9223372036854776000`, never
+/// `9.223372036854776e18`.
+struct GoFloatFormatter;
+
+impl serde_json::ser::Formatter for GoFloatFormatter {
+    fn write_f64<W: ?Sized + std::io::Write>(&mut self, writer: &mut W, value: f64) -> std::io::Result<()> {
+        writer.write_all(format_float_json(value).as_bytes())
+    }
+    fn write_f32<W: ?Sized + std::io::Write>(&mut self, writer: &mut W, value: f32) -> std::io::Result<()> {
+        self.write_f64(writer, value as f64)
+    }
+}
+
+/// Serializes `v` as compact JSON with Go's float64 text (see [`GoFloatFormatter`]).
+pub fn to_json_string<T: serde::Serialize + ?Sized>(v: &T) -> Result<String, serde_json::Error> {
+    let mut out = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, GoFloatFormatter);
+    v.serialize(&mut ser)?;
+    // serde_json writes only valid UTF-8.
+    Ok(String::from_utf8(out).unwrap_or_default())
+}
+
+/// What apimachinery's `utiljson.Unmarshal` does to numbers when it decodes a request into
+/// an unstructured object (`convertNumber`): an integer that fits int64 stays an integer,
+/// any other number becomes a float64. serde_json keeps integers up to u64::MAX; these
+/// become floats here. Iterative: request objects may be deep.
+pub fn unstructured_numbers(v: &mut Value) {
+    let mut stack: Vec<&mut Value> = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Number(n) if n.as_i64().is_none() && n.as_u64().is_some() => {
+                if let Some(f) = n.as_f64().and_then(serde_json::Number::from_f64) {
+                    *n = f;
+                }
+            }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::Object(m) => stack.extend(m.values_mut()),
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod go_json_tests {
+    use super::*;
+
+    #[test]
+    fn integers_beyond_int64_become_float64_and_print_as_go_does() {
+        let mut v: Value = serde_json::from_str(
+            r#"{"a": 9223372036854775808, "b": [18446744073709551615, 9223372036854775807, -9223372036854775808], "c": 1e20, "d": 1.5e-7}"#,
+        )
+        .unwrap();
+        unstructured_numbers(&mut v);
+        assert!(v["a"].is_f64());
+        assert!(v["b"][0].is_f64());
+        assert_eq!(v["b"][1].as_i64(), Some(i64::MAX));
+        assert_eq!(v["b"][2].as_i64(), Some(i64::MIN));
+        assert_eq!(
+            to_json_string(&v).unwrap(),
+            r#"{"a":9223372036854776000,"b":[18446744073709552000,9223372036854775807,-9223372036854775808],"c":100000000000000000000,"d":1.5e-7}"#
+        );
+    }
+}

@@ -51,6 +51,7 @@ pub const RULES_NOT_CHECKED: &str =
 /// non-nullable nulls, metadata coercion, defaulting. Returns unknown field paths.
 fn decode(crd: &CompiledCrd, ver: &CompiledVersion, obj: &mut Value) -> (Vec<String>, Option<FieldError>) {
     let schema = ver.schema.as_ref();
+    crate::gofmt::unstructured_numbers(obj);
     let mut unknown = Vec::new();
     if !crd.crd.spec.preserve_unknown_fields {
         unknown = pruning::prune(obj, schema, true);
