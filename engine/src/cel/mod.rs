@@ -95,7 +95,14 @@ pub fn parse(opts: &EnvOptions, text: &str) -> Result<(cel::common::ast::IdedExp
         }
         Ok(_) => {}
         Err(errs) => {
+            // cel-go's parser.Visit reports a missing parse element ("unknown parse element
+            // encountered") only while no error is known; after a syntax error the visitor
+            // passes over the holes silently. The `cel` crate reports each hole.
+            let any_syntax = errs.errors.iter().any(|e| e.msg.starts_with("Syntax error:"));
             for e in &errs.errors {
+                if any_syntax && is_missing_parse_element(&e.msg) {
+                    continue;
+                }
                 let msg = expected_tokens_of_release(&e.msg, opts.release_minor);
                 errors.push((e.pos.0.max(1) as usize, (e.pos.1.max(1) - 1) as usize, msg));
             }
@@ -103,6 +110,12 @@ pub fn parse(opts: &EnvOptions, text: &str) -> Result<(cel::common::ast::IdedExp
     }
     errors.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
     Err(errors.iter().map(|(l, c, m)| plain.format_error(*l, *c, m)).collect::<Vec<_>>().join("\n"))
+}
+
+/// The `cel` crate's visitor reports of a parse-tree node left incomplete by error
+/// recovery (`Incomplete …!`, `No `…`!`, `Unknown `…` operator!`).
+fn is_missing_parse_element(msg: &str) -> bool {
+    msg.starts_with("Incomplete ") || msg.starts_with("No `") || msg.starts_with("Unknown `")
 }
 
 /// A syntax error's `expecting {…}` set as the release's cel-go grammar lists it: the `cel`

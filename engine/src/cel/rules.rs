@@ -639,7 +639,7 @@ pub fn compile_node_rules(
 ) -> Vec<CompiledRule> {
     let loader = EnvLoader::from_new(&EnvOptions::for_version(kube.minor.saturating_sub(1)));
     let cs = cel_schema(node, is_root);
-    let ty = decl_type(&cs, "selfType").unwrap_or(Type::Dyn);
+    let ty = decl_type(&cs, crate::cel::types::SELF_TYPE_NAME).unwrap_or(Type::Dyn);
     cs.x_validations
         .iter()
         .map(|r| compile_rule_with(r, &ty, &loader, &cs))
@@ -766,7 +766,7 @@ impl Skeleton {
         let cs = cel_schema_at(schema, resource_root, false, 0);
         // The root's type is built once; every node's type is read off its parent's, as the
         // apiserver's validator does with `declType.Fields` / `ElemType`.
-        let root_type = decl_type(&cs, "selfType");
+        let root_type = decl_type(&cs, crate::cel::types::SELF_TYPE_NAME);
         Skeleton {
             schema: Rc::new(cs),
             root_type,
@@ -912,6 +912,16 @@ pub struct ChecksKey {
     preexisting: Option<u128>,
 }
 
+/// The outcome of the CRD checks of one schema (`validateCustomResourceDefinitionValidation`).
+#[derive(Clone, Debug, Default)]
+pub struct SchemaChecks {
+    pub errors: ErrorList,
+    /// The schema was structural with valid defaults, so the apiserver made its
+    /// `CELSchemaContext` (`RootCELContext`) and compiled and costed its rules; otherwise
+    /// (nil context) no rule of the schema was compiled and none counts to the cost total.
+    pub cel_context: bool,
+}
+
 /// Everything a version's rule set is computed from: the schema (all but descriptions),
 /// and the environments ([`EnvLoader`]: new-expressions and stored-expressions options,
 /// and which expressions the old CRD of an update held).
@@ -934,7 +944,7 @@ pub struct RuleCache {
     /// [`Skeleton`]s by the shape fingerprint of their schema.
     skeletons: FastMap<u128, (Rc<Skeleton>, u64)>,
     /// The CRD checks of one schema ([`RuleCompiler::checks`]).
-    checks: FastMap<ChecksKey, (ErrorList, u64)>,
+    checks: FastMap<ChecksKey, (SchemaChecks, u64)>,
     generation: u64,
     capacity: usize,
     /// Rules taken from the cache / compiled, since the cache was made.
@@ -1031,6 +1041,8 @@ pub struct RuleCompiler<'c> {
     /// schemas are borrowed unchanged, i.e. for the life of the compiler.
     fingerprints: crate::crd::fingerprint::SchemaFingerprints,
     preexisting: Option<u128>,
+    /// Fingerprints of the schemas whose CRD checks made no CEL context.
+    without_cel_context: FastMap<u128, bool>,
 }
 
 impl<'c> RuleCompiler<'c> {
@@ -1052,6 +1064,7 @@ impl<'c> RuleCompiler<'c> {
             cache,
             fingerprints: crate::crd::fingerprint::SchemaFingerprints::new(),
             preexisting,
+            without_cel_context: FastMap::default(),
         }
     }
 
@@ -1086,18 +1099,32 @@ impl<'c> RuleCompiler<'c> {
         })
     }
 
-    /// The CRD checks' errors kept for `key`, if a compile computed them.
-    pub fn cached_checks(&mut self, key: &ChecksKey) -> Option<ErrorList> {
+    /// The CRD checks kept for `key`, if a compile computed them.
+    pub fn cached_checks(&mut self, key: &ChecksKey) -> Option<SchemaChecks> {
         let generation = self.cache.generation;
-        let (errs, used) = self.cache.checks.get_mut(key)?;
+        let (checks, used) = self.cache.checks.get_mut(key)?;
         *used = generation;
-        Some(errs.clone())
+        Some(checks.clone())
     }
 
-    /// Keeps the CRD checks' errors of `key`.
-    pub fn store_checks(&mut self, key: ChecksKey, errs: &ErrorList) {
+    /// Keeps the CRD checks of `key`.
+    pub fn store_checks(&mut self, key: ChecksKey, checks: &SchemaChecks) {
         let generation = self.cache.generation;
-        self.cache.checks.insert(key, (errs.clone(), generation));
+        self.cache.checks.insert(key, (checks.clone(), generation));
+    }
+
+    /// Records that the CRD checks of `schema` found it without a CEL context (see
+    /// [`SchemaChecks::cel_context`]).
+    pub fn note_without_cel_context(&mut self, schema: &JsonSchemaProps) {
+        let fp = self.fingerprints.of(schema);
+        self.without_cel_context.insert(fp, true);
+    }
+
+    /// Whether the CRD checks compiled the rules of `schema` (a schema the checks did not
+    /// see, e.g. with the checks skipped, counts as compiled).
+    pub fn has_cel_context(&mut self, schema: &JsonSchemaProps) -> bool {
+        let fp = self.fingerprints.of(schema);
+        !self.without_cel_context.contains_key(&fp)
     }
 
     /// The rule set of a version's schema ([`compile_rules_with`] in the loader's
@@ -1212,7 +1239,12 @@ fn build_tree<'s>(
         return t;
     }
     if !s.x_validations.is_empty() {
-        let node_ty = ty.clone().unwrap_or(Type::Dyn);
+        // The node's rules see its type named from the node (`prepareEnvSet`).
+        let node_ty = match &ty {
+            Some(t) if depth > 0 => crate::cel::types::with_type_name(t, crate::cel::types::SELF_TYPE_NAME),
+            Some(t) => t.clone(),
+            None => Type::Dyn,
+        };
         t.rules = s
             .x_validations
             .iter()
@@ -1238,7 +1270,7 @@ fn build_tree<'s>(
             // Unescapable names are not fields of the parent type: type them on their own.
             None => decl_type(
                 &cel_schema(p, p.x_embedded_resource),
-                &format!("selfType.{}", k),
+                crate::cel::types::SELF_TYPE_NAME,
             ),
         };
         let child = build_tree(
@@ -1648,6 +1680,10 @@ fn rule_error_string(rule: &ValidationRule) -> String {
 /// Every `x-kubernetes-validations` rule of a version with its static cost.
 pub fn rule_reports(version: &crate::crd::CompiledVersion) -> Vec<crate::request::RuleReport> {
     let mut out = Vec::new();
+    // Without a CEL context the CRD checks compiled none of the version's rules.
+    if !version.cel_context {
+        return out;
+    }
     if let Some(rs) = &version.rules {
         rs.tree.walk(&mut |c| {
             out.push(crate::request::RuleReport {

@@ -18,7 +18,7 @@ use super::model::{
 };
 use super::names;
 use crate::cel::env::EnvOptions;
-use crate::cel::rules::{EnvLoader, RuleCompiler};
+use crate::cel::rules::{EnvLoader, RuleCompiler, SchemaChecks};
 use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::schema::lazy_path::LazyPath;
 use crate::schema::structural;
@@ -1406,15 +1406,20 @@ fn validate_validation(
     };
     // A schema checked by an earlier compile in the same context has the same errors.
     let key = rule_compiler.checks_key(schema, status_enabled, path.as_str(), kube);
-    if let Some(local) = key.as_ref().and_then(|k| rule_compiler.cached_checks(k)) {
-        errs.extend(local);
-        return;
+    let checks = match key.as_ref().and_then(|k| rule_compiler.cached_checks(k)) {
+        Some(checks) => checks,
+        None => {
+            let checks = schema_checks(schema, status_enabled, path, kube, rule_compiler);
+            if let Some(key) = key {
+                rule_compiler.store_checks(key, &checks);
+            }
+            checks
+        }
+    };
+    if !checks.cel_context {
+        rule_compiler.note_without_cel_context(schema);
     }
-    let local = schema_checks(schema, status_enabled, path, kube, rule_compiler);
-    if let Some(key) = key {
-        rule_compiler.store_checks(key, &local);
-    }
-    errs.extend(local);
+    errs.extend(checks.errors);
 }
 
 /// The checks of [`validate_validation`] on its schema.
@@ -1424,7 +1429,7 @@ fn schema_checks(
     path: &Path,
     kube: KubeVersion,
     rule_compiler: &mut RuleCompiler<'_>,
-) -> ErrorList {
+) -> SchemaChecks {
     let mut local = ErrorList::new();
     if status_enabled {
         match first_disallowed_root_field(schema) {
@@ -1495,7 +1500,10 @@ fn schema_checks(
     if let Some(rs) = &rules {
         local.extend(cel_schema_cost_errors_of(rs, &root));
     }
-    local
+    SchemaChecks {
+        errors: local,
+        cel_context: cel_ok,
+    }
 }
 
 /// A node's rule compile errors: (rule, rule error, messageExpression error) per rule.
