@@ -4,7 +4,7 @@
 use super::env::EnvOptions;
 use super::interpreter::Program;
 use super::types::{ObjectType, Type};
-use super::value::{escape, ErrorKind, Val};
+use super::value::{escape, ErrorKind, EvalResult, Val};
 use crate::crd::fingerprint::FastMap;
 use crate::crd::model::{JsonSchemaProps, SchemaOrBool, ValidationRule};
 use crate::field::{BadValue, ErrorList, ErrorType, FieldError, Path};
@@ -1506,21 +1506,10 @@ impl<'a> Run<'a> {
             self.budget = -1;
             return;
         }
-        let self_val = match Val::from_json(obj, s) {
-            Ok(v) => v,
-            Err(e) => {
-                self.errors.push(FieldError::invalid(
-                    path.clone(),
-                    type_name,
-                    format!("{}", e),
-                ));
-                return;
-            }
-        };
-        let old_val = match old.map(|o| Val::from_json(o, s)) {
-            Some(Ok(v)) => Some(v),
-            _ => None,
-        };
+        // `self`/`oldSelf` are `UnstructuredToVal`'s results: an error value when the data
+        // does not fit the schema, which each rule that reads it reports.
+        let self_val = Val::from_json(obj, s);
+        let old_val: Option<EvalResult> = old.map(|o| Val::from_json(o, s));
         for cr in &t.rules {
             let rule = &cr.rule;
             if let Some(e) = &cr.error {
@@ -1536,13 +1525,15 @@ impl<'a> Run<'a> {
             if cr.uses_old_self && old_val.is_none() && !optional_old {
                 continue;
             }
-            let old_binding = if optional_old {
-                Val::optional(old_val.clone())
-            } else {
-                old_val.clone().unwrap_or(Val::Null)
+            let old_binding: EvalResult = match (&old_val, optional_old) {
+                (Some(Err(e)), _) => Err(e.clone()),
+                (Some(Ok(v)), true) => Ok(Val::optional(Some(v.clone()))),
+                (None, true) => Ok(Val::optional(None)),
+                (Some(Ok(v)), false) => Ok(v.clone()),
+                (None, false) => Ok(Val::Null),
             };
-            let vars: Vec<(&str, Val)> = vec![("self", self_val.clone()), ("oldSelf", old_binding)];
-            let (result, cost) = program.eval(&vars, Some(super::PER_CALL_LIMIT));
+            let vars: Vec<(&str, EvalResult)> = vec![("self", self_val.clone()), ("oldSelf", old_binding)];
+            let (result, cost) = program.eval_results(&vars, Some(super::PER_CALL_LIMIT));
             if cost as i64 > self.budget || cost > i64::MAX as u64 {
                 self.errors.push(FieldError::invalid(
                     path.clone(),
@@ -1593,11 +1584,11 @@ impl<'a> Run<'a> {
             };
             let mut detail: Option<String> = None;
             if let Some(mp) = &cr.message_program {
-                let vars: Vec<(&str, Val)> = vec![
+                let vars: Vec<(&str, EvalResult)> = vec![
                     ("self", self_val.clone()),
-                    ("oldSelf", old_val.clone().unwrap_or(Val::Null)),
+                    ("oldSelf", old_val.clone().unwrap_or(Ok(Val::Null))),
                 ];
-                let (r, mcost) = mp.eval(&vars, Some(super::PER_CALL_LIMIT));
+                let (r, mcost) = mp.eval_results(&vars, Some(super::PER_CALL_LIMIT));
                 if mcost as i64 > self.budget {
                     self.push(cr, corr, FieldError::invalid(
                         fpath,

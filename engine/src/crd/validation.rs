@@ -446,6 +446,9 @@ fn validate_api_approval(
 
 // --------------------------------------------------------------------------- spec
 
+/// The release whose missing-schema error carries no detail (observed on v1.36.3).
+const BARE_SCHEMA_REQUIRED_SINCE: u32 = 36;
+
 fn validate_spec(
     spec: &InternalSpec<'_>,
     kube: KubeVersion,
@@ -489,12 +492,15 @@ fn validate_spec(
                 .and_then(|s| s.open_api_v3_schema.as_ref())
                 .is_none()
             {
+                // The v1.36 apiserver answers a version without schema with a bare
+                // `Required value` (no detail); earlier releases' source says why.
+                let detail = if kube.at_least(BARE_SCHEMA_REQUIRED_SINCE) { "" } else { "schemas are required" };
                 errs.push(FieldError::required(
                     sp.child("versions")
                         .index(i)
                         .child("schema")
                         .child("openAPIV3Schema"),
-                    "schemas are required",
+                    detail,
                 ));
             }
         }

@@ -301,7 +301,7 @@ fn schemas_are_required() {
         .remove("schema");
     assert_eq!(
         msgs(c),
-        vec!["spec.versions[0].schema.openAPIV3Schema: Required value: schemas are required"]
+        vec!["spec.versions[0].schema.openAPIV3Schema: Required value"]
     );
 }
 
