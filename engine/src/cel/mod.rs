@@ -328,6 +328,43 @@ mod tests {
     }
 
     #[test]
+    fn syntax_errors_expect_what_the_go_runtime_expects() {
+        // The ANTLR Go runtime reports the one token `match` wanted, not the follow set of
+        // an earlier loop; the `cel` crate's holes after the error are not reported.
+        assert_eq!(
+            run("true ? 'a'", &[]).unwrap_err(),
+            "ERROR: <input>:1:11: Syntax error: mismatched input '<EOF>' expecting ':'\n | true ? 'a'\n | ..........^"
+        );
+        assert_eq!(
+            run("1 = = 2 + 1", &[]).unwrap_err(),
+            "ERROR: <input>:1:3: Syntax error: token recognition error at: '= '\n | 1 = = 2 + 1\n | ..^\n\
+             ERROR: <input>:1:5: Syntax error: token recognition error at: '= '\n | 1 = = 2 + 1\n | ....^\n\
+             ERROR: <input>:1:7: Syntax error: mismatched input '2' expecting <EOF>\n | 1 = = 2 + 1\n | ......^"
+        );
+        // A state with several alternatives still lists them all.
+        assert!(run("1 &&", &[]).unwrap_err().contains(
+            "mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}"
+        ));
+    }
+
+    #[test]
+    fn logical_operands_must_be_bool() {
+        // cel-go v0.17+ checks `_&&_`/`_||_` operand by operand.
+        assert_eq!(
+            run("1 > 0 && 1", &[]).unwrap_err(),
+            "ERROR: <input>:1:10: expected type 'bool' but found 'int'\n | 1 > 0 && 1\n | .........^"
+        );
+        assert!(run("'a' || 1 > 0", &[]).unwrap_err().starts_with("ERROR: <input>:1:1: expected type 'bool' but found 'string'"));
+        // Before (Kubernetes 1.28, cel-go v0.16) an overload error at the operator.
+        let base = base_env(&EnvOptions::for_version(27));
+        let env = Arc::new(env_with_variables(&base, &[]));
+        assert_eq!(
+            compile(env, "1 > 0 && 1").err().unwrap(),
+            "ERROR: <input>:1:7: found no matching overload for '_&&_' applied to '(bool, int)'\n | 1 > 0 && 1\n | ......^"
+        );
+    }
+
+    #[test]
     fn parser_limits_and_escaped_identifiers() {
         let deep = vec!["self.val1"; 251].join(" == ");
         let vars = [(

@@ -1707,3 +1707,44 @@ impl RuleTree {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn messages(schema: Value, obj: Value) -> (Vec<String>, i64) {
+        let s: JsonSchemaProps = serde_json::from_value(schema).unwrap();
+        let rules = compile_subtree_rules(&s, false, crate::version::KubeVersion::default());
+        let out = validate_at(&rules, &Path::new("spec"), &obj, None, false);
+        (out.errors.iter().map(|e| e.message()).collect(), out.remaining_budget)
+    }
+
+    #[test]
+    fn data_that_does_not_fit_its_schema_fails_the_rules_that_read_it() {
+        // `self` is `UnstructuredToVal`'s error value: each rule reading it reports it.
+        let schema = json!({"type": "object", "properties": {"m": {"type": "object",
+            "additionalProperties": {"type": "string"},
+            "x-kubernetes-validations": [{"rule": "self.all(k, k != 'x')", "message": "no x"}, {"rule": "true"}]}},
+            "x-kubernetes-validations": [{"rule": "has(self.m)", "message": "m required"}]});
+        let (mut m, budget) = messages(schema, json!({"m": true}));
+        m.sort();
+        assert_eq!(
+            m,
+            vec![
+                "spec.m: Invalid value: \"object\": invalid data, expected a map for the provided schema with type=object evaluating rule: no x",
+                "spec: Invalid value: \"object\": invalid data, expected a map for the provided schema with type=object evaluating rule: m required",
+            ]
+        );
+        // `self` costs 1 in each rule that reads it; `true` costs nothing.
+        assert_eq!(budget, RUNTIME_CEL_COST_BUDGET - 2);
+        // A null list element is an error value the step sees.
+        let schema = json!({"type": "object", "properties": {"l": {"type": "array", "items": {"type": "string"},
+            "x-kubernetes-validations": [{"rule": "self.all(x, x != 'a')"}]}}});
+        let (m, _) = messages(schema, json!({"l": ["b", null]}));
+        assert_eq!(
+            m,
+            vec!["spec.l: Invalid value: \"array\": invalid data, got null for schema with nullable=false evaluating rule: self.all(x, x != 'a')"]
+        );
+    }
+}
