@@ -696,6 +696,26 @@ impl<'e> Checker<'e> {
         }
         let mut result: Option<Type> = None;
         let mut ids = Vec::new();
+        // cel-go's resolveOverload (v0.17+, Kubernetes 1.29+) checks the logical operators
+        // apart: each operand must be assignable to bool, else a type mismatch at that
+        // operand; no "no matching overload" error.
+        let logical = (f.name == "_&&_" || f.name == "_||_") && self.env.options.release_minor >= 29;
+        if let Some(o) = f.overloads.iter().find(|o| logical && o.member == target.is_some()) {
+            let mut failed = false;
+            for (a, t) in args.iter().zip(&arg_types) {
+                if !self.is_assignable(t, &Type::Bool) {
+                    self.report(a.id, format!("expected type 'bool' but found '{}'", t.format_cel()));
+                    failed = true;
+                }
+            }
+            if failed {
+                self.set(id, Type::Error);
+            } else {
+                self.overloads.insert(id, vec![o.id]);
+                self.set(id, Type::Bool);
+            }
+            return;
+        }
         for o in &f.overloads {
             if o.member != target.is_some() || o.params.len() != arg_types.len() {
                 continue;

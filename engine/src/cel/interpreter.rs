@@ -211,6 +211,27 @@ impl Program {
     }
 }
 
+impl Program {
+    /// [`Program::eval`] with variables that may be error values: the apiserver binds
+    /// `self` to `UnstructuredToVal`'s result, an error when the data does not fit the
+    /// schema, and an expression that reads it evaluates to that error.
+    pub fn eval_results<'a>(
+        &'a self,
+        vars: &[(&'a str, EvalResult<'a>)],
+        limit: Option<u64>,
+    ) -> (EvalResult<'a>, u64) {
+        let mut ev = Evaluator {
+            prog: self,
+            vars: &[],
+            scopes: vars.to_vec(),
+            cost: 0,
+            limit,
+        };
+        let r = ev.eval(&self.checked.expr);
+        (r, ev.cost)
+    }
+}
+
 struct Evaluator<'a, 'v> {
     prog: &'a Program,
     vars: &'v [(&'v str, Val<'a>)],
@@ -514,25 +535,23 @@ impl<'a, 'v> Evaluator<'a, 'v> {
         // step (`false && error`) may absorb it. Only the cost limit stops the loop.
         let accu: EvalResult<'a> = Ok(self.eval(&c.accu_init)?);
         let two = c.iter_var2.is_some();
-        let pairs: Vec<(Val<'a>, Val<'a>)> = match &range {
-            Val::List(l) => {
-                let items = l.try_items()?;
-                items
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, v)| {
-                        if two {
-                            (Val::Int(i as i64), v)
-                        } else {
-                            (v, Val::Null)
-                        }
-                    })
-                    .collect()
-            }
+        let pairs: Vec<(EvalResult<'a>, EvalResult<'a>)> = match &range {
+            // An element that does not fit its schema is an error value the step sees
+            // (`UnstructuredToVal` in the list's `Get`).
+            Val::List(l) => (0..l.len())
+                .map(|i| {
+                    let v = l.get(i).unwrap_or_else(|| Err(EvalError::new("index out of range")));
+                    if two {
+                        (Ok(Val::Int(i as i64)), v)
+                    } else {
+                        (v, Ok(Val::Null))
+                    }
+                })
+                .collect(),
             Val::Map(m) => m
                 .entries()
                 .into_iter()
-                .map(|(k, v)| if two { (k, v) } else { (k, Val::Null) })
+                .map(|(k, v)| if two { (Ok(k), Ok(v)) } else { (Ok(k), Ok(Val::Null)) })
                 .collect(),
             _ => return Err(EvalError::no_such_overload()),
         };
@@ -542,9 +561,9 @@ impl<'a, 'v> Evaluator<'a, 'v> {
         self.scopes.push((c.accu_var.as_str(), accu));
         for (v1, v2) in pairs {
             self.scopes.truncate(depth + 1);
-            self.scopes.push((c.iter_var.as_str(), Ok(v1)));
+            self.scopes.push((c.iter_var.as_str(), v1));
             if let Some(n2) = &c.iter_var2 {
-                self.scopes.push((n2.as_str(), Ok(v2)));
+                self.scopes.push((n2.as_str(), v2));
             }
             let cond = self.eval(&c.loop_cond);
             match cond {
@@ -1028,14 +1047,13 @@ pub fn select_field<'a>(operand: &Val<'a>, field: &str) -> EvalResult<'a> {
 /// `has(operand.field)`.
 pub fn has_field(operand: &Val, field: &str) -> Result<bool, EvalError> {
     match operand {
-        Val::Map(Map::Json { map, object, .. }) => {
-            let name = if *object {
-                super::value::unescape(field)
-            } else {
-                std::borrow::Cow::Borrowed(field)
-            };
-            Ok(map.contains_key(name.as_ref()))
-        }
+        // `unstructuredMap.Find` (cel-go's presence test reports the error of a value that
+        // does not fit its schema): an object has a field when it is declared and not null.
+        Val::Map(m @ Map::Json { .. }) => match m.get(&Val::str(field)) {
+            Some(Err(e)) => Err(e),
+            Some(Ok(_)) => Ok(true),
+            None => Ok(false),
+        },
         Val::Map(m) => Ok(m.get(&Val::str(field)).is_some()),
         Val::Optional(Some(inner)) => has_field(inner, field),
         Val::Optional(None) => Ok(false),

@@ -95,7 +95,14 @@ pub fn parse(opts: &EnvOptions, text: &str) -> Result<(cel::common::ast::IdedExp
         }
         Ok(_) => {}
         Err(errs) => {
+            // cel-go's parser.Visit reports a missing parse element ("unknown parse element
+            // encountered") only while no error is known; after a syntax error the visitor
+            // passes over the holes silently. The `cel` crate reports each hole.
+            let any_syntax = errs.errors.iter().any(|e| e.msg.starts_with("Syntax error:"));
             for e in &errs.errors {
+                if any_syntax && is_missing_parse_element(&e.msg) {
+                    continue;
+                }
                 let msg = expected_tokens_of_release(&e.msg, opts.release_minor);
                 errors.push((e.pos.0.max(1) as usize, (e.pos.1.max(1) - 1) as usize, msg));
             }
@@ -103,6 +110,12 @@ pub fn parse(opts: &EnvOptions, text: &str) -> Result<(cel::common::ast::IdedExp
     }
     errors.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
     Err(errors.iter().map(|(l, c, m)| plain.format_error(*l, *c, m)).collect::<Vec<_>>().join("\n"))
+}
+
+/// The `cel` crate's visitor reports of a parse-tree node left incomplete by error
+/// recovery (`Incomplete …!`, `No `…`!`, `Unknown `…` operator!`).
+fn is_missing_parse_element(msg: &str) -> bool {
+    msg.starts_with("Incomplete ") || msg.starts_with("No `") || msg.starts_with("Unknown `")
 }
 
 /// A syntax error's `expecting {…}` set as the release's cel-go grammar lists it: the `cel`
@@ -311,6 +324,43 @@ mod tests {
         assert_eq!(
             run("dyn('a').all(i, v, v == 1)", &[]).unwrap_err(),
             "unsupported comprehension range type: types.String"
+        );
+    }
+
+    #[test]
+    fn syntax_errors_expect_what_the_go_runtime_expects() {
+        // The ANTLR Go runtime reports the one token `match` wanted, not the follow set of
+        // an earlier loop; the `cel` crate's holes after the error are not reported.
+        assert_eq!(
+            run("true ? 'a'", &[]).unwrap_err(),
+            "ERROR: <input>:1:11: Syntax error: mismatched input '<EOF>' expecting ':'\n | true ? 'a'\n | ..........^"
+        );
+        assert_eq!(
+            run("1 = = 2 + 1", &[]).unwrap_err(),
+            "ERROR: <input>:1:3: Syntax error: token recognition error at: '= '\n | 1 = = 2 + 1\n | ..^\n\
+             ERROR: <input>:1:5: Syntax error: token recognition error at: '= '\n | 1 = = 2 + 1\n | ....^\n\
+             ERROR: <input>:1:7: Syntax error: mismatched input '2' expecting <EOF>\n | 1 = = 2 + 1\n | ......^"
+        );
+        // A state with several alternatives still lists them all.
+        assert!(run("1 &&", &[]).unwrap_err().contains(
+            "mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}"
+        ));
+    }
+
+    #[test]
+    fn logical_operands_must_be_bool() {
+        // cel-go v0.17+ checks `_&&_`/`_||_` operand by operand.
+        assert_eq!(
+            run("1 > 0 && 1", &[]).unwrap_err(),
+            "ERROR: <input>:1:10: expected type 'bool' but found 'int'\n | 1 > 0 && 1\n | .........^"
+        );
+        assert!(run("'a' || 1 > 0", &[]).unwrap_err().starts_with("ERROR: <input>:1:1: expected type 'bool' but found 'string'"));
+        // Before (Kubernetes 1.28, cel-go v0.16) an overload error at the operator.
+        let base = base_env(&EnvOptions::for_version(27));
+        let env = Arc::new(env_with_variables(&base, &[]));
+        assert_eq!(
+            compile(env, "1 > 0 && 1").err().unwrap(),
+            "ERROR: <input>:1:7: found no matching overload for '_&&_' applied to '(bool, int)'\n | 1 > 0 && 1\n | ......^"
         );
     }
 

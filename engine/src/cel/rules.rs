@@ -4,7 +4,7 @@
 use super::env::EnvOptions;
 use super::interpreter::Program;
 use super::types::{ObjectType, Type};
-use super::value::{escape, ErrorKind, Val};
+use super::value::{escape, ErrorKind, EvalResult, Val};
 use crate::crd::fingerprint::FastMap;
 use crate::crd::model::{JsonSchemaProps, SchemaOrBool, ValidationRule};
 use crate::field::{BadValue, ErrorList, ErrorType, FieldError, Path};
@@ -639,7 +639,7 @@ pub fn compile_node_rules(
 ) -> Vec<CompiledRule> {
     let loader = EnvLoader::from_new(&EnvOptions::for_version(kube.minor.saturating_sub(1)));
     let cs = cel_schema(node, is_root);
-    let ty = decl_type(&cs, "selfType").unwrap_or(Type::Dyn);
+    let ty = decl_type(&cs, crate::cel::types::SELF_TYPE_NAME).unwrap_or(Type::Dyn);
     cs.x_validations
         .iter()
         .map(|r| compile_rule_with(r, &ty, &loader, &cs))
@@ -766,7 +766,7 @@ impl Skeleton {
         let cs = cel_schema_at(schema, resource_root, false, 0);
         // The root's type is built once; every node's type is read off its parent's, as the
         // apiserver's validator does with `declType.Fields` / `ElemType`.
-        let root_type = decl_type(&cs, "selfType");
+        let root_type = decl_type(&cs, crate::cel::types::SELF_TYPE_NAME);
         Skeleton {
             schema: Rc::new(cs),
             root_type,
@@ -912,6 +912,16 @@ pub struct ChecksKey {
     preexisting: Option<u128>,
 }
 
+/// The outcome of the CRD checks of one schema (`validateCustomResourceDefinitionValidation`).
+#[derive(Clone, Debug, Default)]
+pub struct SchemaChecks {
+    pub errors: ErrorList,
+    /// The schema was structural with valid defaults, so the apiserver made its
+    /// `CELSchemaContext` (`RootCELContext`) and compiled and costed its rules; otherwise
+    /// (nil context) no rule of the schema was compiled and none counts to the cost total.
+    pub cel_context: bool,
+}
+
 /// Everything a version's rule set is computed from: the schema (all but descriptions),
 /// and the environments ([`EnvLoader`]: new-expressions and stored-expressions options,
 /// and which expressions the old CRD of an update held).
@@ -934,7 +944,7 @@ pub struct RuleCache {
     /// [`Skeleton`]s by the shape fingerprint of their schema.
     skeletons: FastMap<u128, (Rc<Skeleton>, u64)>,
     /// The CRD checks of one schema ([`RuleCompiler::checks`]).
-    checks: FastMap<ChecksKey, (ErrorList, u64)>,
+    checks: FastMap<ChecksKey, (SchemaChecks, u64)>,
     generation: u64,
     capacity: usize,
     /// Rules taken from the cache / compiled, since the cache was made.
@@ -1031,6 +1041,8 @@ pub struct RuleCompiler<'c> {
     /// schemas are borrowed unchanged, i.e. for the life of the compiler.
     fingerprints: crate::crd::fingerprint::SchemaFingerprints,
     preexisting: Option<u128>,
+    /// Fingerprints of the schemas whose CRD checks made no CEL context.
+    without_cel_context: FastMap<u128, bool>,
 }
 
 impl<'c> RuleCompiler<'c> {
@@ -1052,6 +1064,7 @@ impl<'c> RuleCompiler<'c> {
             cache,
             fingerprints: crate::crd::fingerprint::SchemaFingerprints::new(),
             preexisting,
+            without_cel_context: FastMap::default(),
         }
     }
 
@@ -1086,18 +1099,32 @@ impl<'c> RuleCompiler<'c> {
         })
     }
 
-    /// The CRD checks' errors kept for `key`, if a compile computed them.
-    pub fn cached_checks(&mut self, key: &ChecksKey) -> Option<ErrorList> {
+    /// The CRD checks kept for `key`, if a compile computed them.
+    pub fn cached_checks(&mut self, key: &ChecksKey) -> Option<SchemaChecks> {
         let generation = self.cache.generation;
-        let (errs, used) = self.cache.checks.get_mut(key)?;
+        let (checks, used) = self.cache.checks.get_mut(key)?;
         *used = generation;
-        Some(errs.clone())
+        Some(checks.clone())
     }
 
-    /// Keeps the CRD checks' errors of `key`.
-    pub fn store_checks(&mut self, key: ChecksKey, errs: &ErrorList) {
+    /// Keeps the CRD checks of `key`.
+    pub fn store_checks(&mut self, key: ChecksKey, checks: &SchemaChecks) {
         let generation = self.cache.generation;
-        self.cache.checks.insert(key, (errs.clone(), generation));
+        self.cache.checks.insert(key, (checks.clone(), generation));
+    }
+
+    /// Records that the CRD checks of `schema` found it without a CEL context (see
+    /// [`SchemaChecks::cel_context`]).
+    pub fn note_without_cel_context(&mut self, schema: &JsonSchemaProps) {
+        let fp = self.fingerprints.of(schema);
+        self.without_cel_context.insert(fp, true);
+    }
+
+    /// Whether the CRD checks compiled the rules of `schema` (a schema the checks did not
+    /// see, e.g. with the checks skipped, counts as compiled).
+    pub fn has_cel_context(&mut self, schema: &JsonSchemaProps) -> bool {
+        let fp = self.fingerprints.of(schema);
+        !self.without_cel_context.contains_key(&fp)
     }
 
     /// The rule set of a version's schema ([`compile_rules_with`] in the loader's
@@ -1212,7 +1239,12 @@ fn build_tree<'s>(
         return t;
     }
     if !s.x_validations.is_empty() {
-        let node_ty = ty.clone().unwrap_or(Type::Dyn);
+        // The node's rules see its type named from the node (`prepareEnvSet`).
+        let node_ty = match &ty {
+            Some(t) if depth > 0 => crate::cel::types::with_type_name(t, crate::cel::types::SELF_TYPE_NAME),
+            Some(t) => t.clone(),
+            None => Type::Dyn,
+        };
         t.rules = s
             .x_validations
             .iter()
@@ -1238,7 +1270,7 @@ fn build_tree<'s>(
             // Unescapable names are not fields of the parent type: type them on their own.
             None => decl_type(
                 &cel_schema(p, p.x_embedded_resource),
-                &format!("selfType.{}", k),
+                crate::cel::types::SELF_TYPE_NAME,
             ),
         };
         let child = build_tree(
@@ -1474,21 +1506,10 @@ impl<'a> Run<'a> {
             self.budget = -1;
             return;
         }
-        let self_val = match Val::from_json(obj, s) {
-            Ok(v) => v,
-            Err(e) => {
-                self.errors.push(FieldError::invalid(
-                    path.clone(),
-                    type_name,
-                    format!("{}", e),
-                ));
-                return;
-            }
-        };
-        let old_val = match old.map(|o| Val::from_json(o, s)) {
-            Some(Ok(v)) => Some(v),
-            _ => None,
-        };
+        // `self`/`oldSelf` are `UnstructuredToVal`'s results: an error value when the data
+        // does not fit the schema, which each rule that reads it reports.
+        let self_val = Val::from_json(obj, s);
+        let old_val: Option<EvalResult> = old.map(|o| Val::from_json(o, s));
         for cr in &t.rules {
             let rule = &cr.rule;
             if let Some(e) = &cr.error {
@@ -1504,13 +1525,15 @@ impl<'a> Run<'a> {
             if cr.uses_old_self && old_val.is_none() && !optional_old {
                 continue;
             }
-            let old_binding = if optional_old {
-                Val::optional(old_val.clone())
-            } else {
-                old_val.clone().unwrap_or(Val::Null)
+            let old_binding: EvalResult = match (&old_val, optional_old) {
+                (Some(Err(e)), _) => Err(e.clone()),
+                (Some(Ok(v)), true) => Ok(Val::optional(Some(v.clone()))),
+                (None, true) => Ok(Val::optional(None)),
+                (Some(Ok(v)), false) => Ok(v.clone()),
+                (None, false) => Ok(Val::Null),
             };
-            let vars: Vec<(&str, Val)> = vec![("self", self_val.clone()), ("oldSelf", old_binding)];
-            let (result, cost) = program.eval(&vars, Some(super::PER_CALL_LIMIT));
+            let vars: Vec<(&str, EvalResult)> = vec![("self", self_val.clone()), ("oldSelf", old_binding)];
+            let (result, cost) = program.eval_results(&vars, Some(super::PER_CALL_LIMIT));
             if cost as i64 > self.budget || cost > i64::MAX as u64 {
                 self.errors.push(FieldError::invalid(
                     path.clone(),
@@ -1561,11 +1584,11 @@ impl<'a> Run<'a> {
             };
             let mut detail: Option<String> = None;
             if let Some(mp) = &cr.message_program {
-                let vars: Vec<(&str, Val)> = vec![
+                let vars: Vec<(&str, EvalResult)> = vec![
                     ("self", self_val.clone()),
-                    ("oldSelf", old_val.clone().unwrap_or(Val::Null)),
+                    ("oldSelf", old_val.clone().unwrap_or(Ok(Val::Null))),
                 ];
-                let (r, mcost) = mp.eval(&vars, Some(super::PER_CALL_LIMIT));
+                let (r, mcost) = mp.eval_results(&vars, Some(super::PER_CALL_LIMIT));
                 if mcost as i64 > self.budget {
                     self.push(cr, corr, FieldError::invalid(
                         fpath,
@@ -1648,6 +1671,10 @@ fn rule_error_string(rule: &ValidationRule) -> String {
 /// Every `x-kubernetes-validations` rule of a version with its static cost.
 pub fn rule_reports(version: &crate::crd::CompiledVersion) -> Vec<crate::request::RuleReport> {
     let mut out = Vec::new();
+    // Without a CEL context the CRD checks compiled none of the version's rules.
+    if !version.cel_context {
+        return out;
+    }
     if let Some(rs) = &version.rules {
         rs.tree.walk(&mut |c| {
             out.push(crate::request::RuleReport {
@@ -1678,5 +1705,46 @@ impl RuleTree {
         if let Some(a) = &self.additional {
             a.walk(f);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn messages(schema: Value, obj: Value) -> (Vec<String>, i64) {
+        let s: JsonSchemaProps = serde_json::from_value(schema).unwrap();
+        let rules = compile_subtree_rules(&s, false, crate::version::KubeVersion::default());
+        let out = validate_at(&rules, &Path::new("spec"), &obj, None, false);
+        (out.errors.iter().map(|e| e.message()).collect(), out.remaining_budget)
+    }
+
+    #[test]
+    fn data_that_does_not_fit_its_schema_fails_the_rules_that_read_it() {
+        // `self` is `UnstructuredToVal`'s error value: each rule reading it reports it.
+        let schema = json!({"type": "object", "properties": {"m": {"type": "object",
+            "additionalProperties": {"type": "string"},
+            "x-kubernetes-validations": [{"rule": "self.all(k, k != 'x')", "message": "no x"}, {"rule": "true"}]}},
+            "x-kubernetes-validations": [{"rule": "has(self.m)", "message": "m required"}]});
+        let (mut m, budget) = messages(schema, json!({"m": true}));
+        m.sort();
+        assert_eq!(
+            m,
+            vec![
+                "spec.m: Invalid value: \"object\": invalid data, expected a map for the provided schema with type=object evaluating rule: no x",
+                "spec: Invalid value: \"object\": invalid data, expected a map for the provided schema with type=object evaluating rule: m required",
+            ]
+        );
+        // `self` costs 1 in each rule that reads it; `true` costs nothing.
+        assert_eq!(budget, RUNTIME_CEL_COST_BUDGET - 2);
+        // A null list element is an error value the step sees.
+        let schema = json!({"type": "object", "properties": {"l": {"type": "array", "items": {"type": "string"},
+            "x-kubernetes-validations": [{"rule": "self.all(x, x != 'a')"}]}}});
+        let (m, _) = messages(schema, json!({"l": ["b", null]}));
+        assert_eq!(
+            m,
+            vec!["spec.l: Invalid value: \"array\": invalid data, got null for schema with nullable=false evaluating rule: self.all(x, x != 'a')"]
+        );
     }
 }

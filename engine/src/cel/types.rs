@@ -38,6 +38,35 @@ pub struct ObjectType {
     pub fields: Vec<(String, Type)>,
 }
 
+/// The name the apiserver gives the type of `self` at a node with rules: apiextensions
+/// `generateUniqueSelfTypeName` makes it `selfType<N>` with N = `time.Now().Nanosecond()` at
+/// each compile, so no fixed N can match the apiserver's text; 0 is one of the values it can
+/// print (a compile at a whole second) and keeps crdlab's output deterministic.
+pub const SELF_TYPE_NAME: &str = "selfType0";
+
+/// apiserver `DeclType.MaybeAssignTypeName` as `prepareEnvSet` applies it to the type of a
+/// node with rules: the node's object type takes `name`, its fields `name.field`, list
+/// elements `name.@idx`, map values `name.@elem`, recursively. Every node compiles its rules
+/// with its own root name (the names are not the schema root's paths).
+pub fn with_type_name(t: &Type, name: &str) -> Type {
+    match t {
+        Type::Object(o) => {
+            let fields = o
+                .fields
+                .iter()
+                .map(|(n, ft)| (n.clone(), with_type_name(ft, &format!("{}.{}", name, n))))
+                .collect();
+            Type::Object(Arc::new(ObjectType {
+                name: name.to_string(),
+                fields,
+            }))
+        }
+        Type::List(e) => Type::list(with_type_name(e, &format!("{}.@idx", name))),
+        Type::Map(k, v) => Type::Map(k.clone(), Arc::new(with_type_name(v, &format!("{}.@elem", name)))),
+        other => other.clone(),
+    }
+}
+
 impl ObjectType {
     pub fn field(&self, name: &str) -> Option<&Type> {
         self.fields.binary_search_by(|(n, _)| n.as_str().cmp(name)).ok().map(|i| &self.fields[i].1)

@@ -491,16 +491,40 @@ impl<'a> Val<'a> {
     /// A JSON value of the object, seen through its schema node, as the apiserver's
     /// `UnstructuredToVal` does.
     pub fn from_json(v: &'a Json, s: &'a JsonSchemaProps) -> EvalResult<'a> {
+        // apiserver `UnstructuredToVal`: data that does not fit its schema (CEL still runs on
+        // it where ratcheting dropped the schema error) becomes an error value.
+        if v.is_null() {
+            if s.nullable {
+                return Ok(Val::Null);
+            }
+            return Err(EvalError::new("invalid data, got null for schema with nullable=false"));
+        }
         if s.x_int_or_string {
-            return Ok(match v {
-                Json::Number(n) => match n.as_i64() {
-                    Some(i) => Val::Int(i),
-                    None => Val::Double(n.as_f64().unwrap_or(0.0)),
-                },
-                Json::String(st) => Val::String(Str::Borrowed(st)),
-                Json::Null => Val::Null,
-                _ => return Err(EvalError::new("invalid int-or-string value")),
-            });
+            return match v {
+                Json::Number(n) if n.as_i64().is_some() => Ok(Val::Int(n.as_i64().unwrap_or(0))),
+                Json::String(st) => Ok(Val::String(Str::Borrowed(st))),
+                _ => Err(EvalError::new(
+                    "invalid data, expected XIntOrString value to be either a string or integer",
+                )),
+            };
+        }
+        let mismatch = |expected: &str| Err(EvalError::new(format!("invalid data, expected {}, got {}", expected, go_json_type(v))));
+        match (s.type_str(), v) {
+            ("object", Json::Object(_)) | ("array", Json::Array(_)) => {}
+            ("object", _) => {
+                return Err(EvalError::new("invalid data, expected a map for the provided schema with type=object"))
+            }
+            ("array", _) => {
+                return Err(EvalError::new("invalid data, expected an array for the provided schema with type=array"))
+            }
+            ("string", Json::String(_)) | ("boolean", Json::Bool(_)) | ("number", Json::Number(_)) => {}
+            ("string", _) => return mismatch("string"),
+            ("boolean", _) => return mismatch("bool"),
+            ("number", _) => return mismatch("float"),
+            // Request JSON decodes integers to int64 and everything else to float64.
+            ("integer", Json::Number(n)) if n.as_i64().is_some() => {}
+            ("integer", _) => return mismatch("int"),
+            _ => {}
         }
         Ok(match v {
             Json::Null => Val::Null,
@@ -511,14 +535,7 @@ impl<'a> Val<'a> {
                     Some(i) => Val::Int(i),
                     None => match n.as_u64() {
                         Some(u) => Val::Uint(u),
-                        None => {
-                            let f = n.as_f64().unwrap_or(0.0);
-                            if s.type_str() == "integer" && f.fract() == 0.0 && f.abs() < 9.2e18 {
-                                Val::Int(f as i64)
-                            } else {
-                                Val::Double(f)
-                            }
-                        }
+                        None => Val::Double(n.as_f64().unwrap_or(0.0)),
                     },
                 },
             },
@@ -737,6 +754,10 @@ impl<'a> Map<'a> {
                     let name = unescape(k);
                     let fs = object_field_schema(schema, &name)?;
                     let v = map.get(name.as_ref())?;
+                    // `unstructuredMap.Find`: a null field of an object is an absent one.
+                    if v.is_null() {
+                        return None;
+                    }
                     Some(Val::from_json(v, fs))
                 } else {
                     let v = map.get(k)?;
@@ -748,6 +769,19 @@ impl<'a> Map<'a> {
             }
             Map::Owned(e) => e.find(key).map(|v| Ok(v.clone())),
         }
+    }
+}
+
+/// Go's `%T` of a value decoded from request JSON (`UnstructuredToVal`'s mismatch errors).
+fn go_json_type(v: &Json) -> &'static str {
+    match v {
+        Json::Null => "<nil>",
+        Json::Bool(_) => "bool",
+        Json::Number(n) if n.as_i64().is_some() => "int64",
+        Json::Number(_) => "float64",
+        Json::String(_) => "string",
+        Json::Array(_) => "[]interface {}",
+        Json::Object(_) => "map[string]interface {}",
     }
 }
 

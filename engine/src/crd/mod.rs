@@ -155,6 +155,10 @@ pub struct CompiledVersion {
     /// The rules compiled for the targeted release (`None` when there are none); shared
     /// with other versions (and compiles) whose schema differs at most in descriptions.
     pub rules: Option<Rc<crate::cel::rules::RuleSet>>,
+    /// The CRD checks compiled the rules of this version's schema: it was structural with
+    /// valid defaults (`validateCustomResourceDefinitionValidation` made a
+    /// `CELSchemaContext`). When not, the apiserver reports no rule and no cost for it.
+    pub cel_context: bool,
 }
 
 /// A CRD compiled once; immutable, shared by every validation of objects against it.
@@ -236,7 +240,7 @@ impl CompiledCrd {
         let mut rules = crate::cel::rules::RuleCompiler::new(loader, &mut cache.rules);
         // The CRD checks and the versions share one compile of each schema's rules.
         let (crd_errors, crd_warnings) = validation::validate_crd_with(&crd, kube, &mut rules);
-        let sets: Vec<(bool, Option<Rc<crate::cel::rules::RuleSet>>)> = crd
+        let sets: Vec<(bool, Option<Rc<crate::cel::rules::RuleSet>>, bool)> = crd
             .spec
             .versions
             .iter()
@@ -246,11 +250,12 @@ impl CompiledCrd {
                     .as_ref()
                     .and_then(|s| s.open_api_v3_schema.as_deref());
                 let has_cel_rules = written.map(has_rules).unwrap_or(false);
-                let rules = match (written, has_cel_rules) {
+                let set = match (written, has_cel_rules) {
                     (Some(s), true) => Some(rules.rule_set(s)),
                     _ => None,
                 };
-                (has_cel_rules, rules)
+                let cel_context = written.map(|s| rules.has_cel_context(s)).unwrap_or(true);
+                (has_cel_rules, set, cel_context)
             })
             .collect();
         drop(rules);
@@ -262,7 +267,7 @@ impl CompiledCrd {
             .iter_mut()
             .zip(sets)
             .enumerate()
-            .map(|(index, (ver, (has_cel_rules, rules)))| {
+            .map(|(index, (ver, (has_cel_rules, rules, cel_context)))| {
                 let schema = ver
                     .schema
                     .as_mut()
@@ -283,6 +288,7 @@ impl CompiledCrd {
                         .map(|s| s.status.is_some())
                         .unwrap_or(false),
                     has_cel_rules,
+                    cel_context,
                 }
             })
             .collect();

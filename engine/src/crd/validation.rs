@@ -18,7 +18,7 @@ use super::model::{
 };
 use super::names;
 use crate::cel::env::EnvOptions;
-use crate::cel::rules::{EnvLoader, RuleCompiler};
+use crate::cel::rules::{EnvLoader, RuleCompiler, SchemaChecks};
 use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::schema::lazy_path::LazyPath;
 use crate::schema::structural;
@@ -447,6 +447,9 @@ fn validate_api_approval(
 
 // --------------------------------------------------------------------------- spec
 
+/// The release whose missing-schema error carries no detail (observed on v1.36.3).
+const BARE_SCHEMA_REQUIRED_SINCE: u32 = 36;
+
 fn validate_spec(
     spec: &InternalSpec<'_>,
     kube: KubeVersion,
@@ -490,12 +493,15 @@ fn validate_spec(
                 .and_then(|s| s.open_api_v3_schema.as_ref())
                 .is_none()
             {
+                // The v1.36 apiserver answers a version without schema with a bare
+                // `Required value` (no detail); earlier releases' source says why.
+                let detail = if kube.at_least(BARE_SCHEMA_REQUIRED_SINCE) { "" } else { "schemas are required" };
                 errs.push(FieldError::required(
                     sp.child("versions")
                         .index(i)
                         .child("schema")
                         .child("openAPIV3Schema"),
-                    "schemas are required",
+                    detail,
                 ));
             }
         }
@@ -1407,15 +1413,20 @@ fn validate_validation(
     };
     // A schema checked by an earlier compile in the same context has the same errors.
     let key = rule_compiler.checks_key(schema, status_enabled, path.as_str(), kube);
-    if let Some(local) = key.as_ref().and_then(|k| rule_compiler.cached_checks(k)) {
-        errs.extend(local);
-        return;
+    let checks = match key.as_ref().and_then(|k| rule_compiler.cached_checks(k)) {
+        Some(checks) => checks,
+        None => {
+            let checks = schema_checks(schema, status_enabled, path, kube, rule_compiler);
+            if let Some(key) = key {
+                rule_compiler.store_checks(key, &checks);
+            }
+            checks
+        }
+    };
+    if !checks.cel_context {
+        rule_compiler.note_without_cel_context(schema);
     }
-    let local = schema_checks(schema, status_enabled, path, kube, rule_compiler);
-    if let Some(key) = key {
-        rule_compiler.store_checks(key, &local);
-    }
-    errs.extend(local);
+    errs.extend(checks.errors);
 }
 
 /// The checks of [`validate_validation`] on its schema.
@@ -1425,7 +1436,7 @@ fn schema_checks(
     path: &Path,
     kube: KubeVersion,
     rule_compiler: &mut RuleCompiler<'_>,
-) -> ErrorList {
+) -> SchemaChecks {
     let mut local = ErrorList::new();
     if status_enabled {
         match first_disallowed_root_field(schema) {
@@ -1496,7 +1507,10 @@ fn schema_checks(
     if let Some(rs) = &rules {
         local.extend(cel_schema_cost_errors_of(rs, &root));
     }
-    local
+    SchemaChecks {
+        errors: local,
+        cel_context: cel_ok,
+    }
 }
 
 /// A node's rule compile errors: (rule, rule error, messageExpression error) per rule.
@@ -2241,71 +2255,168 @@ fn old_self_errors(
 /// valid against its schema and survive pruning.
 fn validate_defaults(root_path: &Path, root: &JsonSchemaProps, kube: KubeVersion) -> ErrorList {
     let mut errs = ErrorList::new();
-    defaults_rec(
-        &LazyPath::new(root_path),
-        root,
-        true,
-        false,
+    let mut walk = DefaultsWalk {
         kube,
-        &mut errs,
-    );
+        resource_root: root,
+        steps: Vec::new(),
+        errs: &mut errs,
+    };
+    walk.node(&LazyPath::new(root_path), root, true, false);
     errs
 }
 
-fn defaults_rec(
-    p: &LazyPath<'_>,
-    s: &JsonSchemaProps,
-    is_resource_root: bool,
-    inside_meta: bool,
+/// One step of `SurroundingObjectFunc` from the resource root down to a default.
+enum Step<'s> {
+    Child(&'s str),
+    Index,
+}
+
+/// The recursion of `structuraldefaulting.validate`.
+struct DefaultsWalk<'s, 'e> {
     kube: KubeVersion,
-    errs: &mut ErrorList,
-) {
-    let embedded = is_resource_root || s.x_embedded_resource;
-    let inside_meta = if embedded { false } else { inside_meta };
-    if let Some(d) = s.default.as_ref().filter(|d| !d.is_null()) {
-        let dp = p.path().child("default");
-        if inside_meta {
-            // The apiserver first checks the surrounding object's metadata; only the
-            // schema validation of the value is reproduced here.
-            let mut ve = ErrorList::new();
-            crate::validation::validate(s, &dp, d, &mut ve);
-            if ve.is_empty() {
-                ve.extend(cel_default_errors(s, &dp, d, is_resource_root, kube));
-            }
-            errs.extend(ve);
+    /// The resource (schema root or embedded resource) the current node belongs to.
+    resource_root: &'s JsonSchemaProps,
+    /// The steps from `resource_root` to the current node.
+    steps: Vec<Step<'s>>,
+    errs: &'e mut ErrorList,
+}
+
+impl<'s> DefaultsWalk<'s, '_> {
+    fn node(&mut self, p: &LazyPath<'_>, s: &'s JsonSchemaProps, is_resource_root: bool, inside_meta: bool) {
+        let embedded = is_resource_root || s.x_embedded_resource;
+        let inside_meta = if embedded { false } else { inside_meta };
+        let (outer_root, outer_steps) = if embedded {
+            (std::mem::replace(&mut self.resource_root, s), std::mem::take(&mut self.steps))
         } else {
-            let mut pruned = d.clone();
-            crate::schema::pruning::prune(&mut pruned, Some(s), embedded);
-            if &pruned != d {
-                errs.push(FieldError::invalid(
-                    dp.clone(),
-                    BadValue::from_json(d),
-                    "must not have unknown fields",
-                ));
-            }
-            let mut me = ErrorList::new();
-            crate::schema::objectmeta::validate_embedded(&dp, d, Some(s), false, kube, &mut me);
-            if !me.is_empty() {
-                errs.extend(me);
+            (self.resource_root, Vec::new())
+        };
+        if let Some(d) = s.default.as_ref().filter(|d| !d.is_null()) {
+            let dp = p.path().child("default");
+            let errs = if inside_meta {
+                self.meta_default_errors(&dp, s, d, is_resource_root)
             } else {
-                let mut ve = ErrorList::new();
-                crate::validation::validate(s, &dp, d, &mut ve);
-                if ve.is_empty() {
-                    ve.extend(cel_default_errors(s, &dp, d, is_resource_root, kube));
+                let mut errs = ErrorList::new();
+                let mut pruned = d.clone();
+                crate::schema::pruning::prune(&mut pruned, Some(s), embedded);
+                if &pruned != d {
+                    errs.push(FieldError::invalid(
+                        dp.clone(),
+                        BadValue::from_json(d),
+                        "must not have unknown fields",
+                    ));
                 }
-                errs.extend(ve);
-            }
+                let mut me = ErrorList::new();
+                crate::schema::objectmeta::validate_embedded(&dp, d, Some(s), false, self.kube, &mut me);
+                if !me.is_empty() {
+                    errs.extend(me);
+                } else {
+                    errs.extend(default_value_errors(s, &dp, d, is_resource_root, self.kube));
+                }
+                errs
+            };
+            self.errs.extend(errs);
+        }
+        // additionalProperties are not followed.
+        if let Some(i) = s.items_schema() {
+            self.steps.push(Step::Index);
+            self.node(&p.child("items"), i, false, inside_meta);
+            self.steps.pop();
+        }
+        let properties = p.child("properties");
+        for (k, prop) in &s.properties {
+            let sub_inside = inside_meta || (embedded && META_FIELDS.contains(&k.as_str()));
+            self.steps.push(Step::Child(k));
+            self.node(&properties.key(k), prop, false, sub_inside);
+            self.steps.pop();
+        }
+        if embedded {
+            self.resource_root = outer_root;
+            self.steps = outer_steps;
         }
     }
-    // additionalProperties are not followed.
-    if let Some(i) = s.items_schema() {
-        defaults_rec(&p.child("items"), i, false, inside_meta, kube, errs);
+
+    /// A default inside `metadata`/`apiVersion`/`kind`: the object around it (the resource
+    /// with only this value, `apiVersion: validation/v1`, `kind: Validation` where unset,
+    /// as `NewRootObjectFunc().WithTypeMeta(...)` builds it) must coerce and validate as
+    /// object metadata before the value itself is validated.
+    fn meta_default_errors(&self, dp: &Path, s: &JsonSchemaProps, d: &Value, is_resource_root: bool) -> ErrorList {
+        let mut obj = d.clone();
+        for step in self.steps.iter().rev() {
+            obj = match step {
+                Step::Child(k) => Value::Object(std::iter::once((k.to_string(), obj)).collect()),
+                Step::Index => Value::Array(vec![obj]),
+            };
+        }
+        let mut errs = ErrorList::new();
+        let Value::Object(mut m) = obj else {
+            // `f` fails only when the root object is not a map, which cannot happen here.
+            return errs;
+        };
+        m.entry("kind").or_insert_with(|| Value::String("Validation".into()));
+        m.entry("apiVersion").or_insert_with(|| Value::String("validation/v1".into()));
+        let mut obj = Value::Object(m);
+        let invalid = |detail: String| FieldError::invalid(dp.clone(), BadValue::from_json(d), format!("must result in valid metadata: {}", detail));
+        // `schemaobjectmeta.Coerce/Validate(nil, obj, rootSchema, isResourceRoot=true)`: the
+        // resource root is checked as an embedded resource.
+        let mut root = self.resource_root.clone();
+        root.x_embedded_resource = true;
+        if let (Some(e), _) = crate::schema::objectmeta::coerce(&mut obj, Some(&root)) {
+            errs.push(invalid(e.message()));
+            return errs;
+        }
+        let mut me = ErrorList::new();
+        crate::schema::objectmeta::validate_embedded(&Path::root(), &obj, Some(&root), false, self.kube, &mut me);
+        if !me.is_empty() {
+            errs.push(invalid(aggregate_message(&me)));
+            return errs;
+        }
+        default_value_errors(s, dp, d, is_resource_root, self.kube)
     }
-    let properties = p.child("properties");
-    for (k, prop) in &s.properties {
-        let sub_inside = inside_meta || (embedded && META_FIELDS.contains(&k.as_str()));
-        defaults_rec(&properties.key(k), prop, false, sub_inside, kube, errs);
+}
+
+/// apimachinery `ErrorList.ToAggregate().Error()`: the distinct messages, bracketed when
+/// more than one.
+fn aggregate_message(errs: &ErrorList) -> String {
+    let mut seen: Vec<String> = Vec::new();
+    for e in errs.iter() {
+        let m = e.message();
+        if !seen.contains(&m) {
+            seen.push(m);
+        }
     }
+    if seen.len() == 1 {
+        seen.remove(0)
+    } else {
+        format!("[{}]", seen.join(", "))
+    }
+}
+
+/// `ValidateCustomResource` of a default with `NewSchemaValidatorFromOpenAPI(s.ToKubeOpenAPI())`,
+/// then its CEL rules. That validator sees the schema's formats as written (no
+/// `StripUnsupportedFormats`): a default of the wrong type under a format reports the
+/// format (`must be of type date-time: "int64"`).
+fn default_value_errors(s: &JsonSchemaProps, dp: &Path, d: &Value, is_resource_root: bool, kube: KubeVersion) -> ErrorList {
+    let mut ve = ErrorList::new();
+    if schema_has(s, &|n: &JsonSchemaProps| n.format.as_deref().is_some_and(|f| !f.is_empty())) {
+        let mut unstripped = s.clone();
+        with_written_formats(&mut unstripped, kube);
+        crate::validation::validate(&unstripped, dp, d, &mut ve);
+    } else {
+        crate::validation::validate(s, dp, d, &mut ve);
+    }
+    if ve.is_empty() {
+        ve.extend(cel_default_errors(s, dp, d, is_resource_root, kube));
+    }
+    ve
+}
+
+/// Sets every node's validated format to its written `format`.
+fn with_written_formats(s: &mut JsonSchemaProps, kube: KubeVersion) {
+    let f = s.format.clone().unwrap_or_default();
+    s.numeric_format_ranges = kube.at_least(crate::validation::formats::NUMERIC_FORMATS_SINCE)
+        && matches!(f.as_str(), "int32" | "int64" | "float" | "double");
+    s.validation_format = f;
+    s.for_each_child_mut(&mut |c| with_written_formats(c, kube));
 }
 
 // ----------------------------------------------------------------------- CEL seams
@@ -2373,7 +2484,19 @@ pub fn cel_schema_cost_errors_of(
     use crate::cel::rules::RuleTree;
     let mut errs = ErrorList::new();
     let mut total = TotalCost::default();
+    // `ValidateCustomResourceDefinitionOpenAPISchema` recurses into additionalProperties,
+    // properties and items before it compiles (and observes the costs of) the node's own
+    // rules: the order ties of `MostExpensive` keep.
     fn walk(t: &RuleTree, p: &Path, errs: &mut ErrorList, total: &mut TotalCost) {
+        if let Some(a) = &t.additional {
+            walk(a, &p.child("additionalProperties"), errs, total);
+        }
+        for (k, child) in &t.properties {
+            walk(child, &p.child("properties").key(k), errs, total);
+        }
+        if let Some(i) = &t.items {
+            walk(i, &p.child("items"), errs, total);
+        }
         for (i, c) in t.rules.iter().enumerate() {
             let rp = p.child("x-kubernetes-validations").index(i);
             if let Some(cost) = c.cost {
@@ -2404,15 +2527,6 @@ pub fn cel_schema_cost_errors_of(
                 }
                 total.observe(mp, mc);
             }
-        }
-        for (k, child) in &t.properties {
-            walk(child, &p.child("properties").key(k), errs, total);
-        }
-        if let Some(i) = &t.items {
-            walk(i, &p.child("items"), errs, total);
-        }
-        if let Some(a) = &t.additional {
-            walk(a, &p.child("additionalProperties"), errs, total);
         }
     }
     walk(&rules.tree, root_path, &mut errs, &mut total);
@@ -2485,10 +2599,13 @@ struct TotalCost {
 impl TotalCost {
     fn observe(&mut self, p: Path, cost: u64) {
         self.total = self.total.saturating_add(cost);
-        if cost < STATIC_ESTIMATED_COST_LIMIT / 100 {
+        // `ObserveExpressionCost` keeps only rules of at least 1% of the per-schema limit.
+        if cost < STATIC_ESTIMATED_CRD_COST_LIMIT / 100 {
             return;
         }
         self.most_expensive.push((p, cost));
+        // Go's sort.Slice on at most 5 elements is an insertion sort: stable, ties keep
+        // the order they were observed in.
         self.most_expensive.sort_by(|a, b| b.1.cmp(&a.1));
         self.most_expensive.truncate(4);
     }

@@ -301,7 +301,7 @@ fn schemas_are_required() {
         .remove("schema");
     assert_eq!(
         msgs(c),
-        vec!["spec.versions[0].schema.openAPIV3Schema: Required value: schemas are required"]
+        vec!["spec.versions[0].schema.openAPIV3Schema: Required value"]
     );
 }
 
@@ -784,4 +784,76 @@ fn deeply_nested_schema() {
         "{:?}",
         errs
     );
+}
+
+#[test]
+fn metadata_defaults_must_make_valid_metadata() {
+    // `structuraldefaulting.validate`: the resource around a TypeMeta/ObjectMeta default is
+    // coerced first, then the value's own schema is checked.
+    assert_eq!(
+        msgs(with_schema(json!({"type": "object", "properties": {
+            "kind": {"type": "string", "default": 12}}}))),
+        vec![
+            format!("{}.properties[kind].default: Forbidden: must not be set in top-level kind", SV),
+            format!("{}.properties[kind].default: Invalid value: 12: must result in valid metadata: kind: Invalid value: 12: must be a string", SV),
+        ]
+    );
+}
+
+#[test]
+fn defaults_are_checked_against_written_formats() {
+    // The default validator does not strip formats: the wrong type under `date-time`
+    // reports the format and Go's type of the value.
+    assert_eq!(
+        msgs(spec_schema(json!({"type": "object", "properties": {
+            "t": {"type": "string", "format": "date-time", "default": 12}}}))),
+        vec![format!(
+            "{}.properties[spec].properties[t].default: Invalid value: \"int64\":  in body must be of type date-time: \"int64\"",
+            SV
+        )]
+    );
+}
+
+#[test]
+fn rules_of_a_schema_with_invalid_defaults_are_not_compiled() {
+    // No CEL context without valid defaults: the rule's compile error is not reported and
+    // the version reports no rules (and so no cost).
+    let crd = spec_schema(json!({"type": "object", "x-kubernetes-validations": [{"rule": "self.nope"}],
+        "properties": {"n": {"type": "integer", "default": "x"}}}));
+    let m = msgs(crd.clone());
+    assert_eq!(m.len(), 1, "{:?}", m);
+    assert!(m[0].ends_with("must be of type integer: \"string\""), "{:?}", m);
+    let compiled = crate::crd::CompiledCrd::from_value(&crd, KubeVersion::default()).unwrap();
+    assert!(crate::cel::rule_reports(&compiled.versions[0]).is_empty());
+    // With a valid default the rule compiles (and fails).
+    let crd = spec_schema(json!({"type": "object", "x-kubernetes-validations": [{"rule": "self.nope"}],
+        "properties": {"n": {"type": "integer", "default": 1}}}));
+    let compiled = crate::crd::CompiledCrd::from_value(&crd, KubeVersion::default()).unwrap();
+    assert_eq!(crate::cel::rule_reports(&compiled.versions[0]).len(), 1);
+}
+
+#[test]
+fn self_types_are_named_from_the_rule_node() {
+    // prepareEnvSet names the node's own type (`selfType<N>`, N fixed at 0 here); list
+    // elements are `.@idx` of it, not paths from the schema root.
+    let m = msgs(spec_schema(json!({"type": "object", "properties": {"l": {"type": "array",
+        "items": {"type": "object", "properties": {"a": {"type": "string"}}},
+        "x-kubernetes-validations": [{"rule": "self.a == 'x'"}]}}})));
+    assert_eq!(m.len(), 1, "{:?}", m);
+    assert!(
+        m[0].contains("compilation failed: ERROR: <input>:1:5: type 'list(selfType0.@idx)' does not support field selection"),
+        "{:?}",
+        m
+    );
+}
+
+#[test]
+fn total_cost_keeps_rules_of_one_percent_of_the_schema_limit() {
+    let mut t = TotalCost::default();
+    t.observe(Path::new("a"), STATIC_ESTIMATED_CRD_COST_LIMIT / 100 - 1);
+    t.observe(Path::new("b"), STATIC_ESTIMATED_CRD_COST_LIMIT / 100);
+    t.observe(Path::new("c"), STATIC_ESTIMATED_CRD_COST_LIMIT / 100);
+    let kept: Vec<String> = t.most_expensive.iter().map(|(p, _)| p.to_string()).collect();
+    // Ties keep the order they were observed in.
+    assert_eq!(kept, vec!["b".to_string(), "c".to_string()]);
 }
