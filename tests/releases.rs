@@ -375,3 +375,28 @@ fn a_crd_without_a_storage_version_prints_the_nil_list_per_release() {
     assert_eq!(stored(33), "status.storedVersions: Invalid value: []string(nil): must have at least one stored version");
     assert_eq!(stored(34), "status.storedVersions: Invalid value: null: must have at least one stored version");
 }
+
+#[test]
+fn cel_errors_ratchet_only_where_the_schema_correlates_the_old_value() {
+    // `CorrelatedObject.CachedDeepEqual`: a key the schema does not describe (below
+    // x-kubernetes-preserve-unknown-fields) has no correlated child, so `spec` never counts
+    // as unchanged while `config` holds one, and its rule failure stays an error.
+    let c = crd(
+        "              mode: {type: string}\n              config: {type: object, x-kubernetes-preserve-unknown-fields: true}",
+        "            - rule: self.mode == 'ok'\n              message: mode must be ok",
+    );
+    let outcome = |config: Value| {
+        let o = obj(json!({"mode": "bad", "config": config}));
+        let req = Request {
+            crd: Some(Value::String(c.clone())),
+            kubernetes_version: Some("1.36".into()),
+            object: Some(o.clone()),
+            old_object: Some(o),
+            ..Default::default()
+        };
+        let a = Engine::new().handle(&req);
+        (a.errors.unwrap().len(), a.warnings.unwrap().len())
+    };
+    assert_eq!(outcome(json!({"receivers": {"otlp": {}}})), (1, 0));
+    assert_eq!(outcome(json!({})), (0, 1));
+}

@@ -8,6 +8,7 @@ use super::value::{escape, ErrorKind, EvalResult, Val};
 use crate::crd::fingerprint::FastMap;
 use crate::crd::model::{JsonSchemaProps, SchemaOrBool, ValidationRule};
 use crate::field::{BadValue, ErrorList, ErrorType, FieldError, Path};
+use crate::schema::correlation::{Correlated, MapListIndex};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -1336,30 +1337,36 @@ impl RuleTree {
 }
 
 /// Where ratcheting stands at a node (apiserver `ratchetingOptions`): the correlated
-/// (new, old) pair of this node, if correlatable, and of the nearest correlatable ancestor.
+/// (new, old) pair of this node, if it correlates, and the nearest ancestor that does.
 #[derive(Clone, Copy, Default)]
 struct Correlation<'v> {
-    current: Option<(&'v Value, &'v Value)>,
-    parent: Option<(&'v Value, &'v Value)>,
+    current: Option<Correlated<'v>>,
+    parent: Option<Correlated<'v>>,
 }
 
 impl<'v> Correlation<'v> {
+    /// `shouldRatchetError`: the node, or else its nearest correlated ancestor, is
+    /// `CachedDeepEqual` to its old value.
     fn should_ratchet(&self) -> bool {
         match (self.current, self.parent) {
-            (Some((n, o)), _) => n == o,
-            (None, Some((n, o))) => n == o,
+            (Some(c), _) => c.deep_equal(),
+            (None, Some(p)) => p.deep_equal(),
             _ => false,
         }
     }
-    /// The correlation of a child whose old value is `old` (None: not correlatable).
-    fn child(&self, new: &'v Value, old: Option<&'v Value>) -> Correlation<'v> {
-        if self.current.is_none() {
-            return *self;
+    /// `ratchetingOptions.key`. apiVersion and kind at the root never ratchet: both
+    /// objects are converted to the same version, so a change cannot be seen.
+    fn key(&self, field: &str) -> Correlation<'v> {
+        let Some(c) = self.current else { return *self };
+        if self.parent.is_none() && (field == "apiVersion" || field == "kind") {
+            return Correlation::default();
         }
-        Correlation {
-            current: old.map(|o| (new, o)),
-            parent: self.current,
-        }
+        Correlation { current: c.key(field), parent: Some(c) }
+    }
+    /// `ratchetingOptions.index`.
+    fn index(&self, i: usize, cache: &mut Option<MapListIndex<'v>>) -> Correlation<'v> {
+        let Some(c) = self.current else { return *self };
+        Correlation { current: c.index(i, cache), parent: Some(c) }
     }
 }
 
@@ -1387,7 +1394,7 @@ pub fn validate_at(rules: &RuleSet, path: &Path, obj: &Value, old: Option<&Value
     };
     let corr = match old {
         Some(o) if ratcheting => Correlation {
-            current: Some((obj, o)),
+            current: Some(Correlated::new(obj, o, &rules.schema)),
             parent: None,
         },
         _ => Correlation::default(),
@@ -1424,6 +1431,7 @@ impl<'a> Run<'a> {
                 let Some(it) = &t.items else { return };
                 let Some(is) = s.items_schema() else { return };
                 let old_items: Option<&Vec<Value>> = old.and_then(Value::as_array);
+                let mut corr_index = None;
                 for (i, v) in items.iter().enumerate() {
                     let ov = if s.x_list_type.as_deref() == Some("map") {
                         old_items
@@ -1431,12 +1439,7 @@ impl<'a> Run<'a> {
                     } else {
                         None
                     };
-                    // Sets correlate by value: an element also in the old list is unchanged.
-                    let corr_old = match s.x_list_type.as_deref() {
-                        Some("set") => old_items.and_then(|oi| oi.iter().find(|o| *o == v)),
-                        _ => ov,
-                    };
-                    let c = corr.child(v, corr_old);
+                    let c = corr.index(i, &mut corr_index);
                     self.node(it, is, &path.index(i), v, ov, c);
                     if self.budget < 0 {
                         return;
@@ -1457,7 +1460,7 @@ impl<'a> Run<'a> {
                         } else {
                             None
                         };
-                        let c = corr.child(v, ov);
+                        let c = corr.key(k);
                         self.node(at, aps, &path.key(k), v, ov, c);
                         if self.budget < 0 {
                             return;
@@ -1473,7 +1476,7 @@ impl<'a> Run<'a> {
                     } else {
                         None
                     };
-                    let c = corr.child(v, ov);
+                    let c = corr.key(k);
                     self.node(pt, ps, &path.child(k), v, ov, c);
                     if self.budget < 0 {
                         return;

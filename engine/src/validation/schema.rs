@@ -18,8 +18,9 @@ use super::formats;
 use crate::crd::model::{JsonSchemaProps, SchemaOrArray, SchemaOrBool, SchemaOrStringArray};
 use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::gofmt;
+use crate::schema::correlation::{Correlated, MapListIndex};
 use serde_json::{Map, Number, Value};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// `ValidateCustomResource`: every keyword error of `value` against `schema`.
 pub fn validate(schema: &JsonSchemaProps, path: &Path, value: &Value, errs: &mut ErrorList) {
@@ -42,11 +43,7 @@ pub fn validate_update(
         return validate(schema, path, value, errs);
     }
     let mut v = Validator { errs: Vec::new() };
-    let corr = Corr {
-        old,
-        new: value,
-        schema,
-    };
+    let corr = Correlated::new(value, old, schema);
     v.node(schema, &KPath::Root, value, Some(corr));
     v.finish(path, errs);
 }
@@ -212,7 +209,7 @@ impl Validator {
 
     /// `SchemaValidator.Validate` for one node, wrapped in ratcheting when `corr` says
     /// the node correlates to an old value. Returns kube-openapi's match count.
-    fn node(&mut self, s: &JsonSchemaProps, kp: &KPath, v: &Value, corr: Option<Corr>) -> u64 {
+    fn node(&mut self, s: &JsonSchemaProps, kp: &KPath, v: &Value, corr: Option<Correlated>) -> u64 {
         let mark = self.errs.len();
         let count = self.node_inner(s, kp, v, corr);
         if let Some(c) = corr {
@@ -228,7 +225,7 @@ impl Validator {
         s: &JsonSchemaProps,
         kp: &KPath,
         v: &Value,
-        corr: Option<Corr>,
+        corr: Option<Correlated>,
     ) -> u64 {
         let types = Types::of(s);
         // The format the release validates (apiextensions strips the others first).
@@ -570,13 +567,13 @@ impl Validator {
         s: &JsonSchemaProps,
         kp: &KPath,
         items: &[Value],
-        corr: Option<Corr<'c>>,
+        corr: Option<Correlated<'c>>,
     ) -> u64 {
         let mut count = 0u64;
         let size = items.len();
         // Correlation of old items: only x-kubernetes-list-type=map lists correlate.
         let mut old_index: Option<MapListIndex<'c>> = None;
-        let child_corr = |i: usize, old_index: &mut Option<MapListIndex<'c>>| -> Option<Corr<'c>> {
+        let child_corr = |i: usize, old_index: &mut Option<MapListIndex<'c>>| -> Option<Correlated<'c>> {
             corr?.index(i, old_index)
         };
         let mut items_size = 0usize;
@@ -644,7 +641,7 @@ impl Validator {
         s: &JsonSchemaProps,
         kp: &KPath,
         map: &Map<String, Value>,
-        corr: Option<Corr<'c>>,
+        corr: Option<Correlated<'c>>,
     ) -> u64 {
         let mut count = 0u64;
         let n = map.len() as i64;
@@ -742,7 +739,7 @@ impl Validator {
         key: &str,
         val: &Value,
         count: &mut u64,
-        corr: Option<Corr>,
+        corr: Option<Correlated>,
     ) -> bool {
         let mut matched = false;
         for (_, sch, re) in patterns {
@@ -899,7 +896,7 @@ impl Validator {
 
 /// The correlated child for a property (SubPropertyValidator): none for apiVersion/kind at
 /// the root, whose changes cannot be seen.
-fn field_corr<'c>(root: bool, corr: Option<Corr<'c>>, field: &str) -> Option<Corr<'c>> {
+fn field_corr<'c>(root: bool, corr: Option<Correlated<'c>>, field: &str) -> Option<Correlated<'c>> {
     if root && (field == "kind" || field == "apiVersion") {
         return None;
     }
@@ -1126,175 +1123,6 @@ fn has_duplicates(items: &[Value]) -> bool {
         }
     }
     false
-}
-
-// ---------------------------------------------------------------------------------------
-// Ratcheting correlation (apiserver `common.CorrelatedObject`)
-
-/// A node of the new object correlated with its old value. `schema` is the correlation
-/// schema (properties/additionalProperties/items of the root schema), which decides how
-/// children correlate.
-#[derive(Clone, Copy)]
-struct Corr<'a> {
-    old: &'a Value,
-    new: &'a Value,
-    schema: &'a JsonSchemaProps,
-}
-
-/// The old items of a map-type list, by their list-map-key values (first wins).
-struct MapListIndex<'a> {
-    by_key: HashMap<String, &'a Value>,
-}
-
-impl<'a> MapListIndex<'a> {
-    fn build(schema: &JsonSchemaProps, old: &'a [Value]) -> MapListIndex<'a> {
-        let mut by_key = HashMap::new();
-        if schema.type_str() == "array" && !schema.x_list_map_keys.is_empty() {
-            for item in old {
-                if let Value::Object(m) = item {
-                    if let Some(k) = composite_key(&schema.x_list_map_keys, m) {
-                        by_key.entry(k).or_insert(item);
-                    }
-                }
-            }
-        }
-        MapListIndex { by_key }
-    }
-    fn get(&self, keys: &[String], item: &Value) -> Option<&'a Value> {
-        let Value::Object(m) = item else {
-            return None;
-        };
-        let k = composite_key(keys, m)?;
-        self.by_key.get(&k).copied()
-    }
-}
-
-/// `keyStrategy.CompositeKeyFor`: scalar key values only; types stay distinct.
-fn composite_key(keys: &[String], m: &Map<String, Value>) -> Option<String> {
-    let mut s = String::new();
-    for k in keys {
-        let v = m.get(k)?;
-        s.push('\0');
-        match v {
-            Value::Bool(b) => {
-                s.push('b');
-                s.push_str(if *b { "true" } else { "false" });
-            }
-            Value::Number(n) => match num(n) {
-                Num::Int(i) => {
-                    s.push('i');
-                    s.push_str(&i.to_string());
-                }
-                Num::Float(f) => {
-                    s.push('f');
-                    if keys.len() == 1 {
-                        s.push_str(&f.to_bits().to_string());
-                    } else {
-                        // The multi-key strategy prints floats with %f.
-                        s.push_str(&format!("{:.6}", f));
-                    }
-                }
-            },
-            Value::String(x) => {
-                s.push('s');
-                s.push_str(x);
-            }
-            _ => return None,
-        }
-    }
-    Some(s)
-}
-
-impl<'a> Corr<'a> {
-    /// `CorrelatedObject.Key`.
-    fn key(self, field: &str) -> Option<Corr<'a>> {
-        let (Value::Object(old), Value::Object(new)) = (self.old, self.new) else {
-            return None;
-        };
-        let (Some(o), Some(n)) = (old.get(field), new.get(field)) else {
-            return None;
-        };
-        let schema = match self.schema.properties.get(field) {
-            Some(p) => p,
-            None => self.schema.additional_properties_schema()?,
-        };
-        Some(Corr {
-            old: o,
-            new: n,
-            schema,
-        })
-    }
-
-    /// `CorrelatedObject.Index`: only map-type lists correlate, by their keys.
-    fn index(self, i: usize, cache: &mut Option<MapListIndex<'a>>) -> Option<Corr<'a>> {
-        let (Value::Array(old), Value::Array(new)) = (self.old, self.new) else {
-            return None;
-        };
-        let item = new.get(i)?;
-        if self.schema.x_list_type.as_deref() != Some("map") {
-            return None;
-        }
-        let idx = cache.get_or_insert_with(|| MapListIndex::build(self.schema, old));
-        let o = idx.get(&self.schema.x_list_map_keys, item)?;
-        if o.is_null() {
-            return None;
-        }
-        let schema = self.schema.items_schema()?;
-        Some(Corr {
-            old: o,
-            new: item,
-            schema,
-        })
-    }
-
-    /// `CorrelatedObject.CachedDeepEqual`.
-    fn deep_equal(self) -> bool {
-        match (self.old, self.new) {
-            (Value::Null, Value::Null) => true,
-            (Value::Null, _) | (_, Value::Null) => false,
-            (Value::Array(old), Value::Array(new)) => {
-                if old.len() != new.len() {
-                    return false;
-                }
-                let is_map_list = self.schema.x_list_type.as_deref() == Some("map");
-                let mut cache = None;
-                for i in 0..new.len() {
-                    match self.index(i, &mut cache) {
-                        None => {
-                            return if is_map_list { false } else { old == new };
-                        }
-                        Some(c) => {
-                            if !c.deep_equal() {
-                                return false;
-                            }
-                        }
-                    }
-                }
-                true
-            }
-            (Value::Object(old), Value::Object(new)) => {
-                if old.len() != new.len() {
-                    return false;
-                }
-                for k in new.keys() {
-                    match self.key(k) {
-                        None => return false,
-                        Some(c) => {
-                            if !c.deep_equal() {
-                                return false;
-                            }
-                        }
-                    }
-                }
-                true
-            }
-            (Value::Array(_), _)
-            | (_, Value::Array(_))
-            | (Value::Object(_), _)
-            | (_, Value::Object(_)) => false,
-            (o, n) => o == n,
-        }
-    }
 }
 
 #[cfg(test)]
