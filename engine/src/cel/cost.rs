@@ -91,6 +91,15 @@ impl CostModel {
     pub fn int_or_string_max_length(self) -> bool {
         self.release_minor >= 34
     }
+
+    /// kubernetes#139573 (Kubernetes 1.37, not gated on the compatibility version): at a
+    /// resource root whose schema does not itself declare `metadata.name` and
+    /// `metadata.generateName` as strings, the `metadata` `WithTypeAndObjectMeta` adds has
+    /// `name` bounded to 253 bytes and `generateName` to 252 (or the root's own, shorter,
+    /// `maxLength`). Before, both are request-sized strings.
+    pub fn caps_metadata_names(self) -> bool {
+        self.release_minor >= 37
+    }
 }
 
 impl Default for CostModel {
@@ -1212,10 +1221,21 @@ fn is_bind(c: &cel::common::ast::ComprehensionExpr) -> bool {
 enum Decl<'s> {
     Schema(&'s JsonSchemaProps, bool),
     PlainString,
-    Metadata,
+    /// The `metadata` `WithTypeAndObjectMeta` puts in place of the root's own (which it
+    /// carries: from 1.37 the names keep its `maxLength` when shorter than the cap).
+    Metadata(Option<&'s JsonSchemaProps>),
+    /// `metadata.name` (cap 253) or `metadata.generateName` (cap 252) of that metadata,
+    /// with the root's own property of that name, if any.
+    MetaName(Option<&'s JsonSchemaProps>, i64),
     /// A map's key type (apiserver `StringType`: no maximum).
     Key,
 }
+
+/// apimachinery `DNS1123SubdomainMaxLength`: every custom resource's name is checked by
+/// `NameIsDNSSubdomain`, so from 1.37 the CEL view of `metadata.name` is bounded by it
+/// (kubernetes#139573, `cappedLengthStringType`); `generateName` one byte less (the
+/// generated suffix is at least one byte).
+const NAME_MAX_LENGTH: i64 = 253;
 
 /// `SchemaDeclType(...)`'s verdict for a schema: `Some` when exposed to CEL.
 fn decl<'s>(s: &'s JsonSchemaProps, resource_root: bool) -> Option<Decl<'s>> {
@@ -1275,10 +1295,13 @@ fn has_type_and_object_meta(s: &JsonSchemaProps) -> bool {
 /// The properties of an object node as `(name, child)`, after the resource-root additions.
 fn properties<'s>(d: Decl<'s>) -> Vec<(&'s str, Decl<'s>)> {
     match d {
-        Decl::Metadata => vec![
-            ("generateName", Decl::PlainString),
-            ("name", Decl::PlainString),
-        ],
+        Decl::Metadata(own) => {
+            let own_prop = |k: &str| own.and_then(|m| m.properties.get(k));
+            vec![
+                ("generateName", Decl::MetaName(own_prop("generateName"), NAME_MAX_LENGTH - 1)),
+                ("name", Decl::MetaName(own_prop("name"), NAME_MAX_LENGTH)),
+            ]
+        }
         Decl::Schema(s, root) => {
             let add = root && !has_type_and_object_meta(s);
             let mut out: Vec<(&'s str, Decl<'s>)> = Vec::new();
@@ -1291,7 +1314,7 @@ fn properties<'s>(d: Decl<'s>) -> Vec<(&'s str, Decl<'s>)> {
             if add {
                 out.push(("apiVersion", Decl::PlainString));
                 out.push(("kind", Decl::PlainString));
-                out.push(("metadata", Decl::Metadata));
+                out.push(("metadata", Decl::Metadata(s.properties.get("metadata"))));
             }
             out
         }
@@ -1301,7 +1324,7 @@ fn properties<'s>(d: Decl<'s>) -> Vec<(&'s str, Decl<'s>)> {
 
 fn is_object(d: Decl) -> bool {
     match d {
-        Decl::Metadata => true,
+        Decl::Metadata(_) => true,
         Decl::Schema(s, _) => {
             !s.x_int_or_string
                 && s.type_str() == "object"
@@ -1332,7 +1355,17 @@ fn max_elements(d: Decl, depth: usize, model: CostModel) -> i64 {
     let s = match d {
         Decl::Schema(s, _) => s,
         Decl::PlainString => return MAX_REQUEST_SIZE_BYTES - 2,
-        Decl::Metadata | Decl::Key => return 0,
+        Decl::MetaName(own, cap) => {
+            if !model.caps_metadata_names() {
+                return MAX_REQUEST_SIZE_BYTES - 2;
+            }
+            // `cappedLengthStringType`: the root's own maxLength when shorter, then a
+            // string with a maxLength (× 4 for code points, `estimateMaxElementsFromMaxLength`).
+            let own_max = own.and_then(|p| p.max_length);
+            let max_length = own_max.map_or(cap, |m| m.min(cap));
+            return zero_if_negative(max_length).saturating_mul(4);
+        }
+        Decl::Metadata(_) | Decl::Key => return 0,
     };
     if s.x_int_or_string {
         return match s.max_length {
@@ -1398,8 +1431,8 @@ fn min_size(d: Decl, depth: usize) -> i64 {
     }
     let s = match d {
         Decl::Schema(s, _) => s,
-        Decl::PlainString | Decl::Key => return 2,
-        Decl::Metadata => return 2,
+        Decl::PlainString | Decl::MetaName(..) | Decl::Key => return 2,
+        Decl::Metadata(_) => return 2,
     };
     if s.x_int_or_string {
         return 1;

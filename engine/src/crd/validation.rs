@@ -2568,9 +2568,11 @@ fn format_recognized(format: &str, kube: KubeVersion) -> bool {
     crate::validation::formats::is_supported_string_format_at(format, kube)
 }
 
-/// The CRD strategy's warnings: `unrecognized format "<f>"` for each distinct format the
-/// apiserver does not know (from 1.34 on string fields; from 1.36 on every type, see
-/// `collect_formats`).
+/// The CRD strategy's warnings (`WarningsOnCreate`, `getUnrecognizedFormatsInCRD`):
+/// `unrecognized format "<f>"` for every node whose format the apiserver does not know, once
+/// per node — the same format on 19 fields is 19 warnings, as the strategy appends one per
+/// node it visits and nothing removes repeats (from 1.34 on string fields; from 1.36 on
+/// every type, see `collect_formats`).
 fn format_warnings(spec: &InternalSpec<'_>, kube: KubeVersion) -> Vec<String> {
     if !kube.at_least(34) {
         return Vec::new();
@@ -2598,7 +2600,7 @@ fn collect_formats(s: &JsonSchemaProps, kube: KubeVersion, out: &mut Vec<String>
             ("number", true) => f != "float" && f != "double",
             (_, true) => true,
         };
-        if warn && !out.iter().any(|x| x == f) {
+        if warn {
             out.push(f.to_string());
         }
     }
