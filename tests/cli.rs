@@ -90,3 +90,38 @@ fn batch_answers_every_line_in_order() {
     assert!(answers[2]["error"].as_str().unwrap().contains("cannot read crdFile"));
     assert_eq!(answers[3]["crdErrors"], serde_json::json!([]));
 }
+
+/// `validate` without `--kubernetes-version` answers as the latest release (1.37), a batch
+/// request without `kubernetesVersion` as the protocol's 1.36. The rule tells them apart:
+/// 1.37 bounds `metadata.name`/`generateName` (253/252 bytes) in estimates, so it costs
+/// ceil(1012 × 0.1) × ceil(1008 × 0.1) + 6 = 10308; on 1.36 both are request-sized and the
+/// product is far over the per-rule limit.
+#[test]
+fn validate_defaults_to_the_latest_release_batch_to_the_protocol_default() {
+    let crd = tmp(
+        "meta-crd.yaml",
+        &CRD.replace(
+            "        type: object\n        properties:\n          spec:",
+            "        type: object\n        x-kubernetes-validations:\n        - rule: self.metadata.name.contains(self.metadata.generateName)\n        properties:\n          spec:",
+        ),
+    );
+    assert!(std::fs::read_to_string(&crd).unwrap().contains("generateName)"));
+    let obj = tmp("meta-obj.yaml", "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {replicas: 1}\n");
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let out = crdlab().args(["validate", "--crd", &crd, "--object", &obj, "-o", "json"]).args(extra).output().unwrap();
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let latest = run(&[]);
+    assert_eq!(latest["crdErrors"], serde_json::json!([]), "{}", latest);
+    assert_eq!(latest["rules"][0]["maxCost"], 10308, "{}", latest);
+    let v136 = run(&["--kubernetes-version", "1.36"]);
+    let errs = v136["crdErrors"].to_string();
+    assert!(errs.contains("estimated rule cost exceeds budget"), "{}", errs);
+
+    let line = serde_json::json!({"id": "p", "crdFile": crd}).to_string() + "\n";
+    let mut child = crdlab().arg("batch").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(line.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let a: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(a["crdErrors"].to_string().contains("estimated rule cost exceeds budget"), "{}", a);
+}

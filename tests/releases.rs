@@ -399,4 +399,163 @@ fn cel_errors_ratchet_only_where_the_schema_correlates_the_old_value() {
     };
     assert_eq!(outcome(json!({"receivers": {"otlp": {}}})), (1, 0));
     assert_eq!(outcome(json!({})), (0, 1));
+
+// ---------------------------------------------------------------------------- 1.37
+
+/// A CRD whose root carries `rules` (and whose root `metadata` is `meta`, JSON text).
+fn root_rules_crd(meta: &str, rules: &[&str]) -> String {
+    let rules: Vec<String> = rules.iter().map(|r| format!("{{\"rule\": {:?}}}", r)).collect();
+    format!(
+        r#"{{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+  "metadata": {{"name": "widgets.example.com"}},
+  "spec": {{"group": "example.com", "scope": "Namespaced",
+    "names": {{"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"}},
+    "versions": [{{"name": "v1", "served": true, "storage": true, "schema": {{"openAPIV3Schema": {{
+      "type": "object",
+      "properties": {{"metadata": {meta}, "spec": {{"type": "object",
+        "properties": {{"inner": {{"type": "object", "x-kubernetes-embedded-resource": true,
+          "x-kubernetes-preserve-unknown-fields": true,
+          "x-kubernetes-validations": [{{"rule": "self.metadata.name.contains('a')"}}]}}}}}}}},
+      "x-kubernetes-validations": [{rules}]}}}}}}]}}}}"#,
+        meta = meta,
+        rules = rules.join(", ")
+    )
+}
+
+/// The estimated cost of each rule, by rule text, on `minor`.
+fn rule_costs(crd: &str, minor: u32) -> Vec<(String, u64)> {
+    let req = Request {
+        crd: Some(Value::String(crd.to_string())),
+        kubernetes_version: Some(format!("1.{}", minor)),
+        ..Default::default()
+    };
+    let a = Engine::new().handle(&req);
+    assert!(a.error.is_none(), "{:?}", a.error);
+    assert_eq!(a.crd_errors.as_deref().map(|e| e.len()), Some(0), "{:?}", a.crd_errors);
+    a.rules
+        .unwrap_or_default()
+        .into_iter()
+        .map(|r| (format!("{} @ {}", r.rule, r.schema_path), r.max_cost.unwrap_or(0)))
+        .collect()
+}
+
+/// The cost of `rule` at the node `path` (one of its `x-kubernetes-validations`).
+fn cost_of(costs: &[(String, u64)], rule: &str, path: &str) -> u64 {
+    let key = format!("{} @ {}.x-kubernetes-validations[", rule, path);
+    costs.iter().find(|(k, _)| k.starts_with(&key)).unwrap_or_else(|| panic!("{} not in {:?}", key, costs)).1
+}
+
+/// kubernetes#139573 (1.37): `metadata.name` is at most 253 bytes and `generateName` 252,
+/// so the `metadata` `WithTypeAndObjectMeta` adds is bounded in estimates: a string of
+/// maxLength 253 has 1012 bytes (× 4 for code points). `x.contains('a')` costs
+/// ceil(size × 0.1) × ceil(1 × 0.1) plus 3 for `self.metadata.name` (ident + 2 selects).
+#[test]
+fn metadata_name_bounded_in_cost_estimates_from_1_37() {
+    let name = "self.metadata.name.contains('a')";
+    let generate = "self.metadata.generateName.contains('a')";
+    let c = root_rules_crd(r#"{"type": "object"}"#, &[name, generate]);
+    let root = "openAPIV3Schema";
+    let embedded = "openAPIV3Schema.properties[spec].properties[inner]";
+    let c37 = rule_costs(&c, 37);
+    // ceil(1012 × 0.1) = 102; generateName: ceil(1008 × 0.1) = 101.
+    assert_eq!(cost_of(&c37, name, root), 102 + 3);
+    assert_eq!(cost_of(&c37, generate, root), 101 + 3);
+    // An embedded resource's root gets the same metadata (model.WithTypeAndObjectMeta).
+    assert_eq!(cost_of(&c37, name, embedded), 102 + 3);
+    // 1.36: a request-sized string (3 MiB − 2 bytes): ceil(3145726 × 0.1) = 314573.
+    let c36 = rule_costs(&c, 36);
+    assert_eq!(cost_of(&c36, name, root), 314_573 + 3);
+    assert_eq!(cost_of(&c36, generate, root), 314_573 + 3);
+    assert_eq!(cost_of(&c36, name, embedded), 314_573 + 3);
+}
+
+/// `cappedLengthStringType`: the root's own, shorter, maxLength wins; a root that declares
+/// `kind`, `apiVersion` and both names as strings is left as written
+/// (`WithTypeAndObjectMeta` returns it unchanged), so its unbounded name stays request-sized
+/// on 1.37 too.
+#[test]
+fn metadata_name_cap_keeps_a_shorter_own_max_length() {
+    let name = "self.metadata.name.contains('a')";
+    let generate = "self.metadata.generateName.contains('a')";
+    let root = "openAPIV3Schema";
+    let own_name = root_rules_crd(
+        r#"{"type": "object", "properties": {"name": {"type": "string", "maxLength": 63}}}"#,
+        &[name, generate],
+    );
+    let c = rule_costs(&own_name, 37);
+    // 63 × 4 = 252 bytes: ceil(25.2) = 26; generateName keeps the 252 cap.
+    assert_eq!(cost_of(&c, name, root), 26 + 3);
+    assert_eq!(cost_of(&c, generate, root), 101 + 3);
+    let long_own = root_rules_crd(
+        r#"{"type": "object", "properties": {"name": {"type": "string", "maxLength": 1000}}}"#,
+        &[name],
+    );
+    assert_eq!(cost_of(&rule_costs(&long_own, 37), name, root), 102 + 3);
+    let both_declared = root_rules_crd(
+        r#"{"type": "object", "properties": {"name": {"type": "string"}, "generateName": {"type": "string"}}}"#,
+        &[name],
+    );
+    // Without `kind` and `apiVersion` strings the root is still rebuilt, names capped.
+    assert_eq!(cost_of(&rule_costs(&both_declared, 37), name, root), 102 + 3);
+    let as_written = both_declared.replacen(
+        r#""properties": {"metadata": "#,
+        r#""properties": {"kind": {"type": "string"}, "apiVersion": {"type": "string"}, "metadata": "#,
+        1,
+    );
+    assert_ne!(as_written, both_declared);
+    assert_eq!(cost_of(&rule_costs(&as_written, 37), name, root), 314_573 + 3);
+}
+
+/// The CRD strategy warns once per node with an unrecognized format (`WarningsOnCreate`
+/// appends what `getUnrecognizedFormatsInSchema` finds at every node): the same format on
+/// two fields is two warnings, on every release that warns (1.34+).
+#[test]
+fn unrecognized_format_warnings_repeat_per_field() {
+    let c = crd(
+        "              a: {type: string, format: ip}\n              b: {type: string, format: ip}\n              c: {type: string, format: ipv4}",
+        "            - rule: 'true'",
+    );
+    for minor in [34, 36, 37] {
+        let req = Request {
+            crd: Some(Value::String(c.clone())),
+            kubernetes_version: Some(format!("1.{}", minor)),
+            ..Default::default()
+        };
+        let w = Engine::new().handle(&req).crd_warnings.unwrap_or_default();
+        assert_eq!(w, vec!["unrecognized format \"ip\"", "unrecognized format \"ip\""], "1.{}", minor);
+    }
+}
+
+/// Every place that lists releases reads the one table (crdlab::version::RELEASES): the
+/// parser's range, the npm package's `version()` list, the playground's picker and its
+/// default, the CLI help.
+#[test]
+fn release_lists_come_from_the_table() {
+    use crdlab::version::{KubeVersion, RELEASES};
+    let table: Vec<String> = RELEASES.iter().map(|r| r.version.to_string()).collect();
+    assert_eq!(KubeVersion::supported_names(), table);
+    let mut newest_first = table.clone();
+    newest_first.reverse();
+    assert_eq!(KubeVersion::supported_names_newest_first(), newest_first);
+    assert_eq!(KubeVersion::MIN.to_string(), table[0]);
+    assert_eq!(KubeVersion::LATEST.to_string(), *table.last().unwrap());
+    assert_eq!(KubeVersion::LATEST.to_string(), "1.37");
+    // The batch protocol keeps its own default; a request without a version targets it.
+    assert_eq!(KubeVersion::PROTOCOL_DEFAULT.to_string(), "1.36");
+    // The wasm API and the playground (which build only for wasm32) list the releases
+    // through these functions and write no release of their own.
+    let src = |p: &str| std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(p)).unwrap();
+    let wasm = src("src/wasm.rs");
+    assert!(wasm.contains("kubernetes_versions: KubeVersion::supported_names()"));
+    let web = src("../web/src/main.rs");
+    assert!(web.contains("crdlab::KubeVersion::supported_names_newest_first()"));
+    assert!(web.contains("crdlab::KubeVersion::LATEST.to_string()"));
+    let cli = src("src/bin/crdlab.rs");
+    for code in [&web, &cli] {
+        for v in &table {
+            for quoted in [format!("\"{}\"", v), format!("(default {})", v)] {
+                assert!(!code.contains(&quoted), "a hard-coded {} in the source", quoted);
+            }
+        }
+    }
 }

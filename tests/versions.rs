@@ -234,3 +234,49 @@ fn cli_versions_and_old_crd() {
         String::from_utf8_lossy(&update.stdout)
     );
 }
+
+/// 1.37 bounds `metadata.name` (253 bytes) and `generateName` (252) in estimates
+/// (kubernetes#139573): a root rule comparing them is far over the per-rule limit on every
+/// earlier release (both request-sized) and costs 102 × 101 + 6 on 1.37.
+#[test]
+fn metadata_name_rule_arrives_in_1_37() {
+    let text = r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-validations:
+        - rule: self.metadata.name.contains(self.metadata.generateName)
+"#;
+    let rows = rule_versions_of_text(text).unwrap();
+    assert_eq!(rows.len(), 1, "{:?}", rows);
+    let r = &rows[0];
+    assert_eq!(r.lowest_version.as_deref(), Some("1.37"), "{:?}", r);
+    assert_eq!(
+        r.reason,
+        "1.36 rejects the cost: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)"
+    );
+    // The rule's own limit and the schema's total both fail on 1.36.
+    let c = CompiledCrd::from_text(text, KubeVersion { minor: 36 }).unwrap();
+    let msgs: Vec<String> = c.crd_errors.iter().map(|e| e.message()).collect();
+    let over = "exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)";
+    assert_eq!(
+        msgs,
+        vec![
+            format!("spec.validation.openAPIV3Schema.x-kubernetes-validations[0].rule: Forbidden: estimated rule cost {}", over),
+            format!("spec.validation.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema {}", over),
+            "spec.validation.openAPIV3Schema.x-kubernetes-validations[0].rule: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema".to_string(),
+        ]
+    );
+    let c37 = CompiledCrd::from_text(text, KubeVersion { minor: 37 }).unwrap();
+    assert!(c37.crd_errors.is_empty(), "{:?}", c37.crd_errors);
+}

@@ -145,7 +145,7 @@ impl BadValue {
     fn render(&self, out: &mut String, kube: KubeVersion) {
         // Before 1.34 apimachinery printed nil as the string "null" and other values with
         // Go's %#v; from 1.34 it prints null and JSON.
-        let go_style = !kube.at_least(34);
+        let go_style = !kube.has(crate::version::Feature::JsonFieldValues);
         match self {
             BadValue::Omit => {}
             BadValue::Null if go_style => out.push_str("\"null\""),
@@ -186,7 +186,7 @@ pub struct EarlierDetail {
 /// apimachinery's `TooLong`/`TooLongMaxLength`/`TooMany` texts were merged and reworded in
 /// 1.32 (kubernetes PR 128553): "may not be more than N bytes" (singular for 1), "must have
 /// at most N items" (singular for 1).
-const TOO_TEXTS_REWORDED_IN: u32 = 32;
+const TOO_TEXTS_REWORDED_IN: u32 = crate::version::Feature::RewordedTooLongTooMany.since();
 
 fn plural(n: i64, one: &str, many: &str) -> String {
     format!("{} {}", n, if n == 1 { one } else { many })

@@ -11,7 +11,7 @@ use crate::validation;
 use serde_json::Value;
 
 /// The release whose ratcheting also covers CEL rules (kubernetes#121016).
-const CEL_RATCHETING_SINCE: u32 = 29;
+const CEL_RATCHETING_SINCE: u32 = crate::version::Feature::CelRatcheting.since();
 
 #[derive(Clone, Debug)]
 pub struct ValidateOptions {

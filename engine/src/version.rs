@@ -1,5 +1,14 @@
-//! The Kubernetes release a request targets (1.25 to 1.36); every behaviour that differs
-//! between releases switches on it (engine/VERSIONS.md lists them).
+//! The Kubernetes release a request targets, and the one table of what crdlab knows about
+//! each release: [`RELEASES`] (which releases exist, what each one changed) and [`Feature`]
+//! (every behaviour that switches on the release, with the release it arrived in).
+//! engine/VERSIONS.md explains each row.
+//!
+//! Adding a release (say 1.38) is: one new [`RELEASES`] row; a [`Feature`] variant (with its
+//! `since` and `summary`) for each behaviour 1.38 changes, read where that behaviour lives;
+//! the VERSIONS.md rows. [`KubeVersion::LATEST`], the supported range, the CLI help, the
+//! playground's release picker and the npm package's `version()` all follow the table.
+//! (The CEL libraries stay gated in their own files under `cel/library/`, each at the
+//! compatibility version apiserver `environment/base.go` introduces it.)
 
 use std::fmt;
 
@@ -8,9 +17,214 @@ pub struct KubeVersion {
     pub minor: u32,
 }
 
+/// A Kubernetes release crdlab reproduces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Release {
+    pub version: KubeVersion,
+    /// The google/cel-go version the release is modelled on (its latest patch; for 1.37
+    /// the v1.37.0-beta.0 the vectors were answered by). `x` where the patch is not
+    /// verified: 1.35–1.37 are modelled on v0.26's cost code (1.37.0-beta.0's runtime
+    /// `startsWith` cost is still the receiver's, as before google/cel-go#1351).
+    pub cel_go: &'static str,
+    /// What changed for CRDs and CEL rules in this release, in one line.
+    pub summary: &'static str,
+}
+
+const fn release(minor: u32, cel_go: &'static str, summary: &'static str) -> Release {
+    Release { version: KubeVersion { minor }, cel_go, summary }
+}
+
+/// Every release crdlab reproduces, oldest first, without gaps (a test checks it). The
+/// first row is [`KubeVersion::MIN`], the last [`KubeVersion::LATEST`].
+pub const RELEASES: &[Release] = &[
+    release(25, "v0.12.7", "CEL validation rules (beta, on by default)"),
+    release(26, "v0.12.7", "CEL rule fixes; no CRD-visible change modelled"),
+    release(27, "v0.12.7", "messageExpression"),
+    release(28, "v0.16.1", "reason and fieldPath; CRDValidationRatcheting gate (alpha); string literal sizes in code points"),
+    release(29, "v0.17.8", "CEL failures ratchet as warnings; optional types, quantity and cross-type comparisons for new rules; has() costs its operand; enum-bounded strings"),
+    release(30, "v0.17.8", "ratcheting on by default; optionalOldSelf; strings v2, sets, literal validators for new rules"),
+    release(31, "v0.20.1", "selectableFields; ip and cidr for new rules"),
+    release(32, "v0.22.x", "reworded Too long / Too many; format library and reserved-word field names for new rules; Kubernetes-type equality costs"),
+    release(33, "v0.23.2", "two-variable comprehensions for new rules; cel-go's new coster (locals, entry sizes)"),
+    release(34, "v0.26.0", "unrecognized-format warnings; field values print as JSON; semver for new rules; maxLength bounds int-or-string"),
+    release(35, "v0.26.x", "failed rules print scalar values; k8s-short-name/k8s-long-name formats; lists extension v3 for new rules"),
+    release(36, "v0.26.x", "numeric formats kept and checked; format warnings on every type"),
+    release(37, "v0.26.x", "metadata.name (253) and generateName (252) are bounded in cost estimates (kubernetes#139573)"),
+];
+
+/// A behaviour that switches on the release. [`Feature::since`] is the first release with
+/// it; for [`Gate::Compatibility`] features it is the first *compatibility version* (the
+/// CEL environment new rules of release N compile in is N − 1, the stored-expressions
+/// environment N), for [`Gate::Release`] ones the server binary's release.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Feature {
+    // ---- CRD fields and checks
+    /// `messageExpression` is a known rule field (before: dropped by the decoder).
+    MessageExpression,
+    /// `reason` and `fieldPath` are known rule fields.
+    ReasonAndFieldPath,
+    /// `optionalOldSelf` is kept and checked (1.29 drops it: its gate is off).
+    OptionalOldSelf,
+    /// `selectableFields` are checked (the CustomResourceFieldSelectors gate, beta).
+    SelectableFields,
+    /// On a CRD update, versions whose schema is unchanged skip the per-rule cost errors.
+    SuppressUnchangedSchemaCost,
+    /// The second default-rule pass without an old value.
+    DefaultsWithoutOldSelf,
+    /// `unrecognized format "<f>"` CRD warnings.
+    FormatWarnings,
+    /// Numeric formats kept, validated, and warned about on every type (kubernetes#136582).
+    NumericFormats,
+    // ---- validation ratcheting
+    /// The CRDValidationRatcheting gate exists (alpha, off).
+    RatchetingGate,
+    /// CEL rule failures on unchanged values ratchet, as warnings.
+    CelRatcheting,
+    /// Ratcheting on by default (gate beta).
+    RatchetingByDefault,
+    // ---- messages
+    /// `Too long: may not be more than N bytes` / `must have at most 1 item` (kubernetes#128553).
+    RewordedTooLongTooMany,
+    /// Field error values print as JSON (before: Go `%#v`); rules in CRD errors as JSON.
+    JsonFieldValues,
+    /// Failed CEL rules print scalar values (before: the schema type).
+    PrintRuleValues,
+    // ---- CEL grammar and environments (compatibility version)
+    /// Optional syntax and types (`?.`, `[?]`, `optional.*`), cross-type numeric comparisons.
+    OptionalSyntax,
+    /// Constant duration/timestamp/regex arguments are checked at compile time.
+    LiteralValidators,
+    /// Reserved words usable as field names (`self.namespace`).
+    KeywordFieldNames,
+    /// Syntax errors list the `'?'` token (cel-go v0.14+ grammar).
+    GrammarOptionalToken,
+    /// Syntax errors list the `ESC_IDENTIFIER` token (cel-go v0.23 grammar).
+    GrammarEscapedIdentifier,
+    // ---- cost (the release's cel-go and apiserver cost code)
+    /// String literal sizes count code points (google/cel-go#664).
+    StringLiteralCodePoints,
+    /// `has(x.f)` costs its operand (kubernetes#122193).
+    PresenceTestCostsOperand,
+    /// A string with an `enum` and no `maxLength` is as long as its longest value.
+    EnumBoundsStringLength,
+    /// A comprehension's result has its range's size (google/cel-go#901), until 1.33's coster.
+    ComprehensionResultRangeSize,
+    /// `_==_` on Kubernetes types has the apiserver's own estimate (kubernetes#126359).
+    KubernetesTypeEquality,
+    /// cel-go's new coster: locals, entry sizes, bind-shaped comprehensions (google/cel-go#1104).
+    CostTracksLocals,
+    /// `maxLength` bounds an `x-kubernetes-int-or-string` (kubernetes#132837).
+    IntOrStringMaxLength,
+    /// `metadata.name`/`generateName` bounded to 253/252 bytes in estimates (kubernetes#139573).
+    MetadataNameMaxLength,
+}
+
+/// What a [`Feature`] is gated on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gate {
+    /// The server binary: the release itself, whatever the compatibility version.
+    Release,
+    /// The CEL environment's compatibility version.
+    Compatibility,
+}
+
+impl Feature {
+    pub const ALL: &'static [Feature] = &[
+        Feature::MessageExpression,
+        Feature::ReasonAndFieldPath,
+        Feature::OptionalOldSelf,
+        Feature::SelectableFields,
+        Feature::SuppressUnchangedSchemaCost,
+        Feature::DefaultsWithoutOldSelf,
+        Feature::FormatWarnings,
+        Feature::NumericFormats,
+        Feature::RatchetingGate,
+        Feature::CelRatcheting,
+        Feature::RatchetingByDefault,
+        Feature::RewordedTooLongTooMany,
+        Feature::JsonFieldValues,
+        Feature::PrintRuleValues,
+        Feature::OptionalSyntax,
+        Feature::LiteralValidators,
+        Feature::KeywordFieldNames,
+        Feature::GrammarOptionalToken,
+        Feature::GrammarEscapedIdentifier,
+        Feature::StringLiteralCodePoints,
+        Feature::PresenceTestCostsOperand,
+        Feature::EnumBoundsStringLength,
+        Feature::ComprehensionResultRangeSize,
+        Feature::KubernetesTypeEquality,
+        Feature::CostTracksLocals,
+        Feature::IntOrStringMaxLength,
+        Feature::MetadataNameMaxLength,
+    ];
+
+    /// The first release (or compatibility version, see [`Feature::gate`]) with it.
+    pub const fn since(self) -> u32 {
+        match self {
+            Feature::MessageExpression => 27,
+            Feature::ReasonAndFieldPath => 28,
+            Feature::OptionalOldSelf => 30,
+            Feature::SelectableFields => 31,
+            Feature::SuppressUnchangedSchemaCost => 29,
+            Feature::DefaultsWithoutOldSelf => 30,
+            Feature::FormatWarnings => 34,
+            Feature::NumericFormats => 36,
+            Feature::RatchetingGate => 28,
+            Feature::CelRatcheting => 29,
+            Feature::RatchetingByDefault => 30,
+            Feature::RewordedTooLongTooMany => 32,
+            Feature::JsonFieldValues => 34,
+            Feature::PrintRuleValues => 35,
+            Feature::OptionalSyntax => 28,
+            Feature::LiteralValidators => 29,
+            Feature::KeywordFieldNames => 31,
+            Feature::GrammarOptionalToken => 28,
+            Feature::GrammarEscapedIdentifier => 33,
+            Feature::StringLiteralCodePoints => 28,
+            Feature::PresenceTestCostsOperand => 29,
+            Feature::EnumBoundsStringLength => 29,
+            Feature::ComprehensionResultRangeSize => 29,
+            Feature::KubernetesTypeEquality => 32,
+            Feature::CostTracksLocals => 33,
+            Feature::IntOrStringMaxLength => 34,
+            Feature::MetadataNameMaxLength => 37,
+        }
+    }
+
+    /// The release that took it away again, if any.
+    pub const fn until(self) -> Option<u32> {
+        match self {
+            // From cel-go v0.23 the result has its accumulator's size instead.
+            Feature::ComprehensionResultRangeSize => Some(Feature::CostTracksLocals.since()),
+            _ => None,
+        }
+    }
+
+    pub const fn gate(self) -> Gate {
+        match self {
+            Feature::OptionalSyntax | Feature::LiteralValidators | Feature::KeywordFieldNames => Gate::Compatibility,
+            _ => Gate::Release,
+        }
+    }
+
+    /// Whether a release (or, for [`Gate::Compatibility`] features, a compatibility
+    /// version) with this minor has it.
+    pub const fn enabled_at(self, minor: u32) -> bool {
+        minor >= self.since()
+            && match self.until() {
+                Some(u) => minor < u,
+                None => true,
+            }
+    }
+}
+
 impl KubeVersion {
-    pub const MIN: KubeVersion = KubeVersion { minor: 25 };
-    pub const LATEST: KubeVersion = KubeVersion { minor: 37 };
+    /// The oldest release in [`RELEASES`].
+    pub const MIN: KubeVersion = RELEASES[0].version;
+    /// The newest release in [`RELEASES`]: what everything a person uses defaults to (the
+    /// CLI's `validate`/`cost`/`versions`/`diff`, the playground, the npm package).
+    pub const LATEST: KubeVersion = RELEASES[RELEASES.len() - 1].version;
     /// The release a `crdlab batch` request without `kubernetesVersion` targets: the
     /// protocol (shared/docs/vector-format.md) fixes it at 1.36, the release whose answers
     /// the vectors without a version hold. Everything a person uses defaults to [`Self::LATEST`].
@@ -25,28 +239,57 @@ impl KubeVersion {
         match (major, minor) {
             (Some(1), Some(m)) if (Self::MIN.minor..=Self::LATEST.minor).contains(&m) => Ok(KubeVersion { minor: m }),
             (Some(1), Some(_)) => Err(format!(
-                "kubernetesVersion {:?} is not supported: crdlab targets 1.{} to 1.{}",
+                "kubernetesVersion {:?} is not supported: crdlab targets {} to {}",
                 s,
-                Self::MIN.minor,
-                Self::LATEST.minor
+                Self::MIN,
+                Self::LATEST
             )),
             _ => Err(format!("kubernetesVersion {:?} is not a Kubernetes version like \"1.32\"", s)),
         }
+    }
+
+    /// Every supported release, oldest first (the [`RELEASES`] table).
+    pub fn supported() -> impl DoubleEndedIterator<Item = KubeVersion> + ExactSizeIterator {
+        RELEASES.iter().map(|r| r.version)
+    }
+
+    /// The supported releases as `"1.25"` ... `"1.37"`, oldest first: the npm package's
+    /// `version().kubernetesVersions`.
+    pub fn supported_names() -> Vec<String> {
+        Self::supported().map(|v| v.to_string()).collect()
+    }
+
+    /// The supported releases as `"1.37"` ... `"1.25"`, newest first: the playground's
+    /// release picker.
+    pub fn supported_names_newest_first() -> Vec<String> {
+        Self::supported().rev().map(|v| v.to_string()).collect()
+    }
+
+    /// This release's row of [`RELEASES`] (`None` for a version outside the table, which
+    /// [`KubeVersion::parse`] never returns).
+    pub fn release(self) -> Option<&'static Release> {
+        RELEASES.iter().find(|r| r.version == self)
     }
 
     pub fn at_least(self, minor: u32) -> bool {
         self.minor >= minor
     }
 
+    /// Whether this release has `f` ([`Feature::enabled_at`] of its minor; for a
+    /// [`Gate::Compatibility`] feature that is the stored-expressions environment's view).
+    pub const fn has(self, f: Feature) -> bool {
+        f.enabled_at(self.minor)
+    }
+
     /// Validation ratcheting as the release ships it: the `CRDValidationRatcheting` gate
     /// arrived in 1.28 (alpha, off) and is on by default from 1.30 (beta; GA in 1.33).
     pub fn ratcheting_by_default(self) -> bool {
-        self.at_least(30)
+        self.has(Feature::RatchetingByDefault)
     }
 
     /// Whether ratcheting can be turned on at all: from 1.28, where the gate exists.
     pub fn ratcheting_available(self) -> bool {
-        self.at_least(28)
+        self.has(Feature::RatchetingGate)
     }
 
     /// The ratcheting a request asks for (`None`: the release's default), or why the
@@ -55,8 +298,10 @@ impl KubeVersion {
         match asked {
             None => Ok(self.ratcheting_by_default()),
             Some(true) if !self.ratcheting_available() => Err(format!(
-                "ratcheting is not available on Kubernetes {}: validation ratcheting arrived in 1.28 (the CRDValidationRatcheting feature gate; on by default from 1.30)",
-                self
+                "ratcheting is not available on Kubernetes {}: validation ratcheting arrived in 1.{} (the CRDValidationRatcheting feature gate; on by default from 1.{})",
+                self,
+                Feature::RatchetingGate.since(),
+                Feature::RatchetingByDefault.since(),
             )),
             Some(b) => Ok(b),
         }
@@ -72,5 +317,81 @@ impl Default for KubeVersion {
 impl fmt::Display for KubeVersion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "1.{}", self.minor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn releases_are_contiguous_and_bound_the_range() {
+        assert_eq!(KubeVersion::MIN, KubeVersion { minor: 25 });
+        assert_eq!(KubeVersion::LATEST, KubeVersion { minor: 37 });
+        for w in RELEASES.windows(2) {
+            assert_eq!(w[0].version.minor + 1, w[1].version.minor, "gap after {}", w[0].version);
+        }
+        assert!(KubeVersion::PROTOCOL_DEFAULT.release().is_some());
+        assert_eq!(KubeVersion::default(), KubeVersion::LATEST);
+        assert_eq!(KubeVersion::supported().len(), RELEASES.len());
+    }
+
+    #[test]
+    fn parse_accepts_exactly_the_table() {
+        for r in RELEASES {
+            assert_eq!(KubeVersion::parse(&r.version.to_string()), Ok(r.version));
+        }
+        assert_eq!(KubeVersion::parse("v1.37.0-beta.0"), Ok(KubeVersion { minor: 37 }));
+        assert_eq!(
+            KubeVersion::parse("1.38").unwrap_err(),
+            "kubernetesVersion \"1.38\" is not supported: crdlab targets 1.25 to 1.37"
+        );
+        assert_eq!(
+            KubeVersion::parse("1.24").unwrap_err(),
+            "kubernetesVersion \"1.24\" is not supported: crdlab targets 1.25 to 1.37"
+        );
+    }
+
+    #[test]
+    fn name_lists_follow_the_table() {
+        let names = KubeVersion::supported_names();
+        assert_eq!(names.first().map(String::as_str), Some("1.25"));
+        assert_eq!(names.last().map(String::as_str), Some("1.37"));
+        let mut newest_first = KubeVersion::supported_names_newest_first();
+        assert_eq!(newest_first[0], "1.37");
+        newest_first.reverse();
+        assert_eq!(newest_first, names);
+    }
+
+    #[test]
+    fn every_feature_is_listed_and_arrives_within_the_range_or_before() {
+        for f in Feature::ALL {
+            assert!(f.since() <= KubeVersion::LATEST.minor, "{:?}", f);
+            assert!(KubeVersion::LATEST.has(*f) || f.until().is_some(), "{:?}", f);
+        }
+        // Feature::ALL has every variant once (a new variant left out of it is caught by
+        // the exhaustive `since` match only if listed here too).
+        let mut seen = std::collections::HashSet::new();
+        for f in Feature::ALL {
+            assert!(seen.insert(*f), "{:?} twice", f);
+        }
+    }
+
+    #[test]
+    fn features_switch_at_their_release() {
+        let v = |m| KubeVersion { minor: m };
+        assert!(!v(36).has(Feature::MetadataNameMaxLength));
+        assert!(v(37).has(Feature::MetadataNameMaxLength));
+        // A feature that a later release took back.
+        assert!(!v(28).has(Feature::ComprehensionResultRangeSize));
+        assert!(v(29).has(Feature::ComprehensionResultRangeSize));
+        assert!(v(32).has(Feature::ComprehensionResultRangeSize));
+        assert!(!v(33).has(Feature::ComprehensionResultRangeSize));
+        assert_eq!(
+            v(27).ratcheting(Some(true)).unwrap_err(),
+            "ratcheting is not available on Kubernetes 1.27: validation ratcheting arrived in 1.28 (the CRDValidationRatcheting feature gate; on by default from 1.30)"
+        );
+        assert_eq!(v(29).ratcheting(None), Ok(false));
+        assert_eq!(v(30).ratcheting(None), Ok(true));
     }
 }

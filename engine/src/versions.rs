@@ -1,5 +1,5 @@
 //! The version matrix — beyond the apiserver: for every `x-kubernetes-validations` rule of a
-//! CRD, the lowest Kubernetes release (1.25 to 1.36) on which creating the CRD accepts it,
+//! CRD, the lowest supported Kubernetes release (`KubeVersion::MIN` to `LATEST`, 1.25 to 1.37) on which creating the CRD accepts it,
 //! and why the release just below does not.
 //!
 //! A rule is accepted on a release when
@@ -10,7 +10,7 @@
 //!   release (compatibility version = release − 1, `environment.DefaultCompatibilityVersion`);
 //! - their estimated costs stay within the per-expression limit (`StaticEstimatedCostLimit`).
 //!
-//! The lowest version is the lowest release from which every later release (up to 1.36)
+//! The lowest version is the lowest release from which every later release (up to `KubeVersion::LATEST`)
 //! accepts the rule. The reason is derived from what fails on the release just below: an
 //! unknown field, or the compile error there, named after the library that brings the
 //! missing function, macro or syntax.
@@ -36,7 +36,7 @@ pub struct RuleVersionRow {
     /// `openAPIV3Schema.properties[spec].x-kubernetes-validations[0]`.
     pub schema_path: String,
     pub rule: String,
-    /// `1.31`; `None` when no supported release (up to 1.36) accepts the rule.
+    /// `1.31`; `None` when no supported release (up to `KubeVersion::LATEST`) accepts the rule.
     pub lowest_version: Option<String>,
     /// Why the release below `lowest_version` does not accept it (empty when the rule works
     /// on every supported release).

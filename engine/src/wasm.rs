@@ -165,7 +165,7 @@ pub struct ValidateRequest {
     /// The CRD version to validate against (default: the storage version).
     #[tsify(optional)]
     version: Option<String>,
-    /// `"1.25"` to `"1.36"` (default: the latest).
+    /// `"1.25"` to `"1.37"` (`version().kubernetesVersions`; default: the latest).
     #[tsify(optional)]
     kubernetes_version: Option<String>,
     /// The object; absent: the CRD is only compiled.
@@ -203,7 +203,7 @@ pub struct ValidateRequest {
 #[derive(Tsify, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct CompileOptions {
-    /// `"1.25"` to `"1.36"` (default: the latest).
+    /// `"1.25"` to `"1.37"` (`version().kubernetesVersions`; default: the latest).
     #[tsify(optional)]
     kubernetes_version: Option<String>,
 }
@@ -447,8 +447,13 @@ pub fn validate(request: ValidateRequestArg) -> Result<JsValue, JsValue> {
         ));
     }
     let value = json_of(&request, "request")?;
-    let req: Request = serde_json::from_value(value)
+    let mut req: Request = serde_json::from_value(value)
         .map_err(|e| js_error(&format!("bad request: {}", e), "request", None))?;
+    // The package's default is the latest release; only the batch protocol keeps 1.36
+    // (`KubeVersion::PROTOCOL_DEFAULT`) for requests that name none.
+    if req.kubernetes_version.is_none() {
+        req.kubernetes_version = Some(KubeVersion::LATEST.to_string());
+    }
     ENGINE.with(|engine| {
         let mut engine = engine.borrow_mut();
         let mut answer = engine.handle(&req);
@@ -564,7 +569,7 @@ impl CompiledCrdHandle {
         to_js(&e)
     }
 
-    /// Each rule's lowest Kubernetes version (1.25–1.36), and why not below it.
+    /// Each rule's lowest Kubernetes version (1.25–1.37), and why not below it.
     #[wasm_bindgen(js_name = versionMatrix, unchecked_return_type = "RuleVersionRow[]")]
     pub fn version_matrix(&self) -> Result<JsValue, JsValue> {
         let _call = enter()?;
@@ -701,9 +706,8 @@ pub fn version() -> Result<JsValue, JsValue> {
     let _call = enter()?;
     to_js(&VersionInfo {
         crdlab: env!("CARGO_PKG_VERSION").to_string(),
-        kubernetes_versions: (KubeVersion::MIN.minor..=KubeVersion::LATEST.minor)
-            .map(|m| format!("1.{}", m))
-            .collect(),
+        // The release table (crate::version::RELEASES), as the playground's picker.
+        kubernetes_versions: KubeVersion::supported_names(),
         default_kubernetes_version: KubeVersion::default().to_string(),
     })
 }

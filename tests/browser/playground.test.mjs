@@ -249,10 +249,10 @@ test('the diff tab shows findings per field', { timeout: 120_000 }, async () => 
 
 test('the ratcheting toggle follows the Kubernetes version until it is clicked', { timeout: 120_000 }, async () => {
   const { page, pageErrors } = await openPlayground(env.context, env.baseUrl);
-  // The PGO example's update leaves an invalid field unchanged: 1.36 lets it through.
+  // The PGO example's update leaves an invalid field unchanged: 1.37 lets it through.
   await page.getByTestId('example-picker').selectOption('pgo');
   const warning = 'syncPeriodSeconds (40) must be less than leaderLeaseDurationSeconds (30)';
-  await waitForResults(page, (t) => t.includes('Let through by ratcheting') && t.includes(warning), 'the ratcheted rule on 1.36');
+  await waitForResults(page, (t) => t.includes('Let through by ratcheting') && t.includes(warning), 'the ratcheted rule on 1.37');
   const toggle = page.getByTestId('ratcheting');
   assert.equal(await toggle.isChecked(), true);
   // 1.29 has ratcheting only behind a feature gate, off by default: the failure is an error

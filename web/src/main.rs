@@ -32,10 +32,6 @@ pub struct Example {
     pub status: bool,
 }
 
-/// The Kubernetes releases crdlab targets, newest first.
-const KUBE_VERSIONS: &[&str] = &[
-    "1.36", "1.35", "1.34", "1.33", "1.32", "1.31", "1.30", "1.29", "1.28", "1.27", "1.26", "1.25",
-];
 
 /// A CRD edit is analysed at once while compiling is quick; when the last compile took
 /// longer than a frame, edits wait this long for the typing to pause.
@@ -412,7 +408,12 @@ impl App {
             let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
             Msg::Example(el.value())
         });
-        let kube = settings.kubernetes_version.clone().unwrap_or_else(|| "1.36".into());
+        // The engine's release table (crdlab::version::RELEASES): the picker lists it newest
+        // first and starts on the latest release.
+        let kube = settings
+            .kubernetes_version
+            .clone()
+            .unwrap_or_else(|| crdlab::KubeVersion::LATEST.to_string());
         let release = crdlab::KubeVersion::parse(&kube).unwrap_or_default();
         let ratchet_title = if release.ratcheting_available() {
             "Validation ratcheting: errors on fields an update leaves unchanged are let through (on by default from 1.30; 1.28 and 1.29 behind the CRDValidationRatcheting feature gate)"
@@ -437,7 +438,7 @@ impl App {
                 <label class="field">
                     <span>{ "Kubernetes" }</span>
                     <select data-testid="k8s-version" onchange={on_kube} aria-label="target Kubernetes version">
-                        { for KUBE_VERSIONS.iter().map(|v| html! { <option value={*v} selected={kube == *v}>{ *v }</option> }) }
+                        { for crdlab::KubeVersion::supported_names_newest_first().into_iter().map(|v| { let selected = kube == v; html! { <option value={v.clone()} selected={selected}>{ v }</option> } }) }
                     </select>
                 </label>
                 if versions.len() > 1 {

@@ -52,8 +52,7 @@ enum Command {
         /// The CRD version to validate against (default: the storage version).
         #[arg(long)]
         version: Option<String>,
-        /// Target Kubernetes version, e.g. 1.32 (default 1.36).
-        #[arg(long)]
+        #[arg(long, help = target_release_help())]
         kubernetes_version: Option<String>,
         /// Validate as a status-subresource update.
         #[arg(long)]
@@ -68,8 +67,9 @@ enum Command {
         #[arg(short = 'o', long, value_enum, default_value = "text")]
         output: Output,
     },
-    /// For every rule, the lowest Kubernetes release (1.25-1.36) that accepts it, and why
-    /// the release below does not; with --version, exit 1 when a rule needs a later release.
+    /// For every rule, the lowest supported Kubernetes release that accepts it, and why the
+    /// release below does not; with --version, exit 1 when a rule needs a later release.
+    #[command(about = versions_about())]
     Versions {
         /// The CustomResourceDefinition (YAML or JSON; multi-document files allowed).
         #[arg(long)]
@@ -112,12 +112,32 @@ enum Command {
         /// The CRD version (default: the storage version).
         #[arg(long)]
         version: Option<String>,
-        /// Target Kubernetes version, e.g. 1.32 (default 1.36).
-        #[arg(long)]
+        #[arg(long, help = target_release_help())]
         kubernetes_version: Option<String>,
         #[arg(short = 'o', long, value_enum, default_value = "text")]
         output: Output,
     },
+}
+
+/// `1.25-1.37`: the supported releases (crdlab::version::RELEASES).
+fn release_range() -> String {
+    format!("{}-{}", crdlab::KubeVersion::MIN, crdlab::KubeVersion::LATEST)
+}
+
+/// The `--kubernetes-version` help of `validate` and `cost`, from the release table.
+fn target_release_help() -> String {
+    format!(
+        "Target Kubernetes version, {} (default {})",
+        release_range(),
+        crdlab::KubeVersion::LATEST
+    )
+}
+
+fn versions_about() -> String {
+    format!(
+        "For every rule, the lowest Kubernetes release ({}) that accepts it, and why the release below does not; with --version, exit 1 when a rule needs a later release",
+        release_range()
+    )
 }
 
 fn main() -> ExitCode {
@@ -160,7 +180,9 @@ fn run() -> ExitCode {
                         None => None,
                     },
                     version,
-                    kubernetes_version,
+                    // A person's default is the latest release (the batch protocol's, 1.36,
+                    // applies to batch requests only).
+                    kubernetes_version: Some(kubernetes_version.unwrap_or_else(|| crdlab::KubeVersion::LATEST.to_string())),
                     subresource: status.then(|| "status".to_string()),
                     // Neither flag: the release's default.
                     ratcheting: if no_ratcheting {
@@ -302,7 +324,7 @@ fn versions(crd: &str, target: Option<&str>, output: Output) -> ExitCode {
                 };
                 println!("{} {}{}", r.crd_version, r.schema_path, mark);
                 println!("  rule:   {}", r.rule.replace('\n', "\n          "));
-                println!("  lowest: {}", r.lowest_version.as_deref().unwrap_or("none of 1.25-1.36"));
+                println!("  lowest: {}", r.lowest_version.clone().unwrap_or_else(|| format!("none of {}", release_range())));
                 if !r.reason.is_empty() {
                     println!("  why:    {}", r.reason);
                 }

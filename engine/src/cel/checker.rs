@@ -10,7 +10,7 @@ use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 use std::collections::HashMap;
 
 /// The compatibility version from which reserved words work as field names.
-pub const KEYWORD_FIELD_NAMES_SINCE: u32 = 31;
+pub const KEYWORD_FIELD_NAMES_SINCE: u32 = crate::version::Feature::KeywordFieldNames.since();
 
 /// A checked expression: the AST plus what the checker learned about it.
 pub struct Checked {

@@ -11,6 +11,7 @@ use super::types::Type;
 use crate::crd::model::JsonSchemaProps;
 use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 use std::collections::HashMap;
+use crate::version::Feature;
 
 /// cel-go `common.StringTraversalCostFactor`.
 pub const STRING_TRAVERSAL_COST_FACTOR: f64 = 0.1;
@@ -50,46 +51,55 @@ impl CostModel {
     /// cel-go v0.12 to v0.22, where only iteration variables get a path (from the range's
     /// type) and every other identifier is looked up by its own name.
     pub fn tracks_locals(self) -> bool {
-        self.release_minor >= 33
+        Feature::CostTracksLocals.enabled_at(self.release_minor)
     }
 
     /// cel-go v0.17.8 (google/cel-go#901, backported as #902; Kubernetes 1.29 patches and
     /// 1.30): a comprehension's result has the size of its range. From v0.23 the size is
     /// the accumulator's instead ([`Self::tracks_locals`]); before v0.17.8 it has none.
     pub fn comprehension_result_has_range_size(self) -> bool {
-        (29..33).contains(&self.release_minor)
+        Feature::ComprehensionResultRangeSize.enabled_at(self.release_minor)
     }
 
     /// cel-go v0.17 (google/cel-go#711/#721 with Kubernetes' `PresenceTestHasCost(false)`,
     /// Kubernetes 1.29): `has(x.f)` costs its operand `x`. Before: `has()` costs nothing and
     /// its operand is not walked.
     pub fn presence_test_costs_operand(self) -> bool {
-        self.release_minor >= 29
+        Feature::PresenceTestCostsOperand.enabled_at(self.release_minor)
     }
 
     /// google/cel-go#664 (March 2023: in the v0.16 of Kubernetes 1.28, not in v0.12): a
     /// string literal's size is its code-point count; before, its UTF-8 byte length.
     pub fn string_literal_code_points(self) -> bool {
-        self.release_minor >= 28
+        Feature::StringLiteralCodePoints.enabled_at(self.release_minor)
     }
 
     /// kubernetes#126359 (Kubernetes 1.32): `_==_` between Kubernetes types (quantity, ip,
     /// cidr, format, url, semver) has its own estimate. Before, cel-go's default
     /// equality estimate applies (sized by the operands, unknown for these values).
     pub fn kubernetes_type_equality(self) -> bool {
-        self.release_minor >= 32
+        Feature::KubernetesTypeEquality.enabled_at(self.release_minor)
     }
 
     /// kubernetes#121085 (Kubernetes 1.29): a string with an `enum` and no `maxLength` is
     /// as long as its longest enum value.
     pub fn enum_bounds_string_length(self) -> bool {
-        self.release_minor >= 29
+        Feature::EnumBoundsStringLength.enabled_at(self.release_minor)
     }
 
     /// kubernetes#132837 (Kubernetes 1.34): `maxLength` bounds an
     /// `x-kubernetes-int-or-string` (× 4); before, it is always a request-sized string.
     pub fn int_or_string_max_length(self) -> bool {
-        self.release_minor >= 34
+        Feature::IntOrStringMaxLength.enabled_at(self.release_minor)
+    }
+
+    /// kubernetes#139573 (Kubernetes 1.37, not gated on the compatibility version): at a
+    /// resource root whose schema does not itself declare `metadata.name` and
+    /// `metadata.generateName` as strings, the `metadata` `WithTypeAndObjectMeta` adds has
+    /// `name` bounded to 253 bytes and `generateName` to 252 (or the root's own, shorter,
+    /// `maxLength`). Before, both are request-sized strings.
+    pub fn caps_metadata_names(self) -> bool {
+        Feature::MetadataNameMaxLength.enabled_at(self.release_minor)
     }
 }
 
@@ -1212,10 +1222,21 @@ fn is_bind(c: &cel::common::ast::ComprehensionExpr) -> bool {
 enum Decl<'s> {
     Schema(&'s JsonSchemaProps, bool),
     PlainString,
-    Metadata,
+    /// The `metadata` `WithTypeAndObjectMeta` puts in place of the root's own (which it
+    /// carries: from 1.37 the names keep its `maxLength` when shorter than the cap).
+    Metadata(Option<&'s JsonSchemaProps>),
+    /// `metadata.name` (cap 253) or `metadata.generateName` (cap 252) of that metadata,
+    /// with the root's own property of that name, if any.
+    MetaName(Option<&'s JsonSchemaProps>, i64),
     /// A map's key type (apiserver `StringType`: no maximum).
     Key,
 }
+
+/// apimachinery `DNS1123SubdomainMaxLength`: every custom resource's name is checked by
+/// `NameIsDNSSubdomain`, so from 1.37 the CEL view of `metadata.name` is bounded by it
+/// (kubernetes#139573, `cappedLengthStringType`); `generateName` one byte less (the
+/// generated suffix is at least one byte).
+const NAME_MAX_LENGTH: i64 = 253;
 
 /// `SchemaDeclType(...)`'s verdict for a schema: `Some` when exposed to CEL.
 fn decl<'s>(s: &'s JsonSchemaProps, resource_root: bool) -> Option<Decl<'s>> {
@@ -1275,10 +1296,13 @@ fn has_type_and_object_meta(s: &JsonSchemaProps) -> bool {
 /// The properties of an object node as `(name, child)`, after the resource-root additions.
 fn properties<'s>(d: Decl<'s>) -> Vec<(&'s str, Decl<'s>)> {
     match d {
-        Decl::Metadata => vec![
-            ("generateName", Decl::PlainString),
-            ("name", Decl::PlainString),
-        ],
+        Decl::Metadata(own) => {
+            let own_prop = |k: &str| own.and_then(|m| m.properties.get(k));
+            vec![
+                ("generateName", Decl::MetaName(own_prop("generateName"), NAME_MAX_LENGTH - 1)),
+                ("name", Decl::MetaName(own_prop("name"), NAME_MAX_LENGTH)),
+            ]
+        }
         Decl::Schema(s, root) => {
             let add = root && !has_type_and_object_meta(s);
             let mut out: Vec<(&'s str, Decl<'s>)> = Vec::new();
@@ -1291,7 +1315,7 @@ fn properties<'s>(d: Decl<'s>) -> Vec<(&'s str, Decl<'s>)> {
             if add {
                 out.push(("apiVersion", Decl::PlainString));
                 out.push(("kind", Decl::PlainString));
-                out.push(("metadata", Decl::Metadata));
+                out.push(("metadata", Decl::Metadata(s.properties.get("metadata"))));
             }
             out
         }
@@ -1301,7 +1325,7 @@ fn properties<'s>(d: Decl<'s>) -> Vec<(&'s str, Decl<'s>)> {
 
 fn is_object(d: Decl) -> bool {
     match d {
-        Decl::Metadata => true,
+        Decl::Metadata(_) => true,
         Decl::Schema(s, _) => {
             !s.x_int_or_string
                 && s.type_str() == "object"
@@ -1332,7 +1356,17 @@ fn max_elements(d: Decl, depth: usize, model: CostModel) -> i64 {
     let s = match d {
         Decl::Schema(s, _) => s,
         Decl::PlainString => return MAX_REQUEST_SIZE_BYTES - 2,
-        Decl::Metadata | Decl::Key => return 0,
+        Decl::MetaName(own, cap) => {
+            if !model.caps_metadata_names() {
+                return MAX_REQUEST_SIZE_BYTES - 2;
+            }
+            // `cappedLengthStringType`: the root's own maxLength when shorter, then a
+            // string with a maxLength (× 4 for code points, `estimateMaxElementsFromMaxLength`).
+            let own_max = own.and_then(|p| p.max_length);
+            let max_length = own_max.map_or(cap, |m| m.min(cap));
+            return zero_if_negative(max_length).saturating_mul(4);
+        }
+        Decl::Metadata(_) | Decl::Key => return 0,
     };
     if s.x_int_or_string {
         return match s.max_length {
@@ -1398,8 +1432,8 @@ fn min_size(d: Decl, depth: usize) -> i64 {
     }
     let s = match d {
         Decl::Schema(s, _) => s,
-        Decl::PlainString | Decl::Key => return 2,
-        Decl::Metadata => return 2,
+        Decl::PlainString | Decl::MetaName(..) | Decl::Key => return 2,
+        Decl::Metadata(_) => return 2,
     };
     if s.x_int_or_string {
         return 1;
@@ -2007,7 +2041,13 @@ mod tests {
         assert_eq!(sz(&["self", "spec", "tags", "@items"]), Some(3_145_726));
         assert_eq!(sz(&["self", "spec", "labels"]), Some(3_145_726 / 8));
         assert_eq!(sz(&["self", "spec", "when"]), Some(32));
-        assert_eq!(sz(&["self", "metadata", "name"]), Some(3_145_726));
+        // 1.37 bounds the names the root's metadata gets (kubernetes#139573): 253 and 252
+        // bytes, × 4; 1.36 has request-sized strings.
+        assert_eq!(sz(&["self", "metadata", "name"]), Some(253 * 4));
+        assert_eq!(sz(&["self", "metadata", "generateName"]), Some(252 * 4));
+        let sizes36 = SchemaSizes::new(&s, true).for_release(36);
+        assert_eq!(sizes36.size(&["self", "metadata", "name"]).map(|s| s.max), Some(3_145_726));
+        assert_eq!(sizes36.size(&["self", "metadata", "generateName"]).map(|s| s.max), Some(3_145_726));
         assert_eq!(sz(&["self", "nope"]), None);
         assert_eq!(sz(&["@items"]), Some(0));
         assert_eq!(sz(&[]), None);

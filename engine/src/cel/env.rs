@@ -6,6 +6,7 @@ use super::types::Type;
 use super::value::{EvalResult, Val};
 use std::collections::HashMap;
 use std::sync::Arc;
+use crate::version::Feature;
 
 /// An implementation: receives the arguments (receiver first for member calls).
 pub type Impl = for<'a> fn(&[Val<'a>]) -> EvalResult<'a>;
@@ -89,9 +90,9 @@ impl EnvOptions {
         EnvOptions {
             compat_minor,
             release_minor,
-            optional_syntax: compat_minor >= 28,
-            cross_type_numeric: compat_minor >= 28,
-            literal_validators: compat_minor >= 29,
+            optional_syntax: Feature::OptionalSyntax.enabled_at(compat_minor),
+            cross_type_numeric: Feature::OptionalSyntax.enabled_at(compat_minor),
+            literal_validators: Feature::LiteralValidators.enabled_at(compat_minor),
             conformance_extensions: false,
         }
     }

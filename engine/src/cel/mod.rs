@@ -20,6 +20,7 @@ use checker::{format_issues, CheckIssue, Source};
 use env::{Env, EnvOptions};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
+use crate::version::Feature;
 
 pub use rules::{rule_reports, validate, CelOutcome, RUNTIME_CEL_COST_BUDGET};
 
@@ -127,10 +128,10 @@ fn expected_tokens_of_release(msg: &str, release_minor: u32) -> String {
     };
     let (head, set) = msg.split_at(i + "expecting ".len());
     let mut set = set.to_string();
-    if release_minor < 33 {
+    if !Feature::GrammarEscapedIdentifier.enabled_at(release_minor) {
         set = set.replace(", ESC_IDENTIFIER", "");
     }
-    if release_minor < 28 {
+    if !Feature::GrammarOptionalToken.enabled_at(release_minor) {
         set = set.replace(", '?'", "");
     }
     format!("{}{}", head, set)

@@ -745,7 +745,7 @@ fn compile_set(
             schema: skeleton.schema.clone(),
             tree,
             // The release's message rendering (1.35 prints scalar values).
-            print_values: opts.release_minor >= 35,
+            print_values: crate::version::Feature::PrintRuleValues.enabled_at(opts.release_minor),
         },
         ctx.fingerprints,
     )

@@ -1,7 +1,7 @@
 //! The typed model of an apiextensions.k8s.io/v1 CustomResourceDefinition, as far as the
 //! apiserver reads it. Field names follow the Go types (`JSONSchemaProps`, ...).
 
-use crate::version::KubeVersion;
+use crate::version::{Feature, KubeVersion};
 use regex::Regex;
 use serde::Deserialize;
 use serde_json::Value;
@@ -314,10 +314,10 @@ mod untagged {
 /// unknown to its decoder (`messageExpression`, `reason`, `fieldPath`), or dropped by the
 /// CRD strategy's `dropDisabledFields` while its gate is off (`optionalOldSelf`, behind
 /// `CRDValidationRatcheting` in 1.29, on by default from 1.30).
-pub const MESSAGE_EXPRESSION_SINCE: u32 = 27;
-pub const REASON_SINCE: u32 = 28;
-pub const FIELD_PATH_SINCE: u32 = 28;
-pub const OPTIONAL_OLD_SELF_SINCE: u32 = 30;
+pub const MESSAGE_EXPRESSION_SINCE: u32 = Feature::MessageExpression.since();
+pub const REASON_SINCE: u32 = Feature::ReasonAndFieldPath.since();
+pub const FIELD_PATH_SINCE: u32 = Feature::ReasonAndFieldPath.since();
+pub const OPTIONAL_OLD_SELF_SINCE: u32 = Feature::OptionalOldSelf.since();
 
 /// One `x-kubernetes-validations` entry.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq, Hash)]

@@ -22,7 +22,7 @@ use crate::cel::rules::{EnvLoader, RuleCompiler, SchemaChecks};
 use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::schema::lazy_path::LazyPath;
 use crate::schema::structural;
-use crate::version::KubeVersion;
+use crate::version::{Feature, KubeVersion};
 use serde_json::Value;
 
 /// Returns the create errors and warnings of `crd` for the targeted release (inside
@@ -793,7 +793,7 @@ fn deprecation_warning_errors(deprecated: bool, warning: Option<&str>) -> Vec<St
 }
 
 /// `selectableFields` is decoded (feature on by default) from 1.31.
-const SELECTABLE_FIELDS_SINCE: u32 = 31;
+const SELECTABLE_FIELDS_SINCE: u32 = Feature::SelectableFields.since();
 
 /// `ValidateCustomResourceSelectableFields` (`MaxSelectableFields` = 8).
 fn validate_selectable_fields(
@@ -2092,7 +2092,7 @@ fn rule_field_errors(s: &JsonSchemaProps, p: &Path, kube: KubeVersion, errs: &mu
                 "message must be specified if rule contains line breaks",
             ));
         }
-        if kube.at_least(27)
+        if kube.has(Feature::MessageExpression)
             && !r.message_expression.is_empty()
             && trim_space(&r.message_expression).is_empty()
         {
@@ -2101,7 +2101,7 @@ fn rule_field_errors(s: &JsonSchemaProps, p: &Path, kube: KubeVersion, errs: &mu
                 "messageExpression must be non-empty if specified",
             ));
         }
-        if !kube.at_least(28) {
+        if !kube.has(Feature::ReasonAndFieldPath) {
             continue;
         }
         if let Some(reason) = &r.reason {
@@ -2239,7 +2239,7 @@ fn old_self_errors(
                     format!("oldSelf cannot be used on the uncorrelatable portion of the schema within {}", u),
                 ));
             }
-        } else if let Some(b) = r.optional_old_self.filter(|_| kube.at_least(30)) {
+        } else if let Some(b) = r.optional_old_self.filter(|_| kube.has(Feature::OptionalOldSelf)) {
             errs.push(FieldError::invalid(
                 rp.child("optionalOldSelf"),
                 BadValue::Bool(b),
@@ -2550,7 +2550,7 @@ pub fn cel_schema_cost_errors_of(
 }
 
 /// The release from which unchanged version schemas skip the per-expression cost limit.
-const SUPPRESS_UNCHANGED_COST_SINCE: u32 = 29;
+const SUPPRESS_UNCHANGED_COST_SINCE: u32 = Feature::SuppressUnchangedSchemaCost.since();
 const RULE_COST_NAME: &str = "estimated rule cost";
 const MESSAGE_COST_NAME: &str = "estimated messageExpression cost";
 
@@ -2653,7 +2653,7 @@ pub fn cel_default_errors(
 }
 
 /// The release whose default check also runs without an old value.
-const DEFAULTS_WITHOUT_OLD_SINCE: u32 = 30;
+const DEFAULTS_WITHOUT_OLD_SINCE: u32 = Feature::DefaultsWithoutOldSelf.since();
 
 fn subtree_has_rules(s: &JsonSchemaProps, depth: usize) -> bool {
     if depth > 512 {
@@ -2686,11 +2686,13 @@ fn format_recognized(format: &str, kube: KubeVersion) -> bool {
     crate::validation::formats::is_supported_string_format_at(format, kube)
 }
 
-/// The CRD strategy's warnings: `unrecognized format "<f>"` for each distinct format the
-/// apiserver does not know (from 1.34 on string fields; from 1.36 on every type, see
-/// `collect_formats`).
+/// The CRD strategy's warnings (`WarningsOnCreate`, `getUnrecognizedFormatsInCRD`):
+/// `unrecognized format "<f>"` for every node whose format the apiserver does not know, once
+/// per node — the same format on 19 fields is 19 warnings, as the strategy appends one per
+/// node it visits and nothing removes repeats (from 1.34 on string fields; from 1.36 on
+/// every type, see `collect_formats`).
 fn format_warnings(spec: &InternalSpec<'_>, kube: KubeVersion) -> Vec<String> {
-    if !kube.at_least(34) {
+    if !kube.has(Feature::FormatWarnings) {
         return Vec::new();
     }
     let mut found: Vec<String> = Vec::new();
@@ -2716,7 +2718,7 @@ fn collect_formats(s: &JsonSchemaProps, kube: KubeVersion, out: &mut Vec<String>
             ("number", true) => f != "float" && f != "double",
             (_, true) => true,
         };
-        if warn && !out.iter().any(|x| x == f) {
+        if warn {
             out.push(f.to_string());
         }
     }

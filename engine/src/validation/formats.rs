@@ -100,7 +100,7 @@ pub fn validation_format<'f>(format: &'f str, schema_type: &str, kube: KubeVersi
 }
 
 /// The release that keeps numeric formats and checks their ranges.
-pub const NUMERIC_FORMATS_SINCE: u32 = 36;
+pub const NUMERIC_FORMATS_SINCE: u32 = crate::version::Feature::NumericFormats.since();
 
 /// Whether `value` is valid for `format`; unknown formats accept everything.
 pub fn check_format(format: &str, value: &str) -> bool {
