@@ -399,6 +399,7 @@ fn cel_errors_ratchet_only_where_the_schema_correlates_the_old_value() {
     };
     assert_eq!(outcome(json!({"receivers": {"otlp": {}}})), (1, 0));
     assert_eq!(outcome(json!({})), (0, 1));
+}
 
 // ---------------------------------------------------------------------------- 1.37
 
