@@ -308,6 +308,50 @@ fn sharp_into(v: &Value, out: &mut String, top: bool) {
     }
 }
 
+/// Go's `%v` of an unstructured value: `map[a:1 b:[x y]]` (fmt sorts map keys), `[1 2]`,
+/// strings bare, nil as `<nil>`, floats as [`format_float_v`].
+pub fn go_v(v: &Value) -> String {
+    let mut out = String::new();
+    go_v_into(v, &mut out);
+    out
+}
+
+/// [`go_v`] into `out`.
+pub fn go_v_into(v: &Value, out: &mut String) {
+    match v {
+        Value::Null => out.push_str("<nil>"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => out.push_str(&i.to_string()),
+            None => out.push_str(&format_float_v(n.as_f64().unwrap_or(0.0))),
+        },
+        Value::String(s) => out.push_str(s),
+        Value::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                go_v_into(x, out);
+            }
+            out.push(']');
+        }
+        Value::Object(m) => {
+            // serde_json's map is ordered by key, as fmt prints Go maps.
+            out.push_str("map[");
+            for (i, (k, x)) in m.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                out.push_str(k);
+                out.push(':');
+                go_v_into(x, out);
+            }
+            out.push(']');
+        }
+    }
+}
+
 /// A serde_json formatter that writes float64 values as encoding/json does
 /// ([`format_float_json`]): answers carry values the apiserver holds as float64 (an integer
 /// beyond int64 in a request, `1e20`), and its JSON prints them `9223372036854776000`, never

@@ -164,7 +164,7 @@ fn accessor_error(fields: &[&str], v: &Value, expected: &str) -> String {
     format!(
         ".{} accessor error: {} is of the type {}, expected {}",
         fields.join("."),
-        go_v(v),
+        crate::gofmt::go_v(v),
         go_type(v),
         expected
     )
@@ -245,49 +245,6 @@ fn go_type(v: &Value) -> &'static str {
     }
 }
 
-/// Go's `%v` of an unstructured value: `map[a:1 b:[x y]]` (sorted keys), `[1 2]`,
-/// strings bare, nil as `<nil>`.
-fn go_v(v: &Value) -> String {
-    let mut out = String::new();
-    go_v_into(v, &mut out);
-    out
-}
-
-fn go_v_into(v: &Value, out: &mut String) {
-    match v {
-        Value::Null => out.push_str("<nil>"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => match n.as_i64() {
-            Some(i) => out.push_str(&i.to_string()),
-            None => out.push_str(&crate::gofmt::format_float_v(n.as_f64().unwrap_or(0.0))),
-        },
-        Value::String(s) => out.push_str(s),
-        Value::Array(a) => {
-            out.push('[');
-            for (i, x) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                go_v_into(x, out);
-            }
-            out.push(']');
-        }
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            out.push_str("map[");
-            for (i, k) in keys.iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                out.push_str(k);
-                out.push(':');
-                go_v_into(&m[k.as_str()], out);
-            }
-            out.push(']');
-        }
-    }
-}
 
 fn validate_schema(
     s: &crate::crd::model::JsonSchemaProps,
@@ -522,6 +479,6 @@ mod tests {
             ".status.replicas: Invalid value: 0: .status.replicas accessor error: <nil> is of the type <nil>, expected int64",
             ".status.selector: Invalid value: \"\": .status.selector accessor error: 1 is of the type int64, expected string",
         ]);
-        assert_eq!(go_v(&json!({"b": [1.5, null], "a": "x"})), "map[a:x b:[1.5 <nil>]]");
+        assert_eq!(crate::gofmt::go_v(&json!({"b": [1.5, null], "a": "x"})), "map[a:x b:[1.5 <nil>]]");
     }
 }

@@ -540,7 +540,7 @@ impl Validator {
             if i > 0 {
                 listed.push(' ');
             }
-            go_v(e, &mut listed);
+            gofmt::go_v_into(e, &mut listed);
         }
         listed.push(']');
         let msg = format!("{} in {} should be one of {}", name, IN, listed);
@@ -1079,40 +1079,6 @@ fn enum_matches(data: &Value, e: &Value) -> bool {
     }
 }
 
-/// Go's `%v` of a decoded JSON value (for the enum error's message text).
-fn go_v(v: &Value, out: &mut String) {
-    match v {
-        Value::Null => out.push_str("<nil>"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => match num(n) {
-            Num::Int(i) => out.push_str(&i.to_string()),
-            Num::Float(f) => out.push_str(&gofmt::format_float_v(f)),
-        },
-        Value::String(s) => out.push_str(s),
-        Value::Array(a) => {
-            out.push('[');
-            for (i, x) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                go_v(x, out);
-            }
-            out.push(']');
-        }
-        Value::Object(m) => {
-            out.push_str("map[");
-            for (i, (k, x)) in m.iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                out.push_str(k);
-                out.push(':');
-                go_v(x, out);
-            }
-            out.push(']');
-        }
-    }
-}
 
 fn has_duplicates(items: &[Value]) -> bool {
     for i in 0..items.len() {
