@@ -19,7 +19,7 @@ pub fn quote(s: &str) -> String {
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
             '\x0b' => out.push_str("\\v"),
-            c if is_go_printable(c) => out.push(c),
+            c if is_print(c) => out.push(c),
             c if (c as u32) < 0x20 || c as u32 == 0x7f => {
                 out.push_str(&format!("\\x{:02x}", c as u32));
             }
@@ -33,8 +33,9 @@ pub fn quote(s: &str) -> String {
 
 /// An approximation of Go's `unicode.IsPrint` (letters, marks, numbers, punctuation,
 /// symbols and the ASCII space). Control, format, separator (other than U+0020),
-/// private-use, surrogate and unassigned code points are not printable.
-fn is_go_printable(c: char) -> bool {
+/// private-use, surrogate and non-character code points are not printable. The one copy:
+/// `%q` quoting, the managed-fields manager check and the CRD name checks use it.
+pub fn is_print(c: char) -> bool {
     let u = c as u32;
     if u < 0x20 || u == 0x7f {
         return false;

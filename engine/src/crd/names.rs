@@ -1,7 +1,7 @@
 //! The name and string rules CRD validation uses, as apimachinery words them
 //! (`pkg/util/validation`, `pkg/api/validate/content`): DNS labels and subdomains,
-//! qualified names (label keys), label values, plus the bits of Go's `unicode.IsPrint`
-//! and `net/url.Parse` that the checks depend on.
+//! qualified names (label keys), label values, plus the bits of Go's `net/url.Parse` that
+//! the checks depend on (`unicode.IsPrint` is `gofmt::is_print`).
 
 use crate::version::KubeVersion;
 
@@ -235,30 +235,6 @@ pub fn name_is_dns_subdomain(name: &str, prefix: bool) -> Vec<String> {
         return is_dns1123_subdomain(&String::from_utf8_lossy(&masked));
     }
     is_dns1123_subdomain(name)
-}
-
-/// An approximation of Go's `unicode.IsPrint`: letters, marks, numbers, punctuation,
-/// symbols and the ASCII space; control, format, separator (other than U+0020),
-/// private-use, surrogate and non-characters are not printable.
-pub fn go_is_print(c: char) -> bool {
-    let u = c as u32;
-    if u < 0x20 || u == 0x7f {
-        return false;
-    }
-    if u < 0x7f {
-        return true;
-    }
-    if (0x80..0xa0).contains(&u) || u == 0xad {
-        return false;
-    }
-    if matches!(u, 0xa0 | 0x1680 | 0x2000..=0x200f | 0x2028..=0x202f | 0x205f..=0x206f | 0x3000 | 0xfeff | 0xfff9..=0xfffb)
-    {
-        return false;
-    }
-    if (0xe000..=0xf8ff).contains(&u) || (0xf0000..).contains(&u) {
-        return false;
-    }
-    !matches!(u, 0xfffe | 0xffff)
 }
 
 /// The parts of Go's `net/url.Parse` result the webhook URL checks look at.

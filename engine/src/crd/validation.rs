@@ -784,7 +784,7 @@ fn deprecation_warning_errors(deprecated: bool, warning: Option<&str>) -> Vec<St
     }
     for (i, c) in w.char_indices() {
         // Go checks IsPrint before IsControl, so a control character is "non-printable".
-        if !names::go_is_print(c) {
+        if !crate::gofmt::is_print(c) {
             errs.push(format!("must only contain printable UTF-8 characters; non-printable character found at index {}", i));
             break;
         }

@@ -4,7 +4,6 @@
 //! (apimachinery `api/validation/objectmeta.go`, `util/validation`).
 
 use crate::crd::model::JsonSchemaProps;
-use crate::crd::names::go_is_print;
 use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::gofmt;
 use crate::version::KubeVersion;
@@ -695,7 +694,7 @@ fn validate_managed_fields(meta: &Map<String, Value>, mp: &Path, errs: &mut Erro
             errs.push(FieldError::too_long(p.child("manager"), BadValue::Str(manager.into()), FIELD_MANAGER_MAX_LENGTH as i64));
         }
         for (at, c) in manager.char_indices() {
-            if !go_is_print(c) {
+            if !crate::gofmt::is_print(c) {
                 // %#U of a non-printable rune: U+XXXX without the quoted character.
                 errs.push(FieldError::invalid(
                     p.child("manager"),
