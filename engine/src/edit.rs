@@ -309,7 +309,7 @@ impl<'t> Prepared<'t> {
         let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
         let body = &text[bom..];
         let docs = yaml::read_documents_with_positions(body)?;
-        let index = choose(body, &docs, doc)?;
+        let index = choose(&docs, doc)?;
         Ok(Prepared {
             text,
             bom,
@@ -403,7 +403,7 @@ impl<'t> Prepared<'t> {
 }
 
 /// The document to edit.
-fn choose(body: &str, docs: &[(Value, yaml::SourceMap)], doc: Doc) -> Result<usize, EditError> {
+fn choose(docs: &[(Value, yaml::SourceMap)], doc: Doc) -> Result<usize, EditError> {
     let present: Vec<usize> = (0..docs.len()).filter(|&i| !docs[i].0.is_null()).collect();
     match doc {
         Doc::Single => match present.as_slice() {
@@ -412,25 +412,8 @@ fn choose(body: &str, docs: &[(Value, yaml::SourceMap)], doc: Doc) -> Result<usi
                 documents: present.len(),
             }),
         },
-        Doc::Crd => {
-            // One document that the loader would take: no need to read the text again.
-            if let [i] = present.as_slice() {
-                if let Value::Object(m) = &docs[*i].0 {
-                    let kind = m.get("kind").and_then(Value::as_str).unwrap_or("");
-                    if kind == "CustomResourceDefinition"
-                        || kind.is_empty() && m.contains_key("spec")
-                    {
-                        return Ok(*i);
-                    }
-                }
-            }
-            let src = crate::positions::Source::read_crd(body)
-                .map_err(|e| EditError::NoCrd(e.to_string()))?;
-            let want = src.map.root.as_ref().map(|r| r.value_bytes);
-            docs.iter()
-                .position(|(_, m)| m.root.as_ref().map(|r| r.value_bytes) == want && want.is_some())
-                .ok_or_else(|| EditError::NoCrd("no CustomResourceDefinition found".to_string()))
-        }
+        Doc::Crd => crate::crd::choose_crd_document(docs.iter().map(|(v, _)| v))
+            .map_err(|e| EditError::NoCrd(e.to_string())),
     }
 }
 

@@ -277,46 +277,13 @@ impl Source {
     pub fn read_crd(text: &str) -> Result<Source, crate::LoadError> {
         let mut docs = crate::yaml::read_documents_with_positions(text)?;
         let values: Vec<Value> = docs.iter_mut().map(|(v, _)| std::mem::take(v)).collect();
-        let chosen = choose_crd(&values)?;
+        let chosen = crate::crd::choose_crd_document(&values)?;
         let (_, map) = docs.swap_remove(chosen);
         let value = values.into_iter().nth(chosen).unwrap_or(Value::Null);
         Ok(Source { value, map })
     }
 }
 
-/// Which document of a stream is the CRD: [`crate::crd::parse_crd_text`]'s choice (the
-/// first `CustomResourceDefinition`, or a lone document without kind that has a `spec`),
-/// with its errors; `tests::crd_choice_matches_the_loader` keeps the two in step.
-fn choose_crd(docs: &[Value]) -> Result<usize, crate::LoadError> {
-    let mut seen_kinds = Vec::new();
-    for (i, d) in docs.iter().enumerate() {
-        match d {
-            Value::Null => continue,
-            Value::Object(m) => {
-                let kind = m.get("kind").and_then(Value::as_str).unwrap_or("");
-                if kind == "CustomResourceDefinition"
-                    || kind.is_empty() && m.contains_key("spec") && seen_kinds.is_empty()
-                {
-                    return Ok(i);
-                }
-                seen_kinds.push(if kind.is_empty() {
-                    "<no kind>".to_string()
-                } else {
-                    kind.to_string()
-                });
-            }
-            other => seen_kinds.push(format!("<{}>", crate::crd::json_type_name(other))),
-        }
-    }
-    Err(crate::LoadError::new(if seen_kinds.is_empty() {
-        "no CustomResourceDefinition found: the document is empty".to_string()
-    } else {
-        format!(
-            "no CustomResourceDefinition found: the document holds {}",
-            seen_kinds.join(", ")
-        )
-    }))
-}
 
 /// An error of an answer (`{field, type, detail, message}`), with the range of the text it
 /// came from when there is one: the CRD's text for `crdErrors`, the object's for `errors`

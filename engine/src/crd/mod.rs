@@ -53,42 +53,39 @@ impl From<crate::yaml::ReadError> for LoadError {
     }
 }
 
-/// Reads the CRD documents of a YAML/JSON text (a multi-document file may hold other
-/// kinds; they are skipped) and returns the first CRD.
-pub fn parse_crd_text(text: &str) -> Result<Value, LoadError> {
-    let docs = crate::yaml::read_documents(text)?;
+/// Which document of a stream is the CRD: the first `CustomResourceDefinition`, or a lone
+/// document without kind that has a `spec` (judged later, with a clear message); other
+/// kinds in a multi-document file are skipped. The one choice the loader, the editors'
+/// positions and the text edits all make.
+pub fn choose_crd_document<'a>(docs: impl IntoIterator<Item = &'a Value>) -> Result<usize, LoadError> {
     let mut seen_kinds = Vec::new();
-    for d in docs {
-        match &d {
+    for (i, d) in docs.into_iter().enumerate() {
+        match d {
             Value::Null => continue,
             Value::Object(m) => {
                 let kind = m.get("kind").and_then(Value::as_str).unwrap_or("");
-                if kind == "CustomResourceDefinition" {
-                    return Ok(d);
+                if kind == "CustomResourceDefinition"
+                    || kind.is_empty() && m.contains_key("spec") && seen_kinds.is_empty()
+                {
+                    return Ok(i);
                 }
-                if kind.is_empty() && m.contains_key("spec") && seen_kinds.is_empty() {
-                    // A lone document without kind: judged below, with a clear message.
-                    return Ok(d);
-                }
-                seen_kinds.push(if kind.is_empty() {
-                    "<no kind>".to_string()
-                } else {
-                    kind.to_string()
-                });
+                seen_kinds.push(if kind.is_empty() { "<no kind>".to_string() } else { kind.to_string() });
             }
             other => seen_kinds.push(format!("<{}>", json_type_name(other))),
         }
     }
-    if seen_kinds.is_empty() {
-        Err(LoadError::new(
-            "no CustomResourceDefinition found: the document is empty",
-        ))
+    Err(LoadError::new(if seen_kinds.is_empty() {
+        "no CustomResourceDefinition found: the document is empty".to_string()
     } else {
-        Err(LoadError::new(format!(
-            "no CustomResourceDefinition found: the document holds {}",
-            seen_kinds.join(", ")
-        )))
-    }
+        format!("no CustomResourceDefinition found: the document holds {}", seen_kinds.join(", "))
+    }))
+}
+
+/// Reads a YAML/JSON text and returns its CRD document ([`choose_crd_document`]).
+pub fn parse_crd_text(text: &str) -> Result<Value, LoadError> {
+    let mut docs = crate::yaml::read_documents(text)?;
+    let i = choose_crd_document(&docs)?;
+    Ok(docs.swap_remove(i))
 }
 
 pub fn json_type_name(v: &Value) -> &'static str {
