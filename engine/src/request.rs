@@ -100,6 +100,11 @@ pub struct Answer {
     pub warnings: Option<Vec<ErrorReport>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remaining_budget: Option<i64>,
+    /// The name given to a create that named only `generateName` (the apiserver's name
+    /// generator, made deterministic: `strategy::GENERATED_NAME_SUFFIX`). Beyond the
+    /// vector format, which has no such field.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generated_name: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// Expression mode: compileError, outputType, estimatedCost, value, typedValue,
@@ -424,6 +429,7 @@ impl Engine {
         answer.errors = Some(out.errors.iter().map(|e| e.to_report_for(kube)).collect());
         answer.warnings = Some(out.warnings.iter().map(|e| e.to_report_for(kube)).collect());
         answer.remaining_budget = out.remaining_budget;
+        answer.generated_name = out.generated_name;
         Ok(answer)
     }
 }

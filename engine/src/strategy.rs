@@ -41,6 +41,9 @@ pub struct Outcome {
     pub warnings: ErrorList,
     /// Runtime CEL budget left; `None` when CEL did not run.
     pub remaining_budget: Option<i64>,
+    /// The name request emulation gave a create that named only `generateName`
+    /// (deterministic: [`GENERATED_NAME_SUFFIX`]).
+    pub generated_name: Option<String>,
 }
 
 /// The text shown when a blocking schema error stops CEL validation.
@@ -101,7 +104,7 @@ pub fn validate_object(
         if let Some(o) = old.as_mut() {
             request_namespace(crd, o);
         }
-        emulate(crd, ver, &mut new, old.as_ref(), opts);
+        out.generated_name = emulate(crd, ver, &mut new, old.as_ref(), opts);
     }
 
     let schema = ver.schema.as_ref();
@@ -262,12 +265,20 @@ fn validate_schema(
 
 /// What the apiserver does to a request before validating it (`rest.BeforeCreate`,
 /// `rest.BeforeUpdate` and the strategies' `PrepareForCreate`/`PrepareForUpdate`).
-fn emulate(crd: &CompiledCrd, ver: &CompiledVersion, new: &mut Value, old: Option<&Value>, opts: &ValidateOptions) {
+/// Returns the name it generated, if any.
+fn emulate(
+    crd: &CompiledCrd,
+    ver: &CompiledVersion,
+    new: &mut Value,
+    old: Option<&Value>,
+    opts: &ValidateOptions,
+) -> Option<String> {
     request_namespace(crd, new);
-    let Some(m) = new.as_object_mut() else { return };
+    let m = new.as_object_mut()?;
+    let mut generated = None;
     match old {
         None => {
-            generate_name(m);
+            generated = generate_name(m);
             // PrepareForCreate: status is dropped when the status subresource is enabled.
             if ver.status_subresource {
                 m.remove("status");
@@ -300,7 +311,7 @@ fn emulate(crd: &CompiledCrd, ver: &CompiledVersion, new: &mut Value, old: Optio
                     }
                     *m = std::mem::take(om);
                 }
-                return;
+                return None;
             }
             if ver.status_subresource {
                 match old.get("status") {
@@ -315,6 +326,7 @@ fn emulate(crd: &CompiledCrd, ver: &CompiledVersion, new: &mut Value, old: Optio
             before_update_meta(m, old);
         }
     }
+    generated
 }
 
 /// `rest.BeforeUpdate`'s metadata: generation (and, by the protocol, resourceVersion)
@@ -358,12 +370,12 @@ pub const GENERATED_NAME_SUFFIX: &str = "bcdfg";
 
 /// `SimpleNameGenerator.GenerateName` for a create that names only `generateName`:
 /// the base is cut to 58 bytes (63 minus the 5 random characters).
-fn generate_name(m: &mut serde_json::Map<String, Value>) {
-    let Some(Value::Object(meta)) = m.get_mut("metadata") else { return };
+fn generate_name(m: &mut serde_json::Map<String, Value>) -> Option<String> {
+    let Some(Value::Object(meta)) = m.get_mut("metadata") else { return None };
     let has_name = meta.get("name").and_then(Value::as_str).is_some_and(|n| !n.is_empty());
-    let Some(base) = meta.get("generateName").and_then(Value::as_str).filter(|g| !g.is_empty()) else { return };
+    let base = meta.get("generateName").and_then(Value::as_str).filter(|g| !g.is_empty())?;
     if has_name {
-        return;
+        return None;
     }
     const MAX_GENERATED_NAME_LENGTH: usize = 63 - 5;
     let mut cut = base.len().min(MAX_GENERATED_NAME_LENGTH);
@@ -373,7 +385,8 @@ fn generate_name(m: &mut serde_json::Map<String, Value>) {
         cut -= 1;
     }
     let name = format!("{}{}", &base[..cut], GENERATED_NAME_SUFFIX);
-    meta.insert("name".into(), Value::String(name));
+    meta.insert("name".into(), Value::String(name.clone()));
+    Some(name)
 }
 
 /// `EnsureObjectNamespaceMatchesRequestNamespace` with the request's namespace:
@@ -439,6 +452,11 @@ mod tests {
         let out = validate_object(&c, ver, &obj, None, &ValidateOptions::default()).unwrap();
         // `defaulted` is the object before request emulation.
         assert_eq!(out.defaulted["metadata"], json!({"generateName": "t-", "namespace": "ns"}));
+        // The answer says which name was used.
+        assert_eq!(out.generated_name.as_deref(), Some("t-bcdfg"));
+        let named = json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "n", "generateName": "t-"}});
+        let out = validate_object(&c, ver, &named, None, &ValidateOptions::default()).unwrap();
+        assert_eq!(out.generated_name, None);
         let bad = json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"generateName": "T_"}});
         assert!(run(&c, bad, None, false).iter().any(|m| m.starts_with("metadata.name: Invalid value: \"T_bcdfg\"")));
     }

@@ -490,6 +490,10 @@ fn analyze_object(
     out.errors = positions::object_diagnostics(&errors, Some(&obj));
     out.ratcheted = positions::object_diagnostics(&warnings, Some(&obj));
     out.remaining_budget = outcome.remaining_budget;
+    // kubectl prints the name the apiserver generated.
+    if let Some(g) = &outcome.generated_name {
+        out.name = g.clone();
+    }
     out.pruned = outcome
         .unknown_fields
         .iter()
