@@ -356,16 +356,25 @@ fn too_long_detail(max: i64) -> String {
     }
 }
 
-/// The apiserver's `NewInvalid` status message as kubectl prints it:
-/// `<Kind>.<group> "<name>" is invalid: [e1, e2]` (brackets only for two or more distinct
-/// errors; identical messages are shown once).
-pub fn aggregate_message(kind_group: &str, name: &str, errs: &[ErrorReport]) -> String {
+/// apimachinery `ErrorList.ToAggregate().Error()`: the distinct messages in order,
+/// bracketed when there are two or more.
+pub fn aggregate<S: AsRef<str>>(messages: &[S]) -> String {
     let mut msgs: Vec<&str> = Vec::new();
-    for e in errs {
-        if !msgs.contains(&e.message.as_str()) {
-            msgs.push(&e.message);
+    for m in messages {
+        if !msgs.contains(&m.as_ref()) {
+            msgs.push(m.as_ref());
         }
     }
-    let body = if msgs.len() == 1 { msgs[0].to_string() } else { format!("[{}]", msgs.join(", ")) };
-    format!("{} \"{}\" is invalid: {}", kind_group, name, body)
+    if msgs.len() == 1 {
+        msgs[0].to_string()
+    } else {
+        format!("[{}]", msgs.join(", "))
+    }
+}
+
+/// The apiserver's `NewInvalid` status message as kubectl prints it:
+/// `<Kind>.<group> "<name>" is invalid: ` and the [`aggregate`] of the errors.
+pub fn aggregate_message(kind_group: &str, name: &str, errs: &[ErrorReport]) -> String {
+    let msgs: Vec<&str> = errs.iter().map(|e| e.message.as_str()).collect();
+    format!("{} \"{}\" is invalid: {}", kind_group, name, aggregate(&msgs))
 }

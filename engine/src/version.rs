@@ -75,6 +75,13 @@ pub enum Feature {
     FormatWarnings,
     /// Numeric formats kept, validated, and warned about on every type (kubernetes#136582).
     NumericFormats,
+    /// A version without a schema is a bare `…openAPIV3Schema: Required value` (before:
+    /// `Required value: schemas are required`).
+    BareSchemaRequired,
+    /// Label keys/values, annotation keys and finalizers are checked by apimachinery's
+    /// content validators: `must be no more than 63 bytes`, `a valid label key` (before:
+    /// `characters`, `a qualified name`).
+    LabelChecksInBytes,
     // ---- validation ratcheting
     /// The CRDValidationRatcheting gate exists (alpha, off).
     RatchetingGate,
@@ -94,6 +101,9 @@ pub enum Feature {
     OptionalSyntax,
     /// Constant duration/timestamp/regex arguments are checked at compile time.
     LiteralValidators,
+    /// `_&&_`/`_||_` operands are checked one by one (`expected type 'bool' but found
+    /// 'int'`; cel-go v0.17's resolveOverload), not as an overload.
+    LogicalOperandChecks,
     /// Reserved words usable as field names (`self.namespace`).
     KeywordFieldNames,
     /// Syntax errors list the `'?'` token (cel-go v0.14+ grammar).
@@ -138,6 +148,8 @@ impl Feature {
         Feature::DefaultsWithoutOldSelf,
         Feature::FormatWarnings,
         Feature::NumericFormats,
+        Feature::BareSchemaRequired,
+        Feature::LabelChecksInBytes,
         Feature::RatchetingGate,
         Feature::CelRatcheting,
         Feature::RatchetingByDefault,
@@ -146,6 +158,7 @@ impl Feature {
         Feature::PrintRuleValues,
         Feature::OptionalSyntax,
         Feature::LiteralValidators,
+        Feature::LogicalOperandChecks,
         Feature::KeywordFieldNames,
         Feature::GrammarOptionalToken,
         Feature::GrammarEscapedIdentifier,
@@ -170,6 +183,8 @@ impl Feature {
             Feature::DefaultsWithoutOldSelf => 30,
             Feature::FormatWarnings => 34,
             Feature::NumericFormats => 36,
+            Feature::BareSchemaRequired => 36,
+            Feature::LabelChecksInBytes => 35,
             Feature::RatchetingGate => 28,
             Feature::CelRatcheting => 29,
             Feature::RatchetingByDefault => 30,
@@ -178,6 +193,7 @@ impl Feature {
             Feature::PrintRuleValues => 35,
             Feature::OptionalSyntax => 28,
             Feature::LiteralValidators => 29,
+            Feature::LogicalOperandChecks => 29,
             Feature::KeywordFieldNames => 31,
             Feature::GrammarOptionalToken => 28,
             Feature::GrammarEscapedIdentifier => 33,

@@ -699,7 +699,8 @@ impl<'e> Checker<'e> {
         // cel-go's resolveOverload (v0.17+, Kubernetes 1.29+) checks the logical operators
         // apart: each operand must be assignable to bool, else a type mismatch at that
         // operand; no "no matching overload" error.
-        let logical = (f.name == "_&&_" || f.name == "_||_") && self.env.options.release_minor >= 29;
+        let logical = (f.name == "_&&_" || f.name == "_||_")
+            && crate::version::Feature::LogicalOperandChecks.enabled_at(self.env.options.release_minor);
         if let Some(o) = f.overloads.iter().find(|o| logical && o.member == target.is_some()) {
             let mut failed = false;
             for (a, t) in args.iter().zip(&arg_types) {

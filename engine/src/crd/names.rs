@@ -16,7 +16,7 @@ pub fn max_len_error(n: usize) -> String {
 /// prefix of a key, checked by `content.IsDNS1123Subdomain`) and a key with several
 /// slashes is "a valid label key" instead of "a qualified name". Names and namespaces keep
 /// util/validation's own `IsDNS1123Subdomain` ("characters") in every release.
-pub const LABEL_CHECKS_IN_CONTENT_SINCE: u32 = 35;
+pub const LABEL_CHECKS_IN_CONTENT_SINCE: u32 = crate::version::Feature::LabelChecksInBytes.since();
 
 /// The length unit a `MaxLenError` names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

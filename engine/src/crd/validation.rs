@@ -448,7 +448,7 @@ fn validate_api_approval(
 // --------------------------------------------------------------------------- spec
 
 /// The release whose missing-schema error carries no detail (observed on v1.36.3).
-const BARE_SCHEMA_REQUIRED_SINCE: u32 = 36;
+const BARE_SCHEMA_REQUIRED_SINCE: u32 = Feature::BareSchemaRequired.since();
 
 fn validate_spec(
     spec: &InternalSpec<'_>,
@@ -2367,29 +2367,13 @@ impl<'s> DefaultsWalk<'s, '_> {
         let mut me = ErrorList::new();
         crate::schema::objectmeta::validate_embedded(&Path::root(), &obj, Some(&root), false, self.kube, &mut me);
         if !me.is_empty() {
-            errs.push(invalid(aggregate_message(&me)));
+            errs.push(invalid(crate::field::aggregate(&me.iter().map(FieldError::message).collect::<Vec<_>>())));
             return errs;
         }
         default_value_errors(s, dp, d, is_resource_root, self.kube)
     }
 }
 
-/// apimachinery `ErrorList.ToAggregate().Error()`: the distinct messages, bracketed when
-/// more than one.
-fn aggregate_message(errs: &ErrorList) -> String {
-    let mut seen: Vec<String> = Vec::new();
-    for e in errs.iter() {
-        let m = e.message();
-        if !seen.contains(&m) {
-            seen.push(m);
-        }
-    }
-    if seen.len() == 1 {
-        seen.remove(0)
-    } else {
-        format!("[{}]", seen.join(", "))
-    }
-}
 
 /// `ValidateCustomResource` of a default with `NewSchemaValidatorFromOpenAPI(s.ToKubeOpenAPI())`,
 /// then its CEL rules. That validator sees the schema's formats as written (no
