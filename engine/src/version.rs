@@ -41,14 +41,14 @@ pub const RELEASES: &[Release] = &[
     release(26, "v0.12.7", "CEL rule fixes; no CRD-visible change modelled"),
     release(27, "v0.12.7", "messageExpression"),
     release(28, "v0.16.1", "reason and fieldPath; CRDValidationRatcheting gate (alpha); string literal sizes in code points"),
-    release(29, "v0.17.8", "CEL failures ratchet as warnings; optional types, quantity and cross-type comparisons for new rules; has() costs its operand; enum-bounded strings"),
+    release(29, "v0.17.8", "CEL failures ratchet as warnings; optional types, quantity and cross-type comparisons for new rules; has() costs its operand; enum-bounded strings; && / || operands checked one by one"),
     release(30, "v0.17.8", "ratcheting on by default; optionalOldSelf; strings v2, sets, literal validators for new rules"),
     release(31, "v0.20.1", "selectableFields; ip and cidr for new rules"),
     release(32, "v0.22.x", "reworded Too long / Too many; format library and reserved-word field names for new rules; Kubernetes-type equality costs"),
     release(33, "v0.23.2", "two-variable comprehensions for new rules; cel-go's new coster (locals, entry sizes)"),
     release(34, "v0.26.0", "unrecognized-format warnings; field values print as JSON; semver for new rules; maxLength bounds int-or-string"),
-    release(35, "v0.26.x", "failed rules print scalar values; k8s-short-name/k8s-long-name formats; lists extension v3 for new rules"),
-    release(36, "v0.26.x", "numeric formats kept and checked; format warnings on every type"),
+    release(35, "v0.26.x", "failed rules print scalar values; k8s-short-name/k8s-long-name formats; lists extension v3 for new rules; label lengths in bytes"),
+    release(36, "v0.26.x", "numeric formats kept and checked; format warnings on every type; bare Required value for a missing schema"),
     release(37, "v0.26.x", "metadata.name (253) and generateName (252) are bounded in cost estimates (kubernetes#139573)"),
 ];
 
