@@ -3,6 +3,9 @@
 //! formats (the design's own examples among them), the output formats and exit codes, and
 //! pairs of real CRDs from `../shared/crds`.
 
+// Needs the `crdlab` binary, built with the `cli` feature (on by default).
+#![cfg(feature = "cli")]
+
 use crdlab::diff::{
     self, report, Config, Enforcement, Finding, Options, Ratcheting, Report, SampleObject,
     Severity, Validator,

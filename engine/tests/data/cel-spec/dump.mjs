@@ -1,6 +1,6 @@
 // Flattens the CEL conformance suite of `@bufbuild/cel-spec` (the cel-spec repository's
 // `tests/simple/testdata/*.textproto`, as protobuf JSON) into one JSON array that
-// tests/cel_conformance.rs reads. Usage: node tests/cel-spec/dump.mjs <out.json>
+// engine/tests/cel_conformance.rs reads. Usage: node engine/tests/data/cel-spec/dump.mjs <out.json>
 //
 // Each element:
 //   file, section, name, expr, description?, disableCheck, checkOnly, container,

@@ -1,6 +1,9 @@
 //! The version matrix (`crdlab::versions`, `crdlab versions`) and the stored-expression
 //! environment of CRD updates (`oldCrd`, `crdlab validate --old-crd`).
 
+// Needs the `crdlab` binary, built with the `cli` feature (on by default).
+#![cfg(feature = "cli")]
+
 mod common;
 
 use crdlab::request::{Engine, Request};

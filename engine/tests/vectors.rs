@@ -2,7 +2,7 @@
 //! as `shared/docs/vector-format.md` says (the same measures as `compare-vectors`),
 //! printing agreement figures per source.
 //!
-//! Vectors that need later work are listed in `tests/expected-failures.txt` (`id<TAB>reason`).
+//! Vectors that need later work are listed in `engine/tests/data/expected-failures.txt` (`id<TAB>reason`).
 //! The test fails when an unlisted vector fails, or when a listed one passes (remove it from
 //! the list: the list only shrinks). `CRDLAB_WRITE_EXPECTED_FAILURES=1` rewrites the list
 //! from the current results (review the diff before committing it).
@@ -20,7 +20,7 @@ fn shared_dir() -> PathBuf {
 }
 
 fn expected_failures_file() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("tests").join("expected-failures.txt")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("data").join("expected-failures.txt")
 }
 
 /// JSON equality as compare-vectors has it (Python's `==` on parsed JSON): integers compared
@@ -319,7 +319,7 @@ fn vectors_agree_with_the_apiserver() {
     println!("{} vectors, {} failing ({} listed as expected failures)", total, failing.len(), listed.len());
 
     if std::env::var("CRDLAB_WRITE_EXPECTED_FAILURES").is_ok() {
-        let mut out = String::from("# Vectors that fail today, with the measures that disagree and why (see tests/vectors.rs).\n");
+        let mut out = String::from("# Vectors that fail today, with the measures that disagree and why (see engine/tests/vectors.rs).\n");
         for (id, why) in &failing {
             out.push_str(&format!("{}\t{}\n", id, why));
         }
@@ -337,7 +337,7 @@ fn vectors_agree_with_the_apiserver() {
     }
     if !unexpected_pass.is_empty() {
         msg.push_str(&format!(
-            "{} vectors listed in tests/expected-failures.txt now pass; remove them:\n",
+            "{} vectors listed in engine/tests/data/expected-failures.txt now pass; remove them:\n",
             unexpected_pass.len()
         ));
         for f in unexpected_pass.iter().take(40) {

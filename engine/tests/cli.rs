@@ -1,6 +1,9 @@
 //! The `crdlab` binary: `validate` prints kubectl-style errors and exits 1 when invalid;
 //! `batch` answers every line in order, a bad line with an `error` answer.
 
+// Needs the `crdlab` binary, built with the `cli` feature (on by default).
+#![cfg(feature = "cli")]
+
 use std::io::Write;
 use std::process::{Command, Stdio};
 

@@ -5,7 +5,7 @@
 //! install and which only this harness turns on, so that the suite's `math_ext` and
 //! `encoders_ext` files run.
 //!
-//! `tests/cel-spec/dump.mjs` flattens the suite into JSON; this test reads the file named by
+//! `engine/tests/data/cel-spec/dump.mjs` flattens the suite into JSON; this test reads the file named by
 //! `CEL_SPEC_JSON` (default `<repo>/target/cel-spec.json`, made with node when missing).
 //! Files that are all about protobuf messages are not run (see [`PROTOBUF_FILES`]); every
 //! test of the other files is compiled (type-checked, as Kubernetes always does), evaluated
@@ -14,13 +14,16 @@
 //! the program planning that Kubernetes' `OptOptimize` does first) failed — the suite's
 //! error messages are not cel-go's, so their text is not compared.
 //!
-//! `tests/cel-spec-skips.txt` lists the tests that are known to fail, one
+//! `engine/tests/data/cel-spec-skips.txt` lists the tests that are known to fail, one
 //! `<file>/<section>/<name><TAB><reason>` a line. The test fails when an unlisted test
 //! fails, when a listed test passes (remove it: the list only shrinks), or when a listed
 //! test does not exist. `CEL_SPEC_WRITE_SKIPS=1` rewrites the list from the current
 //! results, keeping the reasons of entries that still fail (review the diff).
 //! `CEL_SPEC_FILTER=<substring>` runs only matching tests and `CEL_SPEC_VERBOSE=1` prints
 //! every failure.
+
+// Needs cel-go's math and encoders extensions: the `conformance` feature (on by default).
+#![cfg(feature = "conformance")]
 
 use crdlab::cel::env::{EnvOptions, Function, Overload};
 use crdlab::cel::types::Type;
@@ -58,8 +61,13 @@ fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// The test data next to this file: `engine/tests/data`.
+fn data_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("data")
+}
+
 fn skips_file() -> PathBuf {
-    repo_root().join("tests").join("cel-spec-skips.txt")
+    data_dir().join("cel-spec-skips.txt")
 }
 
 /// The flattened suite: `CEL_SPEC_JSON`, else `target/cel-spec.json`, made by dump.mjs.
@@ -69,7 +77,7 @@ fn load_suite() -> Vec<Value> {
         Err(_) => {
             let p = repo_root().join("target").join("cel-spec.json");
             if !p.exists() {
-                let spec_dir = repo_root().join("tests").join("cel-spec");
+                let spec_dir = data_dir().join("cel-spec");
                 if !spec_dir
                     .join("node_modules")
                     .join("@bufbuild")
@@ -94,7 +102,7 @@ fn load_suite() -> Vec<Value> {
                     });
                 assert!(
                     status.success(),
-                    "node tests/cel-spec/dump.mjs failed: {}",
+                    "node engine/tests/data/cel-spec/dump.mjs failed: {}",
                     status
                 );
             }

@@ -2,6 +2,9 @@
 //! over the per-rule limit a bound that fixes them — verified here by applying the bound to
 //! the CRD and re-running (the rule is then within the limit, and with one more it is not).
 
+// Needs the `crdlab` binary, built with the `cli` feature (on by default).
+#![cfg(feature = "cli")]
+
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
