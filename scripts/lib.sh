@@ -4,9 +4,10 @@
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-# cargo-installed tools (trunk, wasm-bindgen) and npm's wasm-opt (binaryen@132) come first:
-# trunk picks wasm-opt from PATH and must not find another version (or download one).
-export PATH="$ROOT/tests/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+# cargo-installed tools (trunk, wasm-bindgen) and the build tools of tools/ (npm: wasm-opt from
+# binaryen@132, esbuild) come first: trunk picks wasm-opt from PATH and must not find another
+# version (or download one).
+export PATH="$ROOT/tools/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
 SECTION_START=$SECONDS
 section() {

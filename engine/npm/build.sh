@@ -8,7 +8,7 @@
 #
 # Installs and downloads nothing: wasm-pack 0.15.1 and wasm-bindgen-cli 0.2.130 (cargo
 # install), the wasm32-unknown-unknown target and the npm package binaryen@132 (its wasm-opt,
-# tests/node_modules/.bin) must be there (scripts/install-tools puts them there). wasm-pack
+# tools/node_modules/.bin) must be there (scripts/install-tools puts them there). wasm-pack
 # runs with --mode no-install and without its own wasm-opt (engine/npm/Cargo.toml metadata);
 # this script runs binaryen's wasm-opt. Env: WASM_OPT (the wasm-opt to use).
 set -euo pipefail
@@ -23,7 +23,7 @@ here="$root/engine/npm"
 WASM_PACK_VERSION=0.15.1
 WASM_BINDGEN_VERSION=0.2.130
 BINARYEN_VERSION=132
-wasm_opt=${WASM_OPT:-$root/tests/node_modules/.bin/wasm-opt}
+wasm_opt=${WASM_OPT:-$root/tools/node_modules/.bin/wasm-opt}
 
 missing=()
 [ "$(wasm-pack --version 2>/dev/null || true)" = "wasm-pack $WASM_PACK_VERSION" ] ||
@@ -33,7 +33,7 @@ missing=()
 rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown ||
   missing+=("the wasm32-unknown-unknown target (rustup target add wasm32-unknown-unknown)")
 [ "$("$wasm_opt" --version 2>/dev/null | cut -d' ' -f3)" = "$BINARYEN_VERSION" ] ||
-  missing+=("wasm-opt $BINARYEN_VERSION from npm binaryen@$BINARYEN_VERSION at $wasm_opt (cd tests && npm ci)")
+  missing+=("wasm-opt $BINARYEN_VERSION from npm binaryen@$BINARYEN_VERSION at $wasm_opt (cd tools && npm ci)")
 grep -q '"engine/npm"' "$root/Cargo.toml" ||
   missing+=("engine/npm in the workspace members of Cargo.toml (members = [\"engine\", \"engine/npm\", \"web\"])")
 if [ ${#missing[@]} -gt 0 ]; then

@@ -9,21 +9,16 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import http from 'node:http';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { executablePath, launchBrowser, openPage, root, serveStatic, stopServer } from '../support/harness.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '..', '..');
 const editorDir = path.join(root, 'web', 'editor');
-const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
-
-const WAIT = 30_000; // every single wait is bounded by this
 
 const missing = [
-  [path.join(editorDir, 'node_modules', 'esbuild'), 'web/editor/node_modules'],
+  [path.join(editorDir, 'node_modules', '@codemirror'), 'web/editor/node_modules'],
+  [path.join(root, 'tools', 'node_modules', 'esbuild'), 'tools/node_modules'],
   [path.join(root, 'tests', 'node_modules', 'playwright-core'), 'tests/node_modules'],
 ]
   .filter(([dir]) => !fs.existsSync(dir))
@@ -34,37 +29,10 @@ const skip = missing.length
 
 let server;
 let baseUrl;
+let browser;
 let context;
-let userDataDir;
 let siteDir;
 let requests = []; // every URL any page of the test asked for
-
-function serve(dir) {
-  const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8' };
-  return new Promise((resolve, reject) => {
-    const srv = http.createServer((req, res) => {
-      const rel = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
-      const file = path.resolve(dir, '.' + rel);
-      if (!file.startsWith(dir + path.sep)) {
-        res.writeHead(403).end();
-        return;
-      }
-      fs.readFile(file, (err, data) => {
-        if (err) {
-          res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-          return;
-        }
-        res.writeHead(200, {
-          'content-type': types[path.extname(file)] || 'application/octet-stream',
-          'cache-control': 'no-store',
-        });
-        res.end(data);
-      });
-    });
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => resolve(srv));
-  });
-}
 
 before(async () => {
   if (skip) return;
@@ -76,46 +44,21 @@ before(async () => {
     stdio: ['ignore', 'inherit', 'inherit'],
     timeout: 120_000,
   });
-  server = await serve(siteDir);
-  baseUrl = `http://127.0.0.1:${server.address().port}/`;
-  userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'crdlab-chromium-'));
-  const { chromium } = await import('playwright-core');
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath,
-    headless: true,
-    timeout: WAIT,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-  context.setDefaultTimeout(WAIT);
+  ({ server, url: baseUrl } = await serveStatic([['/', siteDir]]));
+  browser = await launchBrowser();
+  context = browser.context;
   context.on('request', (r) => requests.push(r.url()));
 });
 
 after(async () => {
-  await context?.close().catch(() => {});
-  await new Promise((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  server?.closeAllConnections?.();
-  if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
+  await browser?.close();
+  await stopServer(server);
   if (siteDir) fs.rmSync(siteDir, { recursive: true, force: true });
 });
 
-// The demo page; its uncaught exceptions and console errors go to pageErrors.
+// The demo page; its uncaught exceptions and console errors and warnings go to pageErrors.
 async function openDemo() {
-  const page = await context.newPage();
-  const pageErrors = [];
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
-  page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning') pageErrors.push(m.text());
-  });
-  await page.goto(baseUrl + 'demo.html', { waitUntil: 'load', timeout: WAIT });
+  const { page, pageErrors } = await openPage(context, baseUrl + 'demo.html', { consoleTypes: ['error', 'warning'] });
   await page.getByTestId('yaml-editor').waitFor({ state: 'visible' });
   return { page, pageErrors };
 }

@@ -8,58 +8,26 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchBrowser, openPage, stopServer } from '../support/harness.mjs';
 import { serveExample } from './serve.mjs';
-
-const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
-const WAIT = 30_000; // every single wait is bounded by this
 
 let server;
 let baseUrl;
-let context;
-let userDataDir;
+let browser;
 
 before(async () => {
-  assert.ok(fs.existsSync(executablePath), `no Chromium at ${executablePath}`);
   ({ server, url: baseUrl } = await serveExample());
-  userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'crdlab-npm-chromium-'));
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath,
-    headless: true,
-    timeout: WAIT,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-  context.setDefaultTimeout(WAIT);
+  browser = await launchBrowser();
 });
 
 after(async () => {
-  await context?.close().catch(() => {});
-  await new Promise((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  server?.closeAllConnections?.();
-  if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
+  await browser?.close();
+  await stopServer(server);
 });
 
 /** The example page, ready; its uncaught exceptions and console errors go to pageErrors. */
 async function openExample() {
-  const page = await context.newPage();
-  const pageErrors = [];
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
-  page.on('console', (m) => {
-    if (m.type() === 'error') pageErrors.push(m.text());
-  });
-  await page.goto(baseUrl, { waitUntil: 'load', timeout: WAIT });
+  const { page, pageErrors } = await openPage(browser.context, baseUrl);
   await page.locator('#status[data-ready="true"]').waitFor({ state: 'attached' });
   return { page, pageErrors };
 }

@@ -8,10 +8,11 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { installInto, outDir } from './load.mjs';
 
-const tsc = path.join(path.dirname(fileURLToPath(import.meta.url)), 'node_modules', 'typescript', 'bin', 'tsc');
+// typescript is a package of the tests (tests/package.json).
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
 const USAGE = `
 import { compile, validate, evaluate, version, CompiledCrd } from 'crdlab';

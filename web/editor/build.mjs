@@ -3,7 +3,8 @@
 //   node web/editor/build.mjs OUTFILE
 //   node web/editor/build.mjs --trunk-staging NAME   (writes $TRUNK_STAGING_DIR/NAME)
 //
-// Offline and quick (~0.35 s): node_modules is installed by scripts/install-tools (npm ci).
+// Offline and quick (~0.35 s): node_modules here (CodeMirror) and in tools/ (esbuild) are
+// installed by scripts/install-tools (npm ci).
 // Trunk runs the second form as a pre_build hook (Trunk.toml): hook arguments are not expanded
 // by a shell, so the staging dir comes from the environment Trunk sets for hooks. Trunk moves
 // the staging dir to dist/, so the bundle lands next to index.html; dist/ is not watched, so
@@ -12,6 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -32,13 +34,15 @@ if (args.length === 1 && !args[0].startsWith('--')) {
   process.exit(2);
 }
 
+// esbuild is a build tool of the repository (tools/package.json), not a package of the bundle:
+// it is loaded from tools/node_modules; the CodeMirror packages it bundles come from here.
 let esbuild;
 try {
-  esbuild = await import('esbuild');
+  esbuild = createRequire(path.join(here, '..', '..', 'tools', 'package.json'))('esbuild');
 } catch (e) {
   console.error(
     `web/editor: cannot load esbuild (${e.code || e.message}); run scripts/install-tools ` +
-      '(or `npm ci` in web/editor) first',
+      '(or `npm ci` in tools/ and web/editor/) first',
   );
   process.exit(1);
 }
