@@ -40,6 +40,10 @@ pub mod yaml;
 #[cfg(feature = "wasm")]
 pub mod wasm;
 
+// The shared CRD fixtures of the unit tests (and, through `#[path]`, of engine/tests).
+#[cfg(test)]
+pub(crate) mod testing;
+
 pub use crd::{CompiledCrd, LoadError};
 pub use request::{Answer, Engine, Request};
 pub use version::KubeVersion;

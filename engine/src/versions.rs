@@ -438,32 +438,15 @@ mod tests {
     use super::*;
 
     fn crd(rules: &str) -> String {
-        format!(
-            r#"apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {{name: widgets.example.com}}
-spec:
-  group: example.com
-  names: {{plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
+        crate::testing::widgets_spec(&format!(
+            "            properties:
               addr: {{type: string, maxLength: 64}}
               m: {{type: object, maxProperties: 8, additionalProperties: {{type: integer}}}}
             x-kubernetes-validations:
 {}
-"#,
+",
             rules
-        )
+        ))
     }
 
     #[test]

@@ -5,26 +5,12 @@ use crdlab::request::{Engine, Request};
 use crdlab::{CompiledCrd, KubeVersion};
 use serde_json::{json, Value};
 
-const CRD: &str = r#"
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.example.com}
-spec:
-  group: example.com
-  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            x-kubernetes-preserve-unknown-fields: true
-"#;
+mod common;
+
+/// The widgets CRD with an open `spec`.
+fn widgets() -> String {
+    format!("\n{}", common::widgets_spec("            x-kubernetes-preserve-unknown-fields: true\n"))
+}
 
 fn compile_err(text: &str) -> String {
     CompiledCrd::from_text(text, KubeVersion::default()).unwrap_err().to_string()
@@ -53,16 +39,16 @@ fn not_a_crd() {
 
 #[test]
 fn wrong_api_version() {
-    let e = compile_err(&CRD.replace("apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1"));
+    let e = compile_err(&widgets().replace("apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1"));
     assert!(e.contains("unsupported apiVersion") && e.contains("v1beta1"), "{}", e);
 }
 
 #[test]
 fn schema_that_is_not_an_object() {
-    let bad = CRD.replace("        type: object\n        properties:", "        - 1\n        properties:");
+    let bad = widgets().replace("        type: object\n        properties:", "        - 1\n        properties:");
     let e = compile_err(&bad);
     assert!(!e.is_empty());
-    let e = compile_err(&CRD.replace("openAPIV3Schema:\n", "openAPIV3Schema: 5\n        x:\n"));
+    let e = compile_err(&widgets().replace("openAPIV3Schema:\n", "openAPIV3Schema: 5\n        x:\n"));
     assert!(e.contains("cannot"), "{}", e);
 }
 
@@ -70,7 +56,7 @@ fn schema_that_is_not_an_object() {
 fn huge_documents() {
     // A 4 MiB object: read and validated, no panic.
     let big = "x".repeat(4 * 1024 * 1024);
-    let a = answer(CRD, json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"s": big}}));
+    let a = answer(&widgets(), json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"s": big}}));
     assert!(a.error.is_none(), "{:?}", a.error);
     // A 70 MiB text is refused with a clear error.
     let text = format!("a: \"{}\"", "x".repeat(70 * 1024 * 1024));
@@ -88,7 +74,7 @@ fn deep_nesting() {
     assert!(e.message.contains("nesting deeper than") && e.line.is_some(), "{}", e);
     // A deep object given as JSON text through the request path.
     let obj = format!("{{\"spec\": {}{}}}", "{\"a\":".repeat(10_000), "1".to_string() + &"}".repeat(10_000));
-    let a = answer(CRD, Value::String(obj));
+    let a = answer(&widgets(), Value::String(obj));
     assert!(a.error.as_deref().unwrap_or("").contains("nesting deeper than"), "{:?}", a.error);
 }
 
@@ -97,11 +83,11 @@ fn bad_requests_get_an_error_answer() {
     let mut e = Engine::new();
     assert!(e.handle_line("not json").error.unwrap().contains("not JSON"));
     assert!(e.handle_line("{\"id\": 1}").error.unwrap().contains("names no CRD"));
-    let a = e.handle_line(&json!({"id": 2, "crd": CRD, "version": "v9"}).to_string());
+    let a = e.handle_line(&json!({"id": 2, "crd": widgets(), "version": "v9"}).to_string());
     assert!(a.error.unwrap().contains("no version \"v9\""));
-    let a = e.handle_line(&json!({"id": 3, "crd": CRD, "object": [1, 2]}).to_string());
+    let a = e.handle_line(&json!({"id": 3, "crd": widgets(), "object": [1, 2]}).to_string());
     assert!(a.error.unwrap().contains("must be a JSON object"));
-    let a = e.handle_line(&json!({"id": 4, "crd": CRD, "kubernetesVersion": "2.0"}).to_string());
+    let a = e.handle_line(&json!({"id": 4, "crd": widgets(), "kubernetesVersion": "2.0"}).to_string());
     assert!(a.error.unwrap().contains("kubernetesVersion"));
     let a = e.handle_line(&json!({"id": 5, "crd": 7}).to_string());
     assert!(a.error.unwrap().contains("crd must be"));

@@ -7,27 +7,14 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-const CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.example.com}
-spec:
-  group: example.com
-  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              replicas: {type: integer}
-              mode: {type: string, default: fast}
-"#;
+mod common;
+
+/// The widgets CRD: `spec` has `replicas` and a defaulted `mode`.
+fn widgets() -> String {
+    common::widgets_spec(
+        "            properties:\n              replicas: {type: integer}\n              mode: {type: string, default: fast}\n",
+    )
+}
 
 fn tmp(name: &str, text: &str) -> String {
     let dir = std::env::temp_dir().join(format!("crdlab-cli-{}", std::process::id()));
@@ -43,7 +30,7 @@ fn crdlab() -> Command {
 
 #[test]
 fn validate_reports_like_kubectl_and_exits_1() {
-    let crd = tmp("crd.yaml", CRD);
+    let crd = tmp("crd.yaml", &widgets());
     let bad = tmp("bad.yaml", "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {replicas: three}\n");
     let out = crdlab().args(["validate", "--crd", &crd, "--object", &bad]).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -72,7 +59,7 @@ fn validate_missing_file_is_a_clear_error() {
 
 #[test]
 fn batch_answers_every_line_in_order() {
-    let crd = tmp("batch-crd.yaml", CRD);
+    let crd = tmp("batch-crd.yaml", &widgets());
     let lines = [
         serde_json::json!({"id": "a", "crdFile": crd, "object": {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"replicas": 1}}}).to_string(),
         "this is not json".to_string(),
@@ -103,7 +90,7 @@ fn batch_answers_every_line_in_order() {
 fn validate_defaults_to_the_latest_release_batch_to_the_protocol_default() {
     let crd = tmp(
         "meta-crd.yaml",
-        &CRD.replace(
+        &widgets().replace(
             "        type: object\n        properties:\n          spec:",
             "        type: object\n        x-kubernetes-validations:\n        - rule: self.metadata.name.contains(self.metadata.generateName)\n        properties:\n          spec:",
         ),

@@ -5,7 +5,9 @@
 // Needs the `crdlab` binary, built with the `cli` feature (on by default).
 #![cfg(feature = "cli")]
 
-use serde_json::Value;
+mod common;
+
+use serde_json::{json, Value};
 use std::path::Path;
 use std::process::Command;
 
@@ -268,15 +270,12 @@ fn names_rule_fix_is_max_items_3() {
 
 #[test]
 fn engine_api_explains_a_version() {
-    let crd = r#"{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
-      "metadata":{"name":"widgets.example.com"},
-      "spec":{"group":"example.com","scope":"Namespaced",
-        "names":{"kind":"Widget","plural":"widgets","singular":"widget","listKind":"WidgetList"},
-        "versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{
-          "type":"object","properties":{"spec":{"type":"object","properties":{
-            "tags":{"type":"array","items":{"type":"string"},
-              "x-kubernetes-validations":[{"rule":"self.all(t, t.matches('^[a-z]+$'))"}]}}}}}}}]}}"#;
-    let compiled = crdlab::crd::CompiledCrd::from_text(crd, Default::default()).unwrap();
+    let crd = common::widgets_json(json!({
+      "type":"object","properties":{"spec":{"type":"object","properties":{
+        "tags":{"type":"array","items":{"type":"string"},
+          "x-kubernetes-validations":[{"rule":"self.all(t, t.matches('^[a-z]+$'))"}]}}}}}))
+    .to_string();
+    let compiled = crdlab::crd::CompiledCrd::from_text(&crd, Default::default()).unwrap();
     let e = crdlab::cel::explain::explain(&compiled, None).unwrap();
     assert_eq!(e.rules.len(), 1);
     let r = &e.rules[0];

@@ -20,6 +20,8 @@
 //!   3,145,728 / (minSerializedSize(node) + 1). The reported `max_cardinality` is always the
 //!   latter (the compile result's MaxCardinality); `estimated_cost` uses whichever applies.
 
+mod common;
+
 use crdlab::cel::rules::rule_reports;
 use crdlab::request::RuleReport;
 use serde_json::{json, Value};
@@ -27,23 +29,7 @@ use serde_json::{json, Value};
 const MAX_REQUEST: u64 = 3_145_728;
 
 fn crd(spec: Value) -> Value {
-    json!({
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": "widgets.example.com"},
-        "spec": {
-            "group": "example.com",
-            "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
-            "scope": "Namespaced",
-            "versions": [{
-                "name": "v1", "served": true, "storage": true,
-                "schema": {"openAPIV3Schema": {
-                    "type": "object",
-                    "properties": {"spec": spec}
-                }}
-            }]
-        }
-    })
+    common::widgets_json(json!({"type": "object", "properties": {"spec": spec}}))
 }
 
 fn reports(spec: Value) -> Vec<RuleReport> {

@@ -6,6 +6,8 @@
 // Needs the `crdlab` binary, built with the `cli` feature (on by default).
 #![cfg(feature = "cli")]
 
+mod common;
+
 use crdlab::diff::{
     self, report, Config, Enforcement, Finding, Options, Ratcheting, Report, SampleObject,
     Severity, Validator,
@@ -19,29 +21,7 @@ use std::process::Command;
 /// A one-version CRD whose `spec` has the given properties (YAML flow or block text,
 /// indented for `properties:` of spec).
 fn crd_with(spec_extra: &str, props: &str) -> String {
-    format!(
-        r#"apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {{name: widgets.example.com}}
-spec:
-  group: example.com
-  names: {{plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-{}            properties:
-{}
-"#,
-        spec_extra, props
-    )
+    common::widgets_spec(&format!("{}            properties:\n{}\n", spec_extra, props))
 }
 
 fn crd(props: &str) -> String {
@@ -159,9 +139,8 @@ fn existing_field_removal() {
 fn stored_version_removal() {
     let two = |versions: &str| {
         format!(
-            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: widgets.example.com}}\n\
-             spec:\n  group: example.com\n  names: {{plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}}\n  \
-             scope: Namespaced\n  versions:\n{}status:\n  storedVersions: [v1alpha1, v1]\n",
+            "{}  versions:\n{}status:\n  storedVersions: [v1alpha1, v1]\n",
+            common::WIDGETS_HEAD,
             versions
         )
     };
@@ -530,14 +509,7 @@ fn same_version_can_be_disabled() {
 
 fn served_crd(v1alpha1_props: &str, v1_props: &str, conversion: &str) -> String {
     format!(
-        r#"apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {{name: widgets.example.com}}
-spec:
-  group: example.com
-  names: {{plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}}
-  scope: Namespaced
-{}  versions:
+        r#"{}{}  versions:
   - name: v1
     served: true
     storage: true
@@ -559,7 +531,10 @@ spec:
             type: object
             properties: {}
 "#,
-        conversion, v1_props, v1alpha1_props
+        common::WIDGETS_HEAD,
+        conversion,
+        v1_props,
+        v1alpha1_props
     )
 }
 

@@ -405,22 +405,17 @@ fn cel_errors_ratchet_only_where_the_schema_correlates_the_old_value() {
 
 /// A CRD whose root carries `rules` (and whose root `metadata` is `meta`, JSON text).
 fn root_rules_crd(meta: &str, rules: &[&str]) -> String {
-    let rules: Vec<String> = rules.iter().map(|r| format!("{{\"rule\": {:?}}}", r)).collect();
-    format!(
-        r#"{{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-  "metadata": {{"name": "widgets.example.com"}},
-  "spec": {{"group": "example.com", "scope": "Namespaced",
-    "names": {{"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"}},
-    "versions": [{{"name": "v1", "served": true, "storage": true, "schema": {{"openAPIV3Schema": {{
-      "type": "object",
-      "properties": {{"metadata": {meta}, "spec": {{"type": "object",
-        "properties": {{"inner": {{"type": "object", "x-kubernetes-embedded-resource": true,
-          "x-kubernetes-preserve-unknown-fields": true,
-          "x-kubernetes-validations": [{{"rule": "self.metadata.name.contains('a')"}}]}}}}}}}},
-      "x-kubernetes-validations": [{rules}]}}}}}}]}}}}"#,
-        meta = meta,
-        rules = rules.join(", ")
-    )
+    let meta: Value = serde_json::from_str(meta).unwrap();
+    let rules: Vec<Value> = rules.iter().map(|r| json!({"rule": r})).collect();
+    common::widgets_json(json!({
+        "type": "object",
+        "properties": {"metadata": meta, "spec": {"type": "object",
+            "properties": {"inner": {"type": "object", "x-kubernetes-embedded-resource": true,
+                "x-kubernetes-preserve-unknown-fields": true,
+                "x-kubernetes-validations": [{"rule": "self.metadata.name.contains('a')"}]}}}},
+        "x-kubernetes-validations": rules
+    }))
+    .to_string()
 }
 
 /// The estimated cost of each rule, by rule text, on `minor`.

@@ -243,23 +243,9 @@ fn cli_versions_and_old_crd() {
 /// earlier release (both request-sized) and costs 102 × 101 + 6 on 1.37.
 #[test]
 fn metadata_name_rule_arrives_in_1_37() {
-    let text = r#"apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.example.com}
-spec:
-  group: example.com
-  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        x-kubernetes-validations:
-        - rule: self.metadata.name.contains(self.metadata.generateName)
-"#;
+    let text = &common::widgets_yaml(
+        "        type: object\n        x-kubernetes-validations:\n        - rule: self.metadata.name.contains(self.metadata.generateName)\n",
+    );
     let rows = rule_versions_of_text(text).unwrap();
     assert_eq!(rows.len(), 1, "{:?}", rows);
     let r = &rows[0];

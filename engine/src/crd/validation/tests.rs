@@ -121,19 +121,14 @@ fn real_crds_match_the_apiserver() {
 
 // ------------------------------------------------------------------- small CRDs
 
+/// The widgets CRD without `singular` and `listKind`, which the checks then default from the
+/// plural and the kind.
 fn base() -> Value {
-    json!({
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": "widgets.example.com"},
-        "spec": {
-            "group": "example.com",
-            "scope": "Namespaced",
-            "names": {"plural": "widgets", "kind": "Widget"},
-            "versions": [{"name": "v1", "served": true, "storage": true,
-                "schema": {"openAPIV3Schema": {"type": "object"}}}]
-        }
-    })
+    let mut c = crate::testing::widgets_json(json!({"type": "object"}));
+    let names = c["spec"]["names"].as_object_mut().unwrap();
+    names.remove("singular");
+    names.remove("listKind");
+    c
 }
 
 fn with_schema(schema: Value) -> Value {

@@ -1,0 +1,67 @@
+//! Test fixtures: the one "widgets" CRD (`widgets.example.com`, kind `Widget`, one version
+//! `v1`) that unit and integration tests fill with their own schema, so its text stands in one
+//! place. Unit tests reach it as `crate::testing`; the integration tests include this same file
+//! from `engine/tests/common/mod.rs` (a `#[path]` module), which is why it uses nothing of the
+//! crate but `serde_json`.
+
+// Each side (unit tests, each integration test) uses only part of it.
+#![allow(dead_code)]
+
+use serde_json::{json, Value};
+
+/// The CRD down to (and with) `scope`: apiVersion, kind, metadata, group, names.
+pub const WIDGETS_HEAD: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
+  scope: Namespaced
+";
+
+/// The widgets CRD, YAML, with one served storage version `v1` whose `openAPIV3Schema` is
+/// `schema`: its lines, indented 8 spaces.
+pub fn widgets_yaml(schema: &str) -> String {
+    format!(
+        "{}  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+{}",
+        WIDGETS_HEAD, schema
+    )
+}
+
+/// [`widgets_yaml`] whose schema is an object with one property, `spec`, an object with
+/// `spec_lines` (its keywords, indented 12 spaces).
+pub fn widgets_spec(spec_lines: &str) -> String {
+    widgets_yaml(&format!(
+        "        type: object
+        properties:
+          spec:
+            type: object
+{}",
+        spec_lines
+    ))
+}
+
+/// The widgets CRD as a JSON value, with one served storage version `v1` whose
+/// `openAPIV3Schema` is `schema`.
+pub fn widgets_json(schema: Value) -> Value {
+    json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {
+            "group": "example.com",
+            "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+            "scope": "Namespaced",
+            "versions": [{
+                "name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": schema}
+            }]
+        }
+    })
+}
