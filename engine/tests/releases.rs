@@ -405,17 +405,22 @@ fn cel_errors_ratchet_only_where_the_schema_correlates_the_old_value() {
 
 /// A CRD whose root carries `rules` (and whose root `metadata` is `meta`, JSON text).
 fn root_rules_crd(meta: &str, rules: &[&str]) -> String {
-    let meta: Value = serde_json::from_str(meta).unwrap();
-    let rules: Vec<Value> = rules.iter().map(|r| json!({"rule": r})).collect();
-    common::widgets_json(json!({
-        "type": "object",
-        "properties": {"metadata": meta, "spec": {"type": "object",
-            "properties": {"inner": {"type": "object", "x-kubernetes-embedded-resource": true,
-                "x-kubernetes-preserve-unknown-fields": true,
-                "x-kubernetes-validations": [{"rule": "self.metadata.name.contains('a')"}]}}}},
-        "x-kubernetes-validations": rules
-    }))
-    .to_string()
+    let rules: Vec<String> = rules.iter().map(|r| format!("{{\"rule\": {:?}}}", r)).collect();
+    let schema = format!(
+        r#"{{
+      "type": "object",
+      "properties": {{"metadata": {meta}, "spec": {{"type": "object",
+        "properties": {{"inner": {{"type": "object", "x-kubernetes-embedded-resource": true,
+          "x-kubernetes-preserve-unknown-fields": true,
+          "x-kubernetes-validations": [{{"rule": "self.metadata.name.contains('a')"}}]}}}}}}}},
+      "x-kubernetes-validations": [{rules}]}}"#,
+        meta = meta,
+        rules = rules.join(", ")
+    );
+    // The schema stays JSON text as written here: tests edit it as text.
+    common::widgets_json(Value::Null)
+        .to_string()
+        .replacen(r#""openAPIV3Schema":null"#, &format!(r#""openAPIV3Schema":{}"#, schema), 1)
 }
 
 /// The estimated cost of each rule, by rule text, on `minor`.
