@@ -3,7 +3,7 @@
 //! conversion, formats and validation ratcheting.
 
 pub mod formats;
-pub mod regex;
+pub use crate::go::regexp as regex;
 pub mod schema;
 
 pub use schema::{validate, validate_update};
