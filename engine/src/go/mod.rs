@@ -5,6 +5,8 @@
 
 pub mod fmt;
 pub mod json;
+pub mod netip;
+pub mod neturl;
 pub mod regexp;
 pub mod strconv;
 pub mod unicode;
