@@ -1,3 +1,5 @@
 //! Kubernetes primitives every layer above shares (rank 1): resource quantities, object
 //! names and label values (apimachinery `util/validation`), semantic versions and the
 //! kube-openapi `strfmt` format checks. Built on [`crate::go`] and [`crate::version`] only.
+
+pub mod quantity;
