@@ -3,3 +3,4 @@
 //! kube-openapi `strfmt` format checks. Built on [`crate::go`] and [`crate::version`] only.
 
 pub mod quantity;
+pub mod semver;
