@@ -6,6 +6,7 @@
 pub mod base64;
 pub mod fmt;
 pub mod json;
+pub mod mail;
 pub mod netip;
 pub mod neturl;
 pub mod regexp;

@@ -1,8 +1,8 @@
 //! Go's `net/netip` (`ParseAddr` with its error texts, `Addr.String()` per RFC 5952, the
 //! address classifications, `ParsePrefix`) and the `net` parsers built on it: `net.ParseIP`
 //! (Go 1.17+, netip rules, no zone) and the Go 1.16 parsers `k8s.io/utils/net` keeps as
-//! `ParseIPSloppy`/`ParseCIDRSloppy` (leading zeros in IPv4 fields). One IPv6 parser
-//! ([`parse_v6`]) serves all of them.
+//! `ParseIPSloppy`/`ParseCIDRSloppy` (leading zeros in IPv4 fields), and `net.ParseMAC`.
+//! One IPv6 parser ([`parse_v6`]) serves all of them.
 
 use crate::go::strconv::quote;
 
@@ -461,6 +461,87 @@ pub(crate) fn is_cidr_sloppy(s: &str) -> bool {
     match dtoi(mask) {
         Some((n, c)) => c == mask.len() && n <= 8 * iplen,
         None => false,
+    }
+}
+
+/// Go's hex `xtoi`.
+fn xtoi(s: &[u8]) -> Option<(u32, usize)> {
+    const BIG: u32 = 0xFFFFFF;
+    let mut n: u32 = 0;
+    let mut i = 0;
+    while i < s.len() {
+        let d = match s[i] {
+            c @ b'0'..=b'9' => c - b'0',
+            c @ b'a'..=b'f' => c - b'a' + 10,
+            c @ b'A'..=b'F' => c - b'A' + 10,
+            _ => break,
+        };
+        n = n * 16 + d as u32;
+        if n >= BIG {
+            return None;
+        }
+        i += 1;
+    }
+    if i == 0 {
+        return None;
+    }
+    Some((n, i))
+}
+
+/// `net.ParseMAC` succeeds.
+pub(crate) fn is_mac(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() < 14 {
+        return false;
+    }
+    fn xtoi2(s: &[u8], e: u8) -> bool {
+        if s.len() > 2 && s[2] != e {
+            return false;
+        }
+        if s.len() < 2 {
+            return false;
+        }
+        matches!(xtoi(&s[..2]), Some((_, 2)))
+    }
+    if b[2] == b':' || b[2] == b'-' {
+        if !(b.len() + 1).is_multiple_of(3) {
+            return false;
+        }
+        let n = (b.len() + 1) / 3;
+        if n != 6 && n != 8 && n != 20 {
+            return false;
+        }
+        let mut x = 0;
+        for _ in 0..n {
+            if !xtoi2(&b[x..], b[2]) {
+                return false;
+            }
+            x += 3;
+        }
+        true
+    } else if b[4] == b'.' {
+        if !(b.len() + 1).is_multiple_of(5) {
+            return false;
+        }
+        let n = 2 * (b.len() + 1) / 5;
+        if n != 6 && n != 8 && n != 20 {
+            return false;
+        }
+        let mut x = 0;
+        let mut i = 0;
+        while i < n {
+            if !xtoi2(&b[x..x + 2], 0) {
+                return false;
+            }
+            if !xtoi2(&b[x + 2..], b[4]) {
+                return false;
+            }
+            x += 5;
+            i += 2;
+        }
+        true
+    } else {
+        false
     }
 }
 

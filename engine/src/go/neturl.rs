@@ -651,6 +651,31 @@ impl Url {
     }
 }
 
+/// The parts of a `url.Parse` result the CRD's webhook and approval checks look at, as
+/// Go strings.
+#[derive(Debug, Default, PartialEq)]
+pub struct GoUrl {
+    pub scheme: String,
+    /// `u.User.String()`, when a userinfo part is present.
+    pub user: Option<String>,
+    pub host: String,
+    pub raw_query: String,
+    pub fragment: String,
+}
+
+/// `url.Parse` as the apiserver's CRD checks call it ([`HostRules::Lenient`]), with Go's
+/// error text (`parse "<url>": <reason>`).
+pub fn parse_go_url(raw: &str) -> Result<GoUrl, String> {
+    let u = parse_with(raw, HostRules::Lenient)?;
+    Ok(GoUrl {
+        scheme: u.scheme(),
+        user: u.user_string(),
+        host: u.host(),
+        raw_query: u.raw_query(),
+        fragment: u.fragment(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -724,5 +749,20 @@ mod tests {
             .unwrap()
             .query()
             .is_empty());
+    }
+
+    #[test]
+    fn urls() {
+        let u = parse_go_url("HTTPS://user:pw@host:8443/p?q=1#frag").unwrap();
+        assert_eq!(u.scheme, "https");
+        assert_eq!(u.user.as_deref(), Some("user:pw"));
+        assert_eq!(u.host, "host:8443");
+        assert_eq!(u.raw_query, "q=1");
+        assert_eq!(u.fragment, "frag");
+        assert_eq!(
+            parse_go_url(":x").unwrap_err(),
+            "parse \":x\": missing protocol scheme"
+        );
+        assert_eq!(parse_go_url("/just/path").unwrap().host, "");
     }
 }

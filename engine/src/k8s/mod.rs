@@ -4,3 +4,5 @@
 
 pub mod quantity;
 pub mod semver;
+pub mod names;
+pub mod strfmt;

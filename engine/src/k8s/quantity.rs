@@ -1108,7 +1108,7 @@ fn go_pow10(n: i64) -> f64 {
 }
 
 /// `resource.ParseQuantity` succeeds.
-pub(crate) fn is_quantity(s: &str) -> bool {
+pub fn is_quantity(s: &str) -> bool {
     if s.is_empty() {
         return false;
     }

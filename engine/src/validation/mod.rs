@@ -2,7 +2,7 @@
 //! `validate` package driven by apiextensions `pkg/apiserver/validation`, with its error
 //! conversion, formats and validation ratcheting.
 
-pub mod formats;
+pub use crate::k8s::strfmt as formats;
 pub use crate::go::regexp as regex;
 pub mod schema;
 

@@ -2,11 +2,11 @@
 //! `net/netip.Prefix`: `netip.ParsePrefix` with its error texts, `Prefix.String()`,
 //! `Masked`, `Contains`, and the library's own `containsCIDR` rule.
 
-use crate::cel::library::ip::{ip_arg, ip_val, string_to_ip};
-use crate::go::netip::{parse_prefix, Prefix};
 use crate::cel::env::{EnvOptions, Function, Overload};
+use crate::cel::library::ip::{ip_arg, ip_val, string_to_ip};
 use crate::cel::types::{Type, CIDR, IP};
 use crate::cel::value::{EvalError, EvalResult, Opaque, Val};
+use crate::go::netip::{parse_prefix, Prefix};
 use crate::go::strconv::quote;
 use std::any::Any;
 use std::rc::Rc;

@@ -4,10 +4,10 @@
 //! `String`). Bracketed hosts must be IPv6 addresses and a colon in a host starts the
 //! port (`urlstrictcolons=1`), as Go 1.26 parses them.
 
-use crate::go::neturl::{parse, parse_request_uri, Url};
 use crate::cel::env::{EnvOptions, Function, Overload};
 use crate::cel::types::{Type, URL};
 use crate::cel::value::{EvalError, EvalResult, Opaque, Val};
+use crate::go::neturl::{parse, parse_request_uri, Url};
 use std::any::Any;
 use std::rc::Rc;
 
