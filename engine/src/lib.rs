@@ -27,7 +27,6 @@ pub mod diff;
 pub mod edit;
 pub mod field;
 pub mod go;
-pub mod gofmt;
 pub mod k8s;
 pub mod positions;
 pub mod request;

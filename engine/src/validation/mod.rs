@@ -2,8 +2,6 @@
 //! `validate` package driven by apiextensions `pkg/apiserver/validation`, with its error
 //! conversion, formats and validation ratcheting.
 
-pub use crate::k8s::strfmt as formats;
-pub use crate::go::regexp as regex;
 pub mod schema;
 
 pub use schema::{validate, validate_update};

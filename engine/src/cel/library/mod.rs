@@ -57,10 +57,6 @@ pub fn functions(opts: &EnvOptions) -> Vec<Function> {
     out
 }
 
-// Moved to crate::go; re-exported until the import rewrite (issue 14, last commit).
-pub use crate::go::base64::{std_decode as base64_decode, std_encode as base64_encode};
-pub(crate) use crate::go::time::{civil_from_days, days_from_civil, days_in_month};
-
 /// Go's `time.ParseDuration` (`1h30m`, `-1.5s`, `300ms`, `2us`, `1ns`) as a CEL duration.
 pub fn parse_duration(s: &str) -> Option<Duration> {
     crate::go::time::parse_duration(s).map(Duration)

@@ -823,7 +823,7 @@ pub fn go_value_text(v: &Val) -> String {
         Val::Bool(b) => b.to_string(),
         Val::Int(i) => i.to_string(),
         Val::Uint(u) => u.to_string(),
-        Val::Double(d) => crate::gofmt::format_float_v(*d),
+        Val::Double(d) => crate::go::fmt::format_float_v(*d),
         Val::String(s) => s.as_str().to_string(),
         Val::Bytes(b) => {
             let parts: Vec<String> = b.iter().map(|x| x.to_string()).collect();
@@ -1032,7 +1032,7 @@ pub fn convert_to_string<'a>(v: &Val<'a>) -> EvalResult<'a> {
         Val::Bool(b) => Val::str(if *b { "true" } else { "false" }),
         Val::Int(i) => Val::string(i.to_string()),
         Val::Uint(u) => Val::string(u.to_string()),
-        Val::Double(d) => Val::string(crate::gofmt::format_float_v(*d)),
+        Val::Double(d) => Val::string(crate::go::fmt::format_float_v(*d)),
         Val::Bytes(b) => match std::str::from_utf8(b) {
             Ok(s) => Val::str(s),
             Err(_) => return fail("invalid UTF-8 in bytes, cannot convert to string"),
@@ -1354,7 +1354,7 @@ pub fn go_parse_rfc3339(s: &str) -> Option<Timestamp> {
     }
     if !(1..=12).contains(&month)
         || day < 1
-        || day > super::days_in_month(year, month)
+        || day > crate::go::time::days_in_month(year, month)
         || hour > 23
         || minute > 59
         || second > 59
@@ -1362,7 +1362,7 @@ pub fn go_parse_rfc3339(s: &str) -> Option<Timestamp> {
         return None;
     }
     let secs =
-        super::days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second
+        crate::go::time::days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second
             - offset;
     // The time stays in the zone it was written in (a fixed zone of that offset).
     Some(Timestamp {
@@ -1413,8 +1413,8 @@ pub fn compile_regex(pattern: &str) -> Result<regex::Regex, EvalError> {
     let result = match cached {
         Some(r) => r,
         None => {
-            let r = crate::validation::regex::compile_re2(pattern).map_err(|_| {
-                crate::validation::regex::go_compile_error(pattern).unwrap_or_else(|| {
+            let r = crate::go::regexp::compile_re2(pattern).map_err(|_| {
+                crate::go::regexp::go_compile_error(pattern).unwrap_or_else(|| {
                     format!("error parsing regexp: invalid pattern: `{}`", pattern)
                 })
             });
@@ -1486,13 +1486,13 @@ fn go_atoi(s: &str) -> Result<i64, EvalError> {
     if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
         return Err(EvalError::new(format!(
             "strconv.Atoi: parsing {}: invalid syntax",
-            crate::gofmt::quote(s)
+            crate::go::strconv::quote(s)
         )));
     }
     s.parse::<i64>().map_err(|_| {
         EvalError::new(format!(
             "strconv.Atoi: parsing {}: value out of range",
-            crate::gofmt::quote(s)
+            crate::go::strconv::quote(s)
         ))
     })
 }
