@@ -640,3 +640,36 @@ pub fn parse_prefix(s: &str) -> Result<Prefix, String> {
         bits: bits as u32,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_ipv6_parser_two_rule_sets() {
+        // netip (net.ParseIP since Go 1.17): at most four hex digits a group, no leading
+        // zeros in an embedded IPv4 address, zones refused by ParseIP.
+        assert!(parse_ip("2001:db8::1").is_some());
+        assert_eq!(parse_ip("00001::1"), None);
+        assert_eq!(parse_ip("::ffff:001.2.3.4"), None);
+        assert_eq!(parse_ip("fe80::1%eth0"), None);
+        // Go 1.16 (ParseIPSloppy): longer groups of a value below 2^16, leading zeros.
+        assert_eq!(parse_ip_sloppy("00001::1"), parse_ip("1::1"));
+        assert_eq!(parse_ip_sloppy("::ffff:001.002.003.004"), parse_ip("::ffff:1.2.3.4"));
+        assert_eq!(parse_ip_sloppy("10000::"), None);
+        assert_eq!(parse_ip_sloppy("fe80::1%eth0"), None);
+        assert!(is_cidr_sloppy("2001:db8::/032"));
+        assert!(!is_cidr_sloppy("2001:db8::/129"));
+        assert_eq!(
+            parse_addr("1::2::3").unwrap_err(),
+            "ParseAddr(\"1::2::3\"): multiple :: in address (at \":3\")"
+        );
+        assert_eq!(parse_addr("fe80::1%eth0").unwrap().1, "eth0");
+    }
+
+    #[test]
+    fn macs() {
+        assert!(is_mac("01:02:03:04:05:06"));
+        assert!(!is_mac("01:02-03:04:05:06"));
+    }
+}

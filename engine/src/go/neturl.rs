@@ -765,4 +765,21 @@ mod tests {
         );
         assert_eq!(parse_go_url("/just/path").unwrap().host, "");
     }
+
+    #[test]
+    fn host_rules_differ_only_in_parse_host() {
+        for (raw, strict_err) in [
+            ("http://a:b:80/", "parse \"http://a:b:80/\": invalid port \":b:80\" after host"),
+            ("http://[1.2.3.4]/", "parse \"http://[1.2.3.4]/\": invalid IP-literal"),
+            ("http://a[b]/", "parse \"http://a[b]/\": invalid IP-literal"),
+        ] {
+            assert_eq!(parse_request_uri(raw).unwrap_err(), strict_err);
+            assert!(parse_request_uri_with(raw, HostRules::Lenient).is_ok(), "{}", raw);
+        }
+        assert_eq!(
+            parse_request_uri_with("http://[::1/", HostRules::Lenient).unwrap_err(),
+            "parse \"http://[::1/\": missing ']' in host"
+        );
+        assert!(parse_request_uri_with("http://[fe80::1%25en0]:8080/", HostRules::Lenient).is_ok());
+    }
 }

@@ -3,6 +3,7 @@
 //! zones `LoadLocation` knows. The zones are a hand-written table: a time-zone database
 //! crate (chrono-tz) does not fit the wasm size budget (794 of 800 KB gzip).
 
+/// Days in month `m` (1..=12) of year `y`, leap years as the Gregorian calendar has them.
 pub fn days_in_month(y: i64, m: i64) -> i64 {
     match m {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
@@ -528,5 +529,35 @@ pub(crate) fn rule_offset(utc: i64, std: i64, rule: DstRule) -> i64 {
         dst
     } else {
         std
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse_like_go() {
+        assert_eq!(parse_duration("1h30m"), Some(5_400_000_000_000));
+        assert_eq!(parse_duration("-1.5s"), Some(-1_500_000_000));
+        assert_eq!(parse_duration("1.h"), Some(3_600_000_000_000));
+        assert_eq!(parse_duration("2\u{b5}s"), Some(2_000));
+        assert_eq!(parse_duration("-9223372036854775808ns"), Some(i64::MIN));
+        assert_eq!(parse_duration("9223372036854775808ns"), None);
+        assert_eq!(parse_duration("9223372036854775807ns"), Some(i64::MAX));
+        assert_eq!(parse_duration("+0"), Some(0));
+        for bad in ["", "1", "1d", ".s", "-", "1.5"] {
+            assert_eq!(parse_duration(bad), None, "{}", bad);
+        }
+    }
+
+    #[test]
+    fn calendar_round_trips() {
+        assert_eq!(days_from_civil(1970, 1, 1), 0);
+        assert_eq!(civil_from_days(days_from_civil(2024, 2, 29)), (2024, 2, 29));
+        assert_eq!(civil_from_days(-1), (1969, 12, 31));
+        assert_eq!(days_in_month(2023, 2), 28);
+        assert_eq!(days_in_month(2000, 2), 29);
+        assert_eq!(days_in_month(1900, 2), 28);
     }
 }
