@@ -1,7 +1,6 @@
 //! `field.Path` and `field.Error` of apimachinery (`pkg/util/validation/field`): every layer
 //! reports problems as these, and they print byte for byte like the apiserver's.
 
-use crate::gofmt;
 use crate::version::KubeVersion;
 use serde::Serialize;
 use serde_json::Value;
@@ -150,12 +149,12 @@ impl BadValue {
             BadValue::Omit => {}
             BadValue::Null if go_style => out.push_str("\"null\""),
             BadValue::Null => out.push_str("null"),
-            BadValue::Json(v) if go_style => out.push_str(&gofmt::go_sharp_v(v)),
+            BadValue::Json(v) if go_style => out.push_str(&crate::go::fmt::go_sharp_v(v)),
             BadValue::Int(i) => out.push_str(&i.to_string()),
-            BadValue::Float(f) => out.push_str(&gofmt::format_float_v(*f)),
+            BadValue::Float(f) => out.push_str(&crate::go::fmt::format_float_v(*f)),
             BadValue::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-            BadValue::Str(s) => out.push_str(&gofmt::quote(s)),
-            BadValue::Json(v) => out.push_str(&gofmt::json_marshal(v)),
+            BadValue::Str(s) => out.push_str(&crate::go::strconv::quote(s)),
+            BadValue::Json(v) => out.push_str(&crate::go::json::json_marshal(v)),
             BadValue::Raw(s) => out.push_str(s),
             BadValue::GoStruct { go, .. } if go_style => out.push_str(go),
             BadValue::GoStruct { json, .. } => out.push_str(json),
@@ -231,7 +230,7 @@ impl FieldError {
         let detail = if valid.is_empty() {
             String::new()
         } else {
-            let quoted: Vec<String> = valid.iter().map(|v| gofmt::quote(v)).collect();
+            let quoted: Vec<String> = valid.iter().map(|v| crate::go::strconv::quote(v)).collect();
             format!("supported values: {}", quoted.join(", "))
         };
         Self::new(ErrorType::NotSupported, field, value, detail)

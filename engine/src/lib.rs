@@ -7,6 +7,9 @@
 //!
 //! Module names follow the apiserver packages they reproduce, so the Go source can be
 //! read beside ours:
+//! - [`go`]: Go's standard library, one file per package (`strconv`, `fmt`, `json`, `regexp`,
+//!   `netip`, `neturl`, `time`, ...), and [`k8s`]: Kubernetes primitives (quantities, names,
+//!   semver, kube-openapi `strfmt`);
 //! - [`field`]: apimachinery `util/validation/field` (paths, errors, their text);
 //! - [`crd`]: the CRD model, loading, and apiextensions `validation` (the create checks);
 //! - [`schema`]: apiextensions `apiserver/schema` (structural `pruning`, `defaulting`,
@@ -26,7 +29,8 @@ pub mod crd;
 pub mod diff;
 pub mod edit;
 pub mod field;
-pub mod gofmt;
+pub mod go;
+pub mod k8s;
 pub mod positions;
 pub mod request;
 pub mod schema;

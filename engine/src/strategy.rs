@@ -54,7 +54,7 @@ pub const RULES_NOT_CHECKED: &str =
 /// non-nullable nulls, metadata coercion, defaulting. Returns unknown field paths.
 fn decode(crd: &CompiledCrd, ver: &CompiledVersion, obj: &mut Value) -> (Vec<String>, Option<FieldError>) {
     let schema = ver.schema.as_ref();
-    crate::gofmt::unstructured_numbers(obj);
+    crate::go::json::unstructured_numbers(obj);
     let mut unknown = Vec::new();
     if !crd.crd.spec.preserve_unknown_fields {
         unknown = pruning::prune(obj, schema, true);
@@ -167,7 +167,7 @@ fn accessor_error(fields: &[&str], v: &Value, expected: &str) -> String {
     format!(
         ".{} accessor error: {} is of the type {}, expected {}",
         fields.join("."),
-        crate::gofmt::go_v(v),
+        crate::go::fmt::go_v(v),
         go_type(v),
         expected
     )
@@ -497,6 +497,6 @@ mod tests {
             ".status.replicas: Invalid value: 0: .status.replicas accessor error: <nil> is of the type <nil>, expected int64",
             ".status.selector: Invalid value: \"\": .status.selector accessor error: 1 is of the type int64, expected string",
         ]);
-        assert_eq!(crate::gofmt::go_v(&json!({"b": [1.5, null], "a": "x"})), "map[a:x b:[1.5 <nil>]]");
+        assert_eq!(crate::go::fmt::go_v(&json!({"b": [1.5, null], "a": "x"})), "map[a:x b:[1.5 <nil>]]");
     }
 }

@@ -405,7 +405,7 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
                                 format!(
                                     "error converting YAML to JSON: yaml: unmarshal errors:\n  line {}: key {} already set in map",
                                     kmark.line(),
-                                    crate::gofmt::quote(&k)
+                                    crate::go::strconv::quote(&k)
                                 ),
                                 Some(&kmark),
                             ));
@@ -620,12 +620,12 @@ fn float_value(f: f64, mark: &Marker) -> Result<Value, ReadError> {
         return Err(err_at(
             format!(
                 "error converting YAML to JSON: json: unsupported value: {}",
-                crate::gofmt::format_float_v(f)
+                crate::go::fmt::format_float_v(f)
             ),
             Some(mark),
         ));
     }
-    let printed = crate::gofmt::format_float_json(f);
+    let printed = crate::go::json::format_float_json(f);
     if !printed.contains(['.', 'e', 'E']) {
         if let Ok(i) = printed.parse::<i64>() {
             return Ok(Value::Number(i.into()));
@@ -685,7 +685,7 @@ fn resolve_key(
                     Some(mark),
                 ));
             }
-            crate::gofmt::format_float_v(f)
+            crate::go::fmt::format_float_v(f)
         }
         Resolved::Str => s.to_string(),
     })

@@ -286,7 +286,7 @@ fn to_val(tv: &Value) -> Result<Val<'static>, String> {
         "double" => Val::Double(json_double(v).ok_or_else(bad)?),
         "string" => Val::string(v.as_str().ok_or_else(bad)?.to_string()),
         "bytes" => Val::Bytes(Rc::from(
-            cel::library::base64_decode(v.as_str().ok_or_else(bad)?).ok_or_else(bad)?,
+            crdlab::go::base64::std_decode(v.as_str().ok_or_else(bad)?).ok_or_else(bad)?,
         )),
         "google.protobuf.Duration" => {
             let d: Duration =

@@ -266,7 +266,7 @@ fn vectors_agree_with_the_apiserver() {
             let answer: Answer = engine.handle_line(&req.to_string());
             // Through the text the CLI prints (Go's float64 text), as compare-vectors sees it.
             let got: Value =
-                serde_json::from_str(&crdlab::gofmt::to_json_string(&answer).unwrap()).unwrap();
+                serde_json::from_str(&crdlab::go::json::to_json_string(&answer).unwrap()).unwrap();
             let expect = &v["expect"];
             let bad = compare(&req, expect, &got);
             total += 1;

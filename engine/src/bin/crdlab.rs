@@ -361,7 +361,7 @@ fn batch() -> ExitCode {
             continue;
         }
         let answer = engine.handle_line(&line);
-        let text = crdlab::gofmt::to_json_string(&answer).unwrap_or_else(|e| {
+        let text = crdlab::go::json::to_json_string(&answer).unwrap_or_else(|e| {
             format!("{{\"id\":null,\"error\":\"cannot serialize answer: {}\"}}", e)
         });
         if writeln!(out, "{}", text).and_then(|_| out.flush()).is_err() {

@@ -58,7 +58,7 @@ pub fn typed_var(v: &Value, t: &Type) -> Result<Val<'static>, String> {
         (Type::String, Value::String(s)) => Val::string(s.clone()),
         (Type::Bool, Value::Bool(b)) => Val::Bool(*b),
         (Type::Bytes, Value::String(s)) => Val::Bytes(std::rc::Rc::from(
-            super::library::base64_decode(s).unwrap_or_else(|| s.as_bytes().to_vec()),
+            crate::go::base64::std_decode(s).unwrap_or_else(|| s.as_bytes().to_vec()),
         )),
         (Type::Timestamp, Value::String(s)) => Val::Timestamp(
             super::library::parse_timestamp(s).ok_or_else(|| format!("bad timestamp {:?}", s))?,
@@ -147,7 +147,7 @@ pub fn format_timestamp(t: Timestamp) -> String {
     let local = t.secs.saturating_add(t.offset as i64);
     let days = local.div_euclid(86400);
     let rem = local.rem_euclid(86400);
-    let (y, m, d) = super::library::civil_from_days(days);
+    let (y, m, d) = crate::go::time::civil_from_days(days);
     let mut s = format!(
         "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
         y,
@@ -191,7 +191,7 @@ pub fn typed_value(v: &Val) -> Value {
                 .unwrap_or_else(|| json!(d.to_string())),
         ),
         Val::String(s) => ("string".into(), json!(s.as_str())),
-        Val::Bytes(b) => ("bytes".into(), json!(super::library::base64_encode(b))),
+        Val::Bytes(b) => ("bytes".into(), json!(crate::go::base64::std_encode(b))),
         Val::Duration(d) => (
             "google.protobuf.Duration".into(),
             json!(format_duration(*d)),

@@ -1608,7 +1608,7 @@ impl<'a> Run<'a> {
                             type_name,
                             format!(
                                 "no further validation rules will be run due to call cost exceeds limit for messageExpression: {}",
-                                crate::gofmt::quote(&rule.message_expression)
+                                crate::go::strconv::quote(&rule.message_expression)
                             ),
                         ));
                         self.budget = -1;

@@ -541,7 +541,7 @@ impl<'a> Val<'a> {
             },
             Json::String(st) => match (s.type_str(), s.format.as_deref()) {
                 ("string", Some("byte")) => Val::Bytes(Rc::from(
-                    super::library::base64_decode(st)
+                    crate::go::base64::std_decode(st)
                         .ok_or_else(|| EvalError::new(format!("illegal base64 data")))?,
                 )),
                 ("string", Some("duration")) => Val::Duration(

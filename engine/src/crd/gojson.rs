@@ -8,7 +8,7 @@ use super::model::{
     Subresources, ValidationRule,
 };
 use crate::version::KubeVersion;
-use crate::gofmt::{format_float_json, json_marshal, json_string};
+use crate::go::json::{format_float_json, json_marshal, json_string};
 use serde_json::Value;
 
 /// One `CustomResourceDefinitionVersion` of the internal API, after the v1 conversion
@@ -206,7 +206,7 @@ pub fn validation_rule(r: &ValidationRule) -> String {
 /// from 1.28, `OptionalOldSelf` from 1.29). A set pointer prints Go's heap address, which
 /// no one can reproduce: crdlab prints `0xc000000000`.
 pub fn validation_rule_go(r: &ValidationRule, kube: KubeVersion) -> String {
-    use crate::gofmt::quote;
+    use crate::go::strconv::quote;
     let ptr = |ty: &str, set: bool| {
         format!("(*{})({})", ty, if set { "0xc000000000" } else { "nil" })
     };

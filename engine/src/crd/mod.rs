@@ -3,7 +3,6 @@
 pub mod fingerprint;
 pub mod gojson;
 pub mod model;
-pub mod names;
 pub mod validation;
 
 use crate::field::ErrorList;
@@ -308,7 +307,7 @@ impl CompiledCrd {
 /// What compiles of CRDs share ([`CompiledCrd::from_value_cached`]): compiled rules and
 /// rule sets ([`crate::cel::rules::RuleCache`]). Bounded; held by
 /// [`crate::request::Engine`] across requests. (Compiled `pattern`s are shared per thread:
-/// [`crate::validation::regex::compile_re2_cached`].)
+/// [`crate::go::regexp::compile_re2_cached`].)
 #[derive(Default)]
 pub struct CompileCache {
     pub rules: crate::cel::rules::RuleCache,

@@ -528,15 +528,15 @@ impl JsonSchemaProps {
     /// validates), recursively.
     pub fn compile_for(&mut self, kube: KubeVersion) {
         if let Some(p) = &self.pattern {
-            self.pattern_re = crate::validation::regex::compile_re2_cached(p).ok();
+            self.pattern_re = crate::go::regexp::compile_re2_cached(p).ok();
         }
         let ty = if self.x_int_or_string { "" } else { self.type_str() };
-        let f = crate::validation::formats::validation_format(
+        let f = crate::k8s::strfmt::validation_format(
             self.format.as_deref().unwrap_or(""),
             ty,
             kube,
         );
-        self.numeric_format_ranges = kube.at_least(crate::validation::formats::NUMERIC_FORMATS_SINCE)
+        self.numeric_format_ranges = kube.at_least(crate::k8s::strfmt::NUMERIC_FORMATS_SINCE)
             && (matches!(f, "int32" | "int64" | "float" | "double") || ty == "integer");
         self.validation_format = f.to_string();
         self.for_each_child_mut(&mut |c| c.compile_for(kube));

@@ -16,7 +16,7 @@ use super::model::{
     CustomResourceDefinition, CustomResourceValidation, JsonSchemaProps, SchemaOrArray,
     SchemaOrBool, SchemaOrStringArray, Subresources,
 };
-use super::names;
+use crate::k8s::names;
 use crate::cel::env::EnvOptions;
 use crate::cel::rules::{EnvLoader, RuleCompiler, SchemaChecks};
 use crate::field::{BadValue, ErrorList, FieldError, Path};
@@ -421,7 +421,7 @@ fn validate_api_approval(
             path,
             format!(
                 "protected groups must have approval annotation {}, see https://github.com/kubernetes/enhancements/pull/1111",
-                crate::gofmt::quote(KUBE_API_APPROVED)
+                crate::go::strconv::quote(KUBE_API_APPROVED)
             ),
         ));
         return;
@@ -430,7 +430,7 @@ fn validate_api_approval(
         return;
     }
     // url.ParseRequestURI: an absolute URL with a scheme and a host.
-    let approved = names::parse_go_url(annotation)
+    let approved = crate::go::neturl::parse_go_url(annotation)
         .map(|u| !u.scheme.is_empty() && !u.host.is_empty() && annotation.contains("://"))
         .unwrap_or(false);
     if !approved {
@@ -439,7 +439,7 @@ fn validate_api_approval(
             BadValue::Str(annotation.to_string()),
             format!(
                 "protected groups must have approval annotation {} with either a URL or a reason starting with \"unapproved\", see https://github.com/kubernetes/enhancements/pull/1111",
-                crate::gofmt::quote(KUBE_API_APPROVED)
+                crate::go::strconv::quote(KUBE_API_APPROVED)
             ),
         ));
     }
@@ -784,7 +784,7 @@ fn deprecation_warning_errors(deprecated: bool, warning: Option<&str>) -> Vec<St
     }
     for (i, c) in w.char_indices() {
         // Go checks IsPrint before IsControl, so a control character is "non-printable".
-        if !crate::gofmt::is_print(c) {
+        if !crate::go::unicode::is_print(c) {
             errs.push(format!("must only contain printable UTF-8 characters; non-printable character found at index {}", i));
             break;
         }
@@ -1195,7 +1195,7 @@ fn validate_review_versions(versions: &[String], p: &Path, errs: &mut ErrorList)
 /// `webhook.ValidateWebhookURL` with `forceHttps`.
 fn validate_webhook_url(p: &Path, url: &str, errs: &mut ErrorList) {
     const FORM: &str = "; desired format: https://host[/path]";
-    match names::parse_go_url(url) {
+    match crate::go::neturl::parse_go_url(url) {
         Err(e) => errs.push(FieldError::required(
             p.clone(),
             format!("url must be a valid URL: {}{}", e, FORM),
@@ -2397,7 +2397,7 @@ fn default_value_errors(s: &JsonSchemaProps, dp: &Path, d: &Value, is_resource_r
 /// Sets every node's validated format to its written `format`.
 fn with_written_formats(s: &mut JsonSchemaProps, kube: KubeVersion) {
     let f = s.format.clone().unwrap_or_default();
-    s.numeric_format_ranges = kube.at_least(crate::validation::formats::NUMERIC_FORMATS_SINCE)
+    s.numeric_format_ranges = kube.at_least(crate::k8s::strfmt::NUMERIC_FORMATS_SINCE)
         && matches!(f.as_str(), "int32" | "int64" | "float" | "double");
     s.validation_format = f;
     s.for_each_child_mut(&mut |c| with_written_formats(c, kube));
@@ -2667,7 +2667,7 @@ fn subtree_has_rules(s: &JsonSchemaProps, depth: usize) -> bool {
 
 /// String formats the apiserver recognizes at the release (compatibility version).
 fn format_recognized(format: &str, kube: KubeVersion) -> bool {
-    crate::validation::formats::is_supported_string_format_at(format, kube)
+    crate::k8s::strfmt::is_supported_string_format_at(format, kube)
 }
 
 /// The CRD strategy's warnings (`WarningsOnCreate`, `getUnrecognizedFormatsInCRD`):
@@ -2685,7 +2685,7 @@ fn format_warnings(spec: &InternalSpec<'_>, kube: KubeVersion) -> Vec<String> {
     }
     found
         .into_iter()
-        .map(|f| format!("unrecognized format {}", crate::gofmt::quote(&f)))
+        .map(|f| format!("unrecognized format {}", crate::go::strconv::quote(&f)))
         .collect()
 }
 
@@ -2694,7 +2694,7 @@ fn collect_formats(s: &JsonSchemaProps, kube: KubeVersion, out: &mut Vec<String>
         // 1.34 and 1.35 warn on strings only; 1.36 (kubernetes PR 136582, with numeric
         // formats kept) also on untyped nodes (against the string list), integers
         // (other than int32/int64), numbers (other than float/double) and every other type.
-        let warn = match (s.type_str(), kube.at_least(crate::validation::formats::NUMERIC_FORMATS_SINCE)) {
+        let warn = match (s.type_str(), kube.at_least(crate::k8s::strfmt::NUMERIC_FORMATS_SINCE)) {
             ("string", _) => !format_recognized(f, kube),
             (_, false) => false,
             ("", true) => !format_recognized(f, kube),

@@ -17,7 +17,8 @@ use super::property::{flatten, PropertyFinding, Step};
 use super::{schema_of, Enforcement, Finding, Ratcheting, SampleObject, Severity, Side, Validator};
 use crate::cel::rules::{compile_node_rules, compile_rules, validate, RuleTree};
 use crate::crd::model::JsonSchemaProps;
-use crate::gofmt::{json_string, quote};
+use crate::go::json::json_string;
+use crate::go::strconv::quote;
 use crate::request::{Engine, Request};
 use crate::version::KubeVersion;
 use serde_json::Value;
@@ -55,7 +56,7 @@ pub fn rule_json(r: &Value) -> String {
         first = false;
         json_string(k, out);
         out.push(':');
-        out.push_str(&crate::gofmt::json_marshal(v));
+        out.push_str(&crate::go::json::json_marshal(v));
     };
     for k in ["rule", "message", "messageExpression"] {
         if let Some(Value::String(s)) = r.get(k) {
@@ -226,7 +227,7 @@ pub fn compare_rules(
 
 fn show_opt(v: Option<&Value>) -> String {
     match v {
-        Some(v) => crate::gofmt::json_marshal(v),
+        Some(v) => crate::go::json::json_marshal(v),
         None => "nil".into(),
     }
 }

@@ -751,7 +751,7 @@ fn limit_slot<'p>(p: &'p mut PropertyChecks, name: &str) -> &'p mut LimitCheck {
 }
 
 fn show(v: &Value) -> String {
-    crate::gofmt::json_marshal(v)
+    crate::go::json::json_marshal(v)
 }
 
 #[cfg(test)]

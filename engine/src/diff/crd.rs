@@ -4,7 +4,7 @@
 use super::config::Config;
 use super::property::flatten;
 use super::{schema_of, Enforcement, Finding, Ratcheting, Severity, Side, Validator};
-use crate::gofmt::quote;
+use crate::go::strconv::quote;
 use serde_json::Value;
 
 fn finding(check: &str, e: Enforcement, message: String) -> Option<Finding> {

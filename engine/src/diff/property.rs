@@ -7,7 +7,9 @@
 
 use super::config::{EnumAddition, LimitCheck, PropertyChecks};
 use super::{Enforcement, Ratcheting, Severity};
-use crate::gofmt::{format_float_v, json_marshal, quote};
+use crate::go::fmt::format_float_v;
+use crate::go::json::json_marshal;
+use crate::go::strconv::quote;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 

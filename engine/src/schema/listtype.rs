@@ -3,7 +3,7 @@
 
 use crate::crd::model::JsonSchemaProps;
 use crate::field::{BadValue, ErrorList, FieldError, Path};
-use crate::gofmt::json_marshal;
+use crate::go::json::json_marshal;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 

@@ -5,7 +5,6 @@
 
 use crate::crd::model::JsonSchemaProps;
 use crate::field::{BadValue, ErrorList, FieldError, Path};
-use crate::gofmt;
 use crate::version::KubeVersion;
 use serde_json::{Map, Value};
 
@@ -401,13 +400,12 @@ pub fn normalize_rfc3339(s: &str) -> Option<String> {
 
 // ------------------------------------------------------------------ name and label rules
 
-// The name and label rules (apimachinery `util/validation`) live in `crd::names`, shared
-// with the CRD checks.
-pub use crate::crd::names::{
-    is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_qualified_name, is_valid_label_value,
-    name_is_dns_subdomain, regex_error,
+// The name and label rules (apimachinery `util/validation`) live in `k8s::names`, shared
+// with the CRD checks and the CEL format library.
+use crate::go::time::{civil_from_days, days_from_civil, days_in_month};
+use crate::k8s::names::{
+    is_dns1035_label, is_dns1123_label, is_qualified_name, is_valid_label_value, name_is_dns_subdomain,
 };
-use crate::cel::library::{civil_from_days, days_from_civil, days_in_month};
 
 /// `path.ValidatePathSegmentName`, used for embedded resources' names.
 fn validate_path_segment_name(name: &str, prefix: bool) -> Vec<String> {
@@ -545,9 +543,9 @@ impl<'a> OwnerRef<'a> {
             if i > 0 {
                 out.push(',');
             }
-            gofmt::json_string(k, &mut out);
+            crate::go::json::json_string(k, &mut out);
             out.push(':');
-            gofmt::json_string(v, &mut out);
+            crate::go::json::json_string(v, &mut out);
         }
         for (k, v) in [("controller", self.controller), ("blockOwnerDeletion", self.block_owner_deletion)] {
             if let Some(b) = v {
@@ -564,10 +562,10 @@ impl<'a> OwnerRef<'a> {
         let ptr = |b: Option<bool>| if b.is_some() { "(*bool)(0xc000000000)" } else { "(*bool)(nil)" };
         format!(
             "v1.OwnerReference{{APIVersion:{}, Kind:{}, Name:{}, UID:{}, Controller:{}, BlockOwnerDeletion:{}}}",
-            gofmt::quote(self.api_version),
-            gofmt::quote(self.kind),
-            gofmt::quote(self.name),
-            gofmt::quote(self.uid),
+            crate::go::strconv::quote(self.api_version),
+            crate::go::strconv::quote(self.kind),
+            crate::go::strconv::quote(self.name),
+            crate::go::strconv::quote(self.uid),
             ptr(self.controller),
             ptr(self.block_owner_deletion)
         )
@@ -649,8 +647,8 @@ fn string_list(meta: &Map<String, Value>, k: &str) -> Vec<String> {
 
 /// A `[]string` as an error value: JSON from 1.34, `%#v` before.
 fn string_list_value(list: &[String]) -> BadValue {
-    let json = gofmt::json_marshal(&Value::Array(list.iter().cloned().map(Value::String).collect()));
-    let go = format!("[]string{{{}}}", list.iter().map(|s| gofmt::quote(s)).collect::<Vec<_>>().join(", "));
+    let json = crate::go::json::json_marshal(&Value::Array(list.iter().cloned().map(Value::String).collect()));
+    let go = format!("[]string{{{}}}", list.iter().map(|s| crate::go::strconv::quote(s)).collect::<Vec<_>>().join(", "));
     BadValue::GoStruct { json, go }
 }
 
@@ -694,7 +692,7 @@ fn validate_managed_fields(meta: &Map<String, Value>, mp: &Path, errs: &mut Erro
             errs.push(FieldError::too_long(p.child("manager"), BadValue::Str(manager.into()), FIELD_MANAGER_MAX_LENGTH as i64));
         }
         for (at, c) in manager.char_indices() {
-            if !crate::gofmt::is_print(c) {
+            if !crate::go::unicode::is_print(c) {
                 // %#U of a non-printable rune: U+XXXX without the quoted character.
                 errs.push(FieldError::invalid(
                     p.child("manager"),
@@ -741,7 +739,7 @@ pub fn validate_object_meta_update(
         extra.sort();
         extra.dedup();
         if !extra.is_empty() {
-            let list = format!("[]string{{{}}}", extra.iter().map(|s| gofmt::quote(s)).collect::<Vec<_>>().join(", "));
+            let list = format!("[]string{{{}}}", extra.iter().map(|s| crate::go::strconv::quote(s)).collect::<Vec<_>>().join(", "));
             errs.push(FieldError::forbidden(
                 path.child("finalizers"),
                 format!("no new finalizers can be added if the object is being deleted, found new finalizers {}", list),

@@ -587,10 +587,10 @@ fn nested_completeness(
 // ------------------------------------------------------------------------- patterns
 
 /// Go's `regexp.Compile` error for `p`, if `p` is not a valid RE2 pattern. Validity is
-/// decided by [`crate::validation::regex::compile_re2`]; the text follows Go's
+/// decided by [`crate::go::regexp::compile_re2`]; the text follows Go's
 /// `error parsing regexp: <code>: `<expr>`` for the errors recognized here.
 pub fn regexp_error(p: &str) -> Option<String> {
-    let err = crate::validation::regex::compile_re2_cached(p).err()?;
+    let err = crate::go::regexp::compile_re2_cached(p).err()?;
     if let Some((code, expr)) = go_regexp_parse_error(p) {
         return Some(format!("error parsing regexp: {}: `{}`", code, expr));
     }

@@ -2,8 +2,6 @@
 //! `validate` package driven by apiextensions `pkg/apiserver/validation`, with its error
 //! conversion, formats and validation ratcheting.
 
-pub mod formats;
-pub mod regex;
 pub mod schema;
 
 pub use schema::{validate, validate_update};

@@ -14,10 +14,9 @@
 //! `.foo` for additionalProperties keys and required fields at the root, `spec.items[0]`);
 //! the field error path is the caller's path plus that name without its leading dot.
 
-use super::formats;
+use crate::k8s::strfmt as formats;
 use crate::crd::model::{JsonSchemaProps, SchemaOrArray, SchemaOrBool, SchemaOrStringArray};
 use crate::field::{BadValue, ErrorList, FieldError, Path};
-use crate::gofmt;
 use crate::schema::correlation::{Correlated, MapListIndex};
 use serde_json::{Map, Number, Value};
 use std::collections::HashSet;
@@ -177,7 +176,7 @@ impl Validator {
             name,
             IN,
             type_name,
-            gofmt::quote(value)
+            crate::go::strconv::quote(value)
         );
         self.push(
             Some(name),
@@ -370,7 +369,7 @@ impl Validator {
                     // An invalid pattern: kube-openapi reports it on every value.
                     Some(e) => format!("{}, but pattern is invalid: {}", pattern, e),
                     // The schema was not compiled; the pattern is valid after all.
-                    None => match super::regex::compile_re2_cached(pattern) {
+                    None => match crate::go::regexp::compile_re2_cached(pattern) {
                         Ok(re) if re.is_match(data) => return,
                         _ => pattern.to_string(),
                     },
@@ -446,7 +445,7 @@ impl Validator {
                     }
                     if (!excl && data < min) || (excl && data <= min) {
                         let name = kp.render();
-                        let msg = min_msg(&name, &gofmt::format_float_v(min), excl);
+                        let msg = min_msg(&name, &crate::go::fmt::format_float_v(min), excl);
                         self.invalid(name, msg, BadValue::Float(data));
                     }
                 }
@@ -469,7 +468,7 @@ impl Validator {
                     }
                     if (!excl && data > max) || (excl && data >= max) {
                         let name = kp.render();
-                        let msg = max_msg(&name, &gofmt::format_float_v(max), excl);
+                        let msg = max_msg(&name, &crate::go::fmt::format_float_v(max), excl);
                         self.invalid(name, msg, BadValue::Float(data));
                     }
                 }
@@ -501,7 +500,7 @@ impl Validator {
             let msg = format!(
                 "factor MultipleOf declared for {} must be positive: {}",
                 name,
-                gofmt::format_float_v(factor)
+                crate::go::fmt::format_float_v(factor)
             );
             self.invalid(name, msg, BadValue::Float(factor));
             return;
@@ -517,7 +516,7 @@ impl Validator {
                 "{} in {} should be a multiple of {}",
                 name,
                 IN,
-                gofmt::format_float_v(factor)
+                crate::go::fmt::format_float_v(factor)
             );
             self.invalid(name, msg, value);
         }
@@ -540,7 +539,7 @@ impl Validator {
             if i > 0 {
                 listed.push(' ');
             }
-            gofmt::go_v_into(e, &mut listed);
+            crate::go::fmt::go_v_into(e, &mut listed);
         }
         listed.push(']');
         let msg = format!("{} in {} should be one of {}", name, IN, listed);
@@ -548,7 +547,7 @@ impl Validator {
             .iter()
             .map(|e| match e {
                 Value::String(s) => s.clone(),
-                other => gofmt::json_marshal(other),
+                other => crate::go::json::json_marshal(other),
             })
             .collect();
         self.push(
@@ -667,7 +666,7 @@ impl Validator {
         let patterns: Vec<(&String, &JsonSchemaProps, Option<regex::Regex>)> = if has_patterns {
             s.pattern_properties
                 .iter()
-                .map(|(p, sch)| (p, sch, super::regex::compile_re2(p).ok()))
+                .map(|(p, sch)| (p, sch, crate::go::regexp::compile_re2(p).ok()))
                 .collect()
         } else {
             Vec::new()
@@ -780,7 +779,7 @@ impl Validator {
             if first_success.is_none() {
                 self.composite(format!(
                     "{} must validate at least one schema (anyOf)",
-                    gofmt::quote(&kp.render())
+                    crate::go::strconv::quote(&kp.render())
                 ));
             }
             if let Some((c, errs)) = best {
@@ -819,7 +818,7 @@ impl Validator {
                 };
                 self.composite(format!(
                     "{} must validate one and only one schema (oneOf). {}",
-                    gofmt::quote(&kp.render()),
+                    crate::go::strconv::quote(&kp.render()),
                     additional
                 ));
                 if let Some((c, errs)) = best {
@@ -848,7 +847,7 @@ impl Validator {
                 };
                 self.composite(format!(
                     "{} must validate all the schemas (allOf){}",
-                    gofmt::quote(&kp.render()),
+                    crate::go::strconv::quote(&kp.render()),
                     additional
                 ));
             }
@@ -862,7 +861,7 @@ impl Validator {
             if !failed {
                 self.composite(format!(
                     "{} must not validate the schema (not)",
-                    gofmt::quote(&kp.render())
+                    crate::go::strconv::quote(&kp.render())
                 ));
             }
         }
@@ -879,7 +878,7 @@ impl Validator {
                                 if !map.contains_key(dk) {
                                     self.composite(format!(
                                         "{} has a dependency on {}",
-                                        gofmt::quote(&kp.render()),
+                                        crate::go::strconv::quote(&kp.render()),
                                         dk
                                     ));
                                 }
@@ -1671,7 +1670,7 @@ mod robustness {
             ] {
                 let _ = formats::check_format(f, x);
             }
-            let _ = super::super::regex::compile_re2(x);
+            let _ = crate::go::regexp::compile_re2(x);
         }
     }
 }

@@ -2,6 +2,7 @@
 //! to a server (browsers keep the fragment out of requests), restored when the link opens.
 //! `#s=1.<data>`: the `1.` is the format version, so later formats can still read old links.
 
+use crate::go::base64::raw_url_encode;
 use serde::{Deserialize, Serialize};
 
 /// Inflated states larger than this are refused (a hostile link cannot exhaust memory).
@@ -36,20 +37,8 @@ impl std::fmt::Display for ShareError {
     }
 }
 
-const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-fn base64url(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..=chunk.len() {
-            out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
-        }
-    }
-    out
-}
-
+/// The link's decoder stays hand-written: unlike Go's `RawURLEncoding` it also takes the
+/// standard alphabet and stops at `=`, so links re-encoded by other tools still open.
 fn unbase64url(text: &str) -> Result<Vec<u8>, ShareError> {
     let mut out = Vec::with_capacity(text.len() * 3 / 4);
     let (mut acc, mut bits) = (0u32, 0u32);
@@ -78,7 +67,7 @@ fn unbase64url(text: &str) -> Result<Vec<u8>, ShareError> {
 pub fn encode(state: &State) -> String {
     let json = serde_json::to_vec(state).unwrap_or_default();
     let packed = miniz_oxide::deflate::compress_to_vec(&json, 9);
-    format!("s=1.{}", base64url(&packed))
+    format!("s=1.{}", raw_url_encode(&packed))
 }
 
 /// Reads a fragment (with or without `#`); `Ok(None)` when it holds no state.
@@ -128,10 +117,10 @@ mod tests {
     #[test]
     fn base64_matches_the_rfc_vectors() {
         for (raw, enc) in [("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"), ("foobar", "Zm9vYmFy")] {
-            assert_eq!(base64url(raw.as_bytes()), enc);
+            assert_eq!(raw_url_encode(raw.as_bytes()), enc);
             assert_eq!(unbase64url(enc).unwrap(), raw.as_bytes());
         }
-        assert_eq!(base64url(&[0xfb, 0xff]), "-_8");
+        assert_eq!(raw_url_encode(&[0xfb, 0xff]), "-_8");
     }
 
     #[test]
@@ -143,10 +132,10 @@ mod tests {
         assert!(decode("#s=1.AAAA").is_err());
         // Valid deflate of something that is not a state.
         let packed = miniz_oxide::deflate::compress_to_vec(b"[1,2]", 6);
-        assert!(decode(&format!("s=1.{}", base64url(&packed))).is_err());
+        assert!(decode(&format!("s=1.{}", raw_url_encode(&packed))).is_err());
         // A deflate bomb beyond the limit is refused, not inflated.
         let bomb = miniz_oxide::deflate::compress_to_vec(&vec![b' '; MAX_STATE_BYTES + 10], 9);
-        let e = decode(&format!("s=1.{}", base64url(&bomb))).unwrap_err();
+        let e = decode(&format!("s=1.{}", raw_url_encode(&bomb))).unwrap_err();
         assert!(e.0.contains("damaged"), "{}", e);
     }
 }

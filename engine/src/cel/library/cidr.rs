@@ -2,109 +2,14 @@
 //! `net/netip.Prefix`: `netip.ParsePrefix` with its error texts, `Prefix.String()`,
 //! `Masked`, `Contains`, and the library's own `containsCIDR` rule.
 
-use super::ip::{ip_arg, ip_val, parse_addr, string_to_ip, Addr};
 use crate::cel::env::{EnvOptions, Function, Overload};
+use crate::cel::library::ip::{ip_arg, ip_val, string_to_ip};
 use crate::cel::types::{Type, CIDR, IP};
 use crate::cel::value::{EvalError, EvalResult, Opaque, Val};
-use crate::gofmt::quote;
+use crate::go::netip::{parse_prefix, Prefix};
+use crate::go::strconv::quote;
 use std::any::Any;
 use std::rc::Rc;
-
-/// A `netip.Prefix`: an address (not masked) and a prefix length.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Prefix {
-    pub addr: Addr,
-    pub bits: u32,
-}
-
-fn mask_bytes(b: &mut [u8], bits: u32) {
-    for (i, byte) in b.iter_mut().enumerate() {
-        let start = i as u32 * 8;
-        if start >= bits {
-            *byte = 0;
-        } else if start + 8 > bits {
-            let keep = bits - start;
-            *byte &= 0xffu8 << (8 - keep);
-        }
-    }
-}
-
-impl Prefix {
-    /// `Prefix.Masked()`.
-    pub fn masked(&self) -> Prefix {
-        let addr = match self.addr {
-            Addr::V4(mut b) => {
-                mask_bytes(&mut b, self.bits);
-                Addr::V4(b)
-            }
-            Addr::V6(mut b) => {
-                mask_bytes(&mut b, self.bits);
-                Addr::V6(b)
-            }
-        };
-        Prefix {
-            addr,
-            bits: self.bits,
-        }
-    }
-
-    /// `Prefix.Contains(ip)`.
-    pub fn contains(&self, ip: &Addr) -> bool {
-        if self.addr.bit_len() != ip.bit_len() {
-            return false;
-        }
-        let mut a = self.addr.bytes();
-        let mut b = ip.bytes();
-        mask_bytes(&mut a, self.bits);
-        mask_bytes(&mut b, self.bits);
-        a == b
-    }
-
-    /// `Prefix.String()`.
-    pub fn to_go_string(&self) -> String {
-        format!("{}/{}", self.addr.to_go_string(), self.bits)
-    }
-}
-
-/// `netip.ParsePrefix`.
-pub fn parse_prefix(s: &str) -> Result<Prefix, String> {
-    let err = |msg: &str| format!("netip.ParsePrefix({}): {}", quote(s), msg);
-    let Some(i) = s.rfind('/') else {
-        return Err(err("no '/'"));
-    };
-    let (addr, zone) = parse_addr(&s[..i]).map_err(|e| err(&e))?;
-    if !addr.is4() && !zone.is_empty() {
-        return Err(err("IPv6 zones cannot be present in a prefix"));
-    }
-    let bits_str = &s[i + 1..];
-    let bad = || err(&format!("bad bits after slash: {}", quote(bits_str)));
-    let b = bits_str.as_bytes();
-    if b.len() > 1 && !(b'1'..=b'9').contains(&b[0]) {
-        return Err(bad());
-    }
-    // strconv.Atoi: an optional sign, then digits, in range.
-    let digits = bits_str.strip_prefix(['+', '-']).unwrap_or(bits_str);
-    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
-        return Err(bad());
-    }
-    let bits: i64 = match digits.parse::<i64>() {
-        Ok(v) => {
-            if bits_str.starts_with('-') {
-                -v
-            } else {
-                v
-            }
-        }
-        Err(_) => return Err(bad()),
-    };
-    if bits < 0 || bits > addr.bit_len() as i64 {
-        return Err(err("prefix length out of range"));
-    }
-    Ok(Prefix {
-        addr,
-        bits: bits as u32,
-    })
-}
 
 /// The library's `parseCIDR`.
 pub fn parse_cidr(raw: &str) -> Result<Prefix, String> {
@@ -330,6 +235,7 @@ pub fn functions(opts: &EnvOptions) -> Vec<Function> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::go::netip::parse_addr;
 
     fn p(s: &str) -> Prefix {
         parse_cidr(s).unwrap()

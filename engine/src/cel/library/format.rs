@@ -2,15 +2,15 @@
 //! formats (`format.dns1123Label()`, `format.named("uuid")`, ...) whose `validate(string)`
 //! returns `optional.none()` or the list of apimachinery / kube-openapi messages.
 
-use super::urls::parse_request_uri;
 use crate::cel::env::{EnvOptions, Function, Overload};
 use crate::cel::types::{Type, FORMAT};
 use crate::cel::value::{EvalError, EvalResult, Opaque, Val};
-use crate::schema::objectmeta::{
+use crate::go::neturl::parse_request_uri;
+use crate::k8s::names::{
     is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_qualified_name,
     is_valid_label_value,
 };
-use crate::validation::formats::check_format;
+use crate::k8s::strfmt::check_format;
 use std::any::Any;
 use std::rc::Rc;
 

@@ -1,10 +1,10 @@
 //! Kubernetes regex library (apiserver `pkg/cel/library/regex.go`): `find`, `findAll`,
-//! with Go RE2 semantics (`crate::validation::regex`).
+//! with Go RE2 semantics (`crate::go::regexp`).
 
 use crate::cel::env::{EnvOptions, Function, Overload};
 use crate::cel::types::Type;
 use crate::cel::value::{EvalError, EvalResult, Val};
-use crate::validation::regex::{compile_re2, go_compile_error};
+use crate::go::regexp::{compile_re2, go_compile_error};
 use std::cell::RefCell;
 
 /// The functions this library declares at the environment's compatibility version

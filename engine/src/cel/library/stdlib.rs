@@ -17,6 +17,7 @@ use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::rc::Rc;
+use crate::go::time::CivilTime;
 
 /// The earliest second of a valid timestamp (0001-01-01T00:00:00Z).
 pub const MIN_UNIX_TIME: i64 = -62_135_596_800;
@@ -822,7 +823,7 @@ pub fn go_value_text(v: &Val) -> String {
         Val::Bool(b) => b.to_string(),
         Val::Int(i) => i.to_string(),
         Val::Uint(u) => u.to_string(),
-        Val::Double(d) => crate::gofmt::format_float_v(*d),
+        Val::Double(d) => crate::go::fmt::format_float_v(*d),
         Val::String(s) => s.as_str().to_string(),
         Val::Bytes(b) => {
             let parts: Vec<String> = b.iter().map(|x| x.to_string()).collect();
@@ -1031,7 +1032,7 @@ pub fn convert_to_string<'a>(v: &Val<'a>) -> EvalResult<'a> {
         Val::Bool(b) => Val::str(if *b { "true" } else { "false" }),
         Val::Int(i) => Val::string(i.to_string()),
         Val::Uint(u) => Val::string(u.to_string()),
-        Val::Double(d) => Val::string(crate::gofmt::format_float_v(*d)),
+        Val::Double(d) => Val::string(crate::go::fmt::format_float_v(*d)),
         Val::Bytes(b) => match std::str::from_utf8(b) {
             Ok(s) => Val::str(s),
             Err(_) => return fail("invalid UTF-8 in bytes, cannot convert to string"),
@@ -1353,7 +1354,7 @@ pub fn go_parse_rfc3339(s: &str) -> Option<Timestamp> {
     }
     if !(1..=12).contains(&month)
         || day < 1
-        || day > super::days_in_month(year, month)
+        || day > crate::go::time::days_in_month(year, month)
         || hour > 23
         || minute > 59
         || second > 59
@@ -1361,7 +1362,7 @@ pub fn go_parse_rfc3339(s: &str) -> Option<Timestamp> {
         return None;
     }
     let secs =
-        super::days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second
+        crate::go::time::days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second
             - offset;
     // The time stays in the zone it was written in (a fixed zone of that offset).
     Some(Timestamp {
@@ -1412,8 +1413,8 @@ pub fn compile_regex(pattern: &str) -> Result<regex::Regex, EvalError> {
     let result = match cached {
         Some(r) => r,
         None => {
-            let r = crate::validation::regex::compile_re2(pattern).map_err(|_| {
-                crate::validation::regex::go_compile_error(pattern).unwrap_or_else(|| {
+            let r = crate::go::regexp::compile_re2(pattern).map_err(|_| {
+                crate::go::regexp::go_compile_error(pattern).unwrap_or_else(|| {
                     format!("error parsing regexp: invalid pattern: `{}`", pattern)
                 })
             });
@@ -1446,41 +1447,9 @@ fn matches_fn<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
 
 // ------------------------------------------------------------------ time accessors
 
-/// A timestamp's civil fields in some time zone.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CivilTime {
-    pub year: i64,
-    /// 1..=12
-    pub month: i64,
-    /// 1..=31
-    pub day: i64,
-    /// 0 = Sunday
-    pub weekday: i64,
-    /// 1..=366
-    pub year_day: i64,
-    pub hour: i64,
-    pub minute: i64,
-    pub second: i64,
-    pub nanos: u32,
-}
-
 /// The civil fields of `t` at a UTC offset in seconds.
 pub fn civil_time(t: Timestamp, offset: i64) -> CivilTime {
-    let local = t.secs.saturating_add(offset);
-    let days = local.div_euclid(86400);
-    let rem = local.rem_euclid(86400);
-    let (year, month, day) = super::civil_from_days(days);
-    CivilTime {
-        year,
-        month,
-        day,
-        weekday: (days + 4).rem_euclid(7),
-        year_day: days - super::days_from_civil(year, 1, 1) + 1,
-        hour: rem / 3600,
-        minute: rem % 3600 / 60,
-        second: rem % 60,
-        nanos: t.nanos,
-    }
+    crate::go::time::civil_time(t.secs, t.nanos, offset)
 }
 
 /// cel-go `inTimeZone`: a `±hh:mm` offset when the text has a colon, otherwise an IANA
@@ -1505,8 +1474,8 @@ pub fn zone_offset(t: Timestamp, tz: &str) -> Result<i64, EvalError> {
     if tz.contains("..") || tz.starts_with('/') || tz.starts_with('\\') {
         return Err(EvalError::new("time: invalid location name"));
     }
-    match zone_rule(tz) {
-        Some((std, rule)) => Ok(rule_offset(t.secs, std, rule)),
+    match crate::go::time::zone_rule(tz) {
+        Some((std, rule)) => Ok(crate::go::time::rule_offset(t.secs, std, rule)),
         None => Err(EvalError::new(format!("unknown time zone {}", tz))),
     }
 }
@@ -1517,296 +1486,15 @@ fn go_atoi(s: &str) -> Result<i64, EvalError> {
     if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
         return Err(EvalError::new(format!(
             "strconv.Atoi: parsing {}: invalid syntax",
-            crate::gofmt::quote(s)
+            crate::go::strconv::quote(s)
         )));
     }
     s.parse::<i64>().map_err(|_| {
         EvalError::new(format!(
             "strconv.Atoi: parsing {}: value out of range",
-            crate::gofmt::quote(s)
+            crate::go::strconv::quote(s)
         ))
     })
-}
-
-/// Daylight-saving rules of the built-in zones (current rules, with the main historical
-/// changes of the US, EU, Australian and New Zealand rules).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum DstRule {
-    None,
-    Us,
-    Eu,
-    Au,
-    Nz,
-}
-
-fn zone_rule(name: &str) -> Option<(i64, DstRule)> {
-    use DstRule::*;
-    const H: i64 = 3600;
-    const M: i64 = 60;
-    if let Some(n) = name.strip_prefix("Etc/GMT") {
-        if n.is_empty() || n == "0" || n == "+0" || n == "-0" {
-            return Some((0, None));
-        }
-        let (sign, digits) = match n.as_bytes()[0] {
-            b'+' => (-1, &n[1..]),
-            b'-' => (1, &n[1..]),
-            _ => return Option::None,
-        };
-        let h: i64 = digits.parse().ok()?;
-        if digits.starts_with('0') || !(1..=14).contains(&h) || (sign == -1 && h > 12) {
-            return Option::None;
-        }
-        return Some((sign * h * H, None));
-    }
-    let z = match name {
-        "Etc/UTC" | "Etc/UCT" | "UCT" | "GMT" | "GMT0" | "GMT+0" | "GMT-0" | "Etc/Greenwich"
-        | "Greenwich" | "Etc/Universal" | "Universal" | "Etc/Zulu" | "Zulu"
-        | "Atlantic/Reykjavik" | "Iceland" | "Africa/Abidjan" | "Africa/Accra" | "Africa/Dakar" => {
-            (0, None)
-        }
-        // United States and Canada.
-        "America/New_York"
-        | "US/Eastern"
-        | "EST5EDT"
-        | "America/Detroit"
-        | "US/Michigan"
-        | "America/Toronto"
-        | "America/Montreal"
-        | "America/Nassau"
-        | "America/Indiana/Indianapolis"
-        | "America/Indianapolis"
-        | "US/East-Indiana"
-        | "America/Kentucky/Louisville"
-        | "America/Louisville"
-        | "Canada/Eastern" => (-5 * H, Us),
-        "America/Chicago"
-        | "US/Central"
-        | "CST6CDT"
-        | "America/Winnipeg"
-        | "America/Indiana/Knox"
-        | "America/Menominee"
-        | "Canada/Central" => (-6 * H, Us),
-        "America/Denver" | "US/Mountain" | "MST7MDT" | "America/Edmonton" | "America/Boise"
-        | "Canada/Mountain" | "Navajo" => (-7 * H, Us),
-        "America/Los_Angeles"
-        | "US/Pacific"
-        | "PST8PDT"
-        | "America/Vancouver"
-        | "America/Tijuana"
-        | "Canada/Pacific" => (-8 * H, Us),
-        "America/Anchorage" | "US/Alaska" | "America/Juneau" => (-9 * H, Us),
-        "America/Halifax" | "Canada/Atlantic" | "America/Moncton" | "America/Glace_Bay"
-        | "Atlantic/Bermuda" => (-4 * H, Us),
-        "America/St_Johns" | "Canada/Newfoundland" => (-3 * H - 30 * M, Us),
-        "America/Phoenix" | "US/Arizona" | "MST" => (-7 * H, None),
-        "Pacific/Honolulu" | "US/Hawaii" | "HST" => (-10 * H, None),
-        "America/Regina"
-        | "Canada/Saskatchewan"
-        | "America/Guatemala"
-        | "America/Costa_Rica"
-        | "America/El_Salvador"
-        | "America/Mexico_City"
-        | "Mexico/General" => (-6 * H, None),
-        "America/Panama" | "EST" | "America/Bogota" | "America/Lima" | "America/Cancun"
-        | "America/Jamaica" => (-5 * H, None),
-        "America/Puerto_Rico" | "America/Caracas" | "America/La_Paz" | "America/Santo_Domingo" => {
-            (-4 * H, None)
-        }
-        "America/Sao_Paulo"
-        | "Brazil/East"
-        | "America/Argentina/Buenos_Aires"
-        | "America/Buenos_Aires"
-        | "America/Montevideo" => (-3 * H, None),
-        "America/Noronha" => (-2 * H, None),
-        "Atlantic/Cape_Verde" => (-H, None),
-        "Atlantic/Azores" => (-H, Eu),
-        // Europe.
-        "Europe/London" | "GB" | "GB-Eire" | "Europe/Dublin" | "Eire" | "Europe/Lisbon"
-        | "Portugal" | "WET" | "Atlantic/Canary" | "Atlantic/Faroe" | "Atlantic/Madeira"
-        | "Europe/Belfast" | "Europe/Guernsey" | "Europe/Isle_of_Man" | "Europe/Jersey" => (0, Eu),
-        "Europe/Paris"
-        | "Europe/Berlin"
-        | "Europe/Madrid"
-        | "Europe/Rome"
-        | "Europe/Amsterdam"
-        | "Europe/Brussels"
-        | "Europe/Vienna"
-        | "Europe/Zurich"
-        | "Europe/Stockholm"
-        | "Europe/Oslo"
-        | "Europe/Copenhagen"
-        | "Europe/Prague"
-        | "Europe/Warsaw"
-        | "Poland"
-        | "Europe/Budapest"
-        | "Europe/Belgrade"
-        | "Europe/Bratislava"
-        | "Europe/Ljubljana"
-        | "Europe/Zagreb"
-        | "Europe/Sarajevo"
-        | "Europe/Skopje"
-        | "Europe/Luxembourg"
-        | "Europe/Monaco"
-        | "Europe/Malta"
-        | "Europe/Andorra"
-        | "Europe/Gibraltar"
-        | "Europe/Vaduz"
-        | "Europe/San_Marino"
-        | "Europe/Vatican"
-        | "Europe/Tirane"
-        | "Europe/Podgorica"
-        | "Europe/Busingen"
-        | "CET"
-        | "MET"
-        | "Africa/Ceuta"
-        | "Arctic/Longyearbyen" => (H, Eu),
-        "Europe/Athens" | "Europe/Helsinki" | "Europe/Kiev" | "Europe/Kyiv"
-        | "Europe/Bucharest" | "Europe/Sofia" | "Europe/Riga" | "Europe/Tallinn"
-        | "Europe/Vilnius" | "Europe/Mariehamn" | "Europe/Nicosia" | "Asia/Nicosia" | "EET" => {
-            (2 * H, Eu)
-        }
-        "Europe/Moscow" | "W-SU" | "Europe/Istanbul" | "Asia/Istanbul" | "Turkey"
-        | "Europe/Minsk" => (3 * H, None),
-        // Africa.
-        "Africa/Lagos" | "Africa/Algiers" | "Africa/Tunis" | "Africa/Kinshasa" => (H, None),
-        "Africa/Johannesburg"
-        | "Africa/Cairo"
-        | "Egypt"
-        | "Africa/Maputo"
-        | "Africa/Harare"
-        | "Africa/Tripoli" => (2 * H, None),
-        "Africa/Nairobi" | "Africa/Addis_Ababa" | "Asia/Riyadh" | "Asia/Kuwait" | "Asia/Qatar"
-        | "Asia/Bahrain" | "Asia/Baghdad" | "Asia/Aden" => (3 * H, None),
-        // Asia.
-        "Asia/Tehran" | "Iran" => (3 * H + 30 * M, None),
-        "Asia/Dubai" | "Asia/Muscat" | "Asia/Baku" | "Asia/Tbilisi" | "Asia/Yerevan" => {
-            (4 * H, None)
-        }
-        "Asia/Kabul" => (4 * H + 30 * M, None),
-        "Asia/Karachi" | "Asia/Tashkent" | "Asia/Yekaterinburg" => (5 * H, None),
-        "Asia/Kolkata" | "Asia/Calcutta" | "Asia/Colombo" => (5 * H + 30 * M, None),
-        "Asia/Kathmandu" | "Asia/Katmandu" => (5 * H + 45 * M, None),
-        "Asia/Dhaka" | "Asia/Dacca" | "Asia/Thimphu" => (6 * H, None),
-        "Asia/Yangon" | "Asia/Rangoon" => (6 * H + 30 * M, None),
-        "Asia/Bangkok" | "Asia/Ho_Chi_Minh" | "Asia/Saigon" | "Asia/Jakarta"
-        | "Asia/Novosibirsk" => (7 * H, None),
-        "Asia/Shanghai" | "Asia/Chongqing" | "Asia/Harbin" | "PRC" | "Asia/Hong_Kong"
-        | "Hongkong" | "Asia/Macau" | "Asia/Taipei" | "ROC" | "Asia/Singapore" | "Singapore"
-        | "Asia/Kuala_Lumpur" | "Asia/Manila" | "Asia/Irkutsk" | "Australia/Perth"
-        | "Australia/West" => (8 * H, None),
-        "Asia/Tokyo" | "Japan" | "Asia/Seoul" | "ROK" | "Asia/Yakutsk" | "Pacific/Palau" => {
-            (9 * H, None)
-        }
-        "Australia/Darwin" | "Australia/North" => (9 * H + 30 * M, None),
-        "Australia/Brisbane"
-        | "Australia/Queensland"
-        | "Asia/Vladivostok"
-        | "Pacific/Guam"
-        | "Pacific/Port_Moresby" => (10 * H, None),
-        "Australia/Adelaide"
-        | "Australia/South"
-        | "Australia/Broken_Hill"
-        | "Australia/Yancowinna" => (9 * H + 30 * M, Au),
-        "Australia/Sydney"
-        | "Australia/Melbourne"
-        | "Australia/Canberra"
-        | "Australia/Hobart"
-        | "Australia/ACT"
-        | "Australia/NSW"
-        | "Australia/Victoria"
-        | "Australia/Tasmania"
-        | "Australia/Currie" => (10 * H, Au),
-        "Pacific/Noumea" | "Pacific/Guadalcanal" | "Asia/Magadan" => (11 * H, None),
-        "Pacific/Auckland" | "NZ" | "Antarctica/McMurdo" => (12 * H, Nz),
-        "Pacific/Fiji" | "Asia/Kamchatka" => (12 * H, None),
-        "Pacific/Tongatapu" | "Pacific/Apia" => (13 * H, None),
-        "Pacific/Kiritimati" => (14 * H, None),
-        "Pacific/Pago_Pago" | "Pacific/Midway" | "US/Samoa" => (-11 * H, None),
-        _ => return Option::None,
-    };
-    Some(z)
-}
-
-fn weekday(days: i64) -> i64 {
-    (days + 4).rem_euclid(7)
-}
-
-/// The day number of the `n`th Sunday (1-based) of a month.
-fn nth_sunday(y: i64, m: i64, n: i64) -> i64 {
-    let first = super::days_from_civil(y, m, 1);
-    first + (7 - weekday(first)) % 7 + 7 * (n - 1)
-}
-
-fn last_sunday(y: i64, m: i64) -> i64 {
-    let last = super::days_from_civil(y, m, super::days_in_month(y, m));
-    last - weekday(last)
-}
-
-/// The UTC offset at `utc` of a zone with standard offset `std` and rule `rule`.
-fn rule_offset(utc: i64, std: i64, rule: DstRule) -> i64 {
-    let year = super::civil_from_days((utc + std).div_euclid(86400)).0;
-    let dst = std + 3600;
-    // Transition instants (UTC) of the year: DST starts at `start`, ends at `end`.
-    let (start, end) = match rule {
-        DstRule::None => return std,
-        DstRule::Us => {
-            let (s, e) = if year >= 2007 {
-                (nth_sunday(year, 3, 2), nth_sunday(year, 11, 1))
-            } else if year >= 1987 {
-                (nth_sunday(year, 4, 1), last_sunday(year, 10))
-            } else if year >= 1967 {
-                (last_sunday(year, 4), last_sunday(year, 10))
-            } else {
-                return std;
-            };
-            (s * 86400 + 7200 - std, e * 86400 + 7200 - dst)
-        }
-        DstRule::Eu => {
-            if year < 1981 {
-                return std;
-            }
-            let e = if year >= 1996 {
-                last_sunday(year, 10)
-            } else {
-                last_sunday(year, 9)
-            };
-            (last_sunday(year, 3) * 86400 + 3600, e * 86400 + 3600)
-        }
-        DstRule::Au => {
-            if year < 1972 {
-                return std;
-            }
-            let (s, e) = if year >= 2008 {
-                (nth_sunday(year, 10, 1), nth_sunday(year, 4, 1))
-            } else {
-                (last_sunday(year, 10), last_sunday(year, 3))
-            };
-            (s * 86400 + 7200 - std, e * 86400 + 10800 - dst)
-        }
-        DstRule::Nz => {
-            if year < 1975 {
-                return std;
-            }
-            let (s, e) = if year >= 2008 {
-                (last_sunday(year, 9), nth_sunday(year, 4, 1))
-            } else if year == 2007 {
-                (last_sunday(year, 9), nth_sunday(year, 3, 3))
-            } else {
-                (nth_sunday(year, 10, 1), nth_sunday(year, 3, 3))
-            };
-            (s * 86400 + 7200 - std, e * 86400 + 10800 - dst)
-        }
-    };
-    let in_dst = if start < end {
-        utc >= start && utc < end
-    } else {
-        utc < end || utc >= start
-    };
-    if in_dst {
-        dst
-    } else {
-        std
-    }
 }
 
 /// The timestamp's civil time in the zone named by the optional second argument (UTC

@@ -8,7 +8,6 @@ use crate::cel::checker::{CheckIssue, Checked};
 use crate::cel::env::{EnvOptions, Function, Overload};
 use crate::cel::types::Type;
 use crate::cel::value::{EvalError, EvalResult, Map, Val};
-use crate::gofmt;
 use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 
 /// The largest string a call may build: far beyond what the per-call cost limit lets
@@ -397,7 +396,7 @@ fn go_val_text(v: &Val) -> String {
         Val::Bool(b) => b.to_string(),
         Val::Int(i) => i.to_string(),
         Val::Uint(u) => u.to_string(),
-        Val::Double(d) => gofmt::format_float_v(*d),
+        Val::Double(d) => crate::go::fmt::format_float_v(*d),
         other => format!("{:?}", other),
     }
 }
@@ -633,7 +632,7 @@ fn parse_precision(rest: &[u8]) -> Result<(usize, Option<i64>), FmtError> {
         Ok(p) => Ok((i, Some(p))),
         Err(_) => Err(FmtError::new(format!(
             "error while converting precision to integer: strconv.Atoi: parsing {}: value out of range",
-            gofmt::quote(digits)
+            crate::go::strconv::quote(digits)
         ))),
     }
 }
@@ -885,7 +884,7 @@ fn to_cel_string(v: &Val) -> Result<String, FmtError> {
     Ok(match v {
         Val::Int(i) => i.to_string(),
         Val::Uint(u) => u.to_string(),
-        Val::Double(d) => gofmt::format_float_v(*d),
+        Val::Double(d) => crate::go::fmt::format_float_v(*d),
         Val::Bool(b) => b.to_string(),
         Val::String(s) => s.as_str().to_string(),
         Val::Timestamp(t) => crate::cel::eval::format_timestamp(*t),
@@ -895,7 +894,7 @@ fn to_cel_string(v: &Val) -> Result<String, FmtError> {
             Err(_) => {
                 return Err(FmtError::new(format!(
                     "could not convert argument {} to string",
-                    gofmt::quote("invalid UTF-8 in bytes, cannot convert to string")
+                    crate::go::strconv::quote("invalid UTF-8 in bytes, cannot convert to string")
                 )))
             }
         },
@@ -951,7 +950,7 @@ fn format_aggregate(
             let mut used = 0usize;
             for (k, val) in map_entries(m) {
                 let key = match &k {
-                    Val::String(s) => gofmt::quote(s.as_str()),
+                    Val::String(s) => crate::go::strconv::quote(s.as_str()),
                     Val::Bool(b) => b.to_string(),
                     Val::Int(i) => i.to_string(),
                     Val::Uint(u) => u.to_string(),
@@ -997,21 +996,21 @@ fn format_member(v: &Val, out: &mut String, budget: usize, depth: usize) -> Resu
     match v {
         Val::Int(i) => out.push_str(&i.to_string()),
         Val::Uint(u) => out.push_str(&u.to_string()),
-        Val::String(s) => out.push_str(&gofmt::quote(s.as_str())),
+        Val::String(s) => out.push_str(&crate::go::strconv::quote(s.as_str())),
         Val::Bytes(_) => {
             out.push('b');
-            out.push_str(&gofmt::quote(&to_cel_string(v)?));
+            out.push_str(&crate::go::strconv::quote(&to_cel_string(v)?));
         }
         Val::Bool(_) | Val::Type(_) => out.push_str(&to_cel_string(v)?),
         Val::Null => out.push_str("null"),
         Val::Timestamp(_) => {
             out.push_str("timestamp(");
-            out.push_str(&gofmt::quote(&to_cel_string(v)?));
+            out.push_str(&crate::go::strconv::quote(&to_cel_string(v)?));
             out.push(')');
         }
         Val::Duration(_) => {
             out.push_str("duration(");
-            out.push_str(&gofmt::quote(&to_cel_string(v)?));
+            out.push_str(&crate::go::strconv::quote(&to_cel_string(v)?));
             out.push(')');
         }
         Val::List(_) | Val::Map(_) => {

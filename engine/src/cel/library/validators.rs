@@ -145,7 +145,7 @@ fn check_literal_call(
     };
     let bad = match name {
         "matches" => match lit {
-            LiteralValue::String(s) => crate::validation::regex::compile_re2(s.inner()).is_err(),
+            LiteralValue::String(s) => crate::go::regexp::compile_re2(s.inner()).is_err(),
             _ => false,
         },
         _ => eval_fails(env, checked, call_id, name, &literal_val(lit)),

@@ -1,7 +1,7 @@
-//! The name and string rules CRD validation uses, as apimachinery words them
-//! (`pkg/util/validation`, `pkg/api/validate/content`): DNS labels and subdomains,
-//! qualified names (label keys), label values, plus the bits of Go's `net/url.Parse` that
-//! the checks depend on (`unicode.IsPrint` is `gofmt::is_print`).
+//! The name and string rules of apimachinery, as it words them (`pkg/util/validation`,
+//! `pkg/api/validate/content`): DNS labels and subdomains, qualified names (label keys),
+//! label values. CRD validation, object metadata and the CEL format library use them
+//! (`unicode.IsPrint` is [`crate::go::unicode::is_print`]).
 
 use crate::version::KubeVersion;
 
@@ -237,98 +237,6 @@ pub fn name_is_dns_subdomain(name: &str, prefix: bool) -> Vec<String> {
     is_dns1123_subdomain(name)
 }
 
-/// The parts of Go's `net/url.Parse` result the webhook URL checks look at.
-#[derive(Debug, Default, PartialEq)]
-pub struct GoUrl {
-    pub scheme: String,
-    /// `u.User.String()`, when a userinfo part is present.
-    pub user: Option<String>,
-    pub host: String,
-    pub raw_query: String,
-    pub fragment: String,
-}
-
-/// A simplified `net/url.Parse`: scheme (lower-cased), `//userinfo@host`, `?query`,
-/// `#fragment`. Returns Go's error text (`parse "<url>": <reason>`) for the failures it
-/// knows (control characters, a missing scheme before ':').
-pub fn parse_go_url(raw: &str) -> Result<GoUrl, String> {
-    let quoted = crate::gofmt::quote(raw);
-    if raw.chars().any(|c| (c as u32) < 0x20 || c as u32 == 0x7f) {
-        return Err(format!(
-            "parse {}: net/url: invalid control character in URL",
-            quoted
-        ));
-    }
-    let mut u = GoUrl::default();
-    let mut rest = raw;
-    if let Some(i) = rest.find('#') {
-        u.fragment = percent_decode(&rest[i + 1..]);
-        rest = &rest[..i];
-    }
-    // getScheme
-    let mut scheme_end = None;
-    for (i, c) in rest.char_indices() {
-        if c.is_ascii_alphabetic() {
-            continue;
-        }
-        if c.is_ascii_digit() || c == '+' || c == '-' || c == '.' {
-            if i == 0 {
-                break;
-            }
-            continue;
-        }
-        if c == ':' {
-            if i == 0 {
-                return Err(format!("parse {}: missing protocol scheme", quoted));
-            }
-            scheme_end = Some(i);
-        }
-        break;
-    }
-    if let Some(i) = scheme_end {
-        u.scheme = rest[..i].to_ascii_lowercase();
-        rest = &rest[i + 1..];
-    }
-    if let Some(i) = rest.find('?') {
-        u.raw_query = rest[i + 1..].to_string();
-        rest = &rest[..i];
-    }
-    if let Some(after) = rest.strip_prefix("//") {
-        let auth_end = after.find('/').unwrap_or(after.len());
-        let authority = &after[..auth_end];
-        let host = match authority.rfind('@') {
-            Some(at) => {
-                u.user = Some(authority[..at].to_string());
-                &authority[at + 1..]
-            }
-            None => authority,
-        };
-        u.host = host.to_string();
-    }
-    Ok(u)
-}
-
-fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            let h = std::str::from_utf8(&b[i + 1..i + 3])
-                .ok()
-                .and_then(|h| u8::from_str_radix(h, 16).ok());
-            if let Some(v) = h {
-                out.push(v);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -370,20 +278,5 @@ mod tests {
         assert!(is_qualified_name("a/b/c", v36)[0].starts_with("a valid label key must consist"));
         // Names keep util/validation's wording.
         assert_eq!(is_dns1123_subdomain(&"a".repeat(254)), vec!["must be no more than 253 characters"]);
-    }
-
-    #[test]
-    fn urls() {
-        let u = parse_go_url("HTTPS://user:pw@host:8443/p?q=1#frag").unwrap();
-        assert_eq!(u.scheme, "https");
-        assert_eq!(u.user.as_deref(), Some("user:pw"));
-        assert_eq!(u.host, "host:8443");
-        assert_eq!(u.raw_query, "q=1");
-        assert_eq!(u.fragment, "frag");
-        assert_eq!(
-            parse_go_url(":x").unwrap_err(),
-            "parse \":x\": missing protocol scheme"
-        );
-        assert_eq!(parse_go_url("/just/path").unwrap().host, "");
     }
 }

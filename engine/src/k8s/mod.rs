@@ -1,0 +1,8 @@
+//! Kubernetes primitives every layer above shares (rank 1): resource quantities, object
+//! names and label values (apimachinery `util/validation`), semantic versions and the
+//! kube-openapi `strfmt` format checks. Built on [`crate::go`] and [`crate::version`] only.
+
+pub mod quantity;
+pub mod semver;
+pub mod names;
+pub mod strfmt;
