@@ -8,7 +8,7 @@
 
 use super::checker::Checked;
 use super::types::Type;
-use crate::crd::model::JsonSchemaProps;
+use crate::cel::schema::Schema;
 use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 use std::collections::HashMap;
 use crate::version::Feature;
@@ -1220,14 +1220,14 @@ fn is_bind(c: &cel::common::ast::ComprehensionExpr) -> bool {
 /// plain string / metadata nodes `WithTypeAndObjectMeta` adds at a resource root.
 #[derive(Clone, Copy)]
 enum Decl<'s> {
-    Schema(&'s JsonSchemaProps, bool),
+    Schema(&'s dyn Schema, bool),
     PlainString,
     /// The `metadata` `WithTypeAndObjectMeta` puts in place of the root's own (which it
     /// carries: from 1.37 the names keep its `maxLength` when shorter than the cap).
-    Metadata(Option<&'s JsonSchemaProps>),
+    Metadata(Option<&'s dyn Schema>),
     /// `metadata.name` (cap 253) or `metadata.generateName` (cap 252) of that metadata,
     /// with the root's own property of that name, if any.
-    MetaName(Option<&'s JsonSchemaProps>, i64),
+    MetaName(Option<&'s dyn Schema>, i64),
     /// A map's key type (apiserver `StringType`: no maximum).
     Key,
 }
@@ -1239,7 +1239,7 @@ enum Decl<'s> {
 const NAME_MAX_LENGTH: i64 = 253;
 
 /// `SchemaDeclType(...)`'s verdict for a schema: `Some` when exposed to CEL.
-fn decl<'s>(s: &'s JsonSchemaProps, resource_root: bool) -> Option<Decl<'s>> {
+fn decl<'s>(s: &'s dyn Schema, resource_root: bool) -> Option<Decl<'s>> {
     let d = Decl::Schema(s, resource_root);
     if exposed(d, 0) {
         Some(d)
@@ -1259,16 +1259,16 @@ fn exposed(d: Decl, depth: usize) -> bool {
         Decl::Schema(s, _) => s,
         _ => return true,
     };
-    if s.x_int_or_string {
+    if s.is_x_int_or_string() {
         return true;
     }
-    match s.type_str() {
-        "array" => match s.items_schema() {
-            Some(i) => exposed(Decl::Schema(i, i.x_embedded_resource), depth + 1),
+    match s.type_name() {
+        "array" => match s.items() {
+            Some(i) => exposed(Decl::Schema(i, i.is_x_embedded_resource()), depth + 1),
             None => false,
         },
-        "object" => match s.additional_properties_schema() {
-            Some(a) => exposed(Decl::Schema(a, a.x_embedded_resource), depth + 1),
+        "object" => match s.additional_properties() {
+            Some(a) => exposed(Decl::Schema(a, a.is_x_embedded_resource()), depth + 1),
             None => true,
         },
         "string" | "boolean" | "number" | "integer" => true,
@@ -1278,17 +1278,17 @@ fn exposed(d: Decl, depth: usize) -> bool {
 
 /// Whether a resource root already has `kind`, `apiVersion`, `metadata.name` and
 /// `metadata.generateName` as `WithTypeAndObjectMeta` wants them.
-fn has_type_and_object_meta(s: &JsonSchemaProps) -> bool {
-    let is = |p: Option<&JsonSchemaProps>, t: &str| p.map(|p| p.type_str() == t).unwrap_or(false);
-    let meta = s.properties.get("metadata");
-    !s.properties.is_empty()
-        && is(s.properties.get("kind"), "string")
-        && is(s.properties.get("apiVersion"), "string")
+fn has_type_and_object_meta(s: &dyn Schema) -> bool {
+    let is = |p: Option<&dyn Schema>, t: &str| p.map(|p| p.type_name() == t).unwrap_or(false);
+    let meta = s.property("metadata");
+    !s.has_no_properties()
+        && is(s.property("kind"), "string")
+        && is(s.property("apiVersion"), "string")
         && is(meta, "object")
-        && meta.map(|m| !m.properties.is_empty()).unwrap_or(false)
-        && is(meta.and_then(|m| m.properties.get("name")), "string")
+        && meta.map(|m| !m.has_no_properties()).unwrap_or(false)
+        && is(meta.and_then(|m| m.property("name")), "string")
         && is(
-            meta.and_then(|m| m.properties.get("generateName")),
+            meta.and_then(|m| m.property("generateName")),
             "string",
         )
 }
@@ -1297,7 +1297,7 @@ fn has_type_and_object_meta(s: &JsonSchemaProps) -> bool {
 fn properties<'s>(d: Decl<'s>) -> Vec<(&'s str, Decl<'s>)> {
     match d {
         Decl::Metadata(own) => {
-            let own_prop = |k: &str| own.and_then(|m| m.properties.get(k));
+            let own_prop = |k: &str| own.and_then(|m| m.property(k));
             vec![
                 ("generateName", Decl::MetaName(own_prop("generateName"), NAME_MAX_LENGTH - 1)),
                 ("name", Decl::MetaName(own_prop("name"), NAME_MAX_LENGTH)),
@@ -1306,16 +1306,16 @@ fn properties<'s>(d: Decl<'s>) -> Vec<(&'s str, Decl<'s>)> {
         Decl::Schema(s, root) => {
             let add = root && !has_type_and_object_meta(s);
             let mut out: Vec<(&'s str, Decl<'s>)> = Vec::new();
-            for (k, p) in &s.properties {
+            for (k, p) in s.properties() {
                 if add && (k == "kind" || k == "apiVersion" || k == "metadata") {
                     continue;
                 }
-                out.push((k.as_str(), Decl::Schema(p, p.x_embedded_resource)));
+                out.push((k, Decl::Schema(p, p.is_x_embedded_resource())));
             }
             if add {
                 out.push(("apiVersion", Decl::PlainString));
                 out.push(("kind", Decl::PlainString));
-                out.push(("metadata", Decl::Metadata(s.properties.get("metadata"))));
+                out.push(("metadata", Decl::Metadata(s.property("metadata"))));
             }
             out
         }
@@ -1327,19 +1327,19 @@ fn is_object(d: Decl) -> bool {
     match d {
         Decl::Metadata(_) => true,
         Decl::Schema(s, _) => {
-            !s.x_int_or_string
-                && s.type_str() == "object"
-                && s.additional_properties_schema().is_none()
+            !s.is_x_int_or_string()
+                && s.type_name() == "object"
+                && s.additional_properties().is_none()
         }
         _ => false,
     }
 }
 
-fn max_string_length_per_request(s: &JsonSchemaProps) -> i64 {
-    if s.x_int_or_string {
+fn max_string_length_per_request(s: &dyn Schema) -> i64 {
+    if s.is_x_int_or_string() {
         return MAX_REQUEST_SIZE_BYTES - 2;
     }
-    match s.format.as_deref() {
+    match s.format() {
         Some("duration") => 32,
         Some("date") => 12,
         Some("date-time") => 32,
@@ -1362,55 +1362,55 @@ fn max_elements(d: Decl, depth: usize, model: CostModel) -> i64 {
             }
             // `cappedLengthStringType`: the root's own maxLength when shorter, then a
             // string with a maxLength (× 4 for code points, `estimateMaxElementsFromMaxLength`).
-            let own_max = own.and_then(|p| p.max_length);
+            let own_max = own.and_then(|p| p.max_length());
             let max_length = own_max.map_or(cap, |m| m.min(cap));
             return zero_if_negative(max_length).saturating_mul(4);
         }
         Decl::Metadata(_) | Decl::Key => return 0,
     };
-    if s.x_int_or_string {
-        return match s.max_length {
+    if s.is_x_int_or_string() {
+        return match s.max_length() {
             Some(m) if model.int_or_string_max_length() => zero_if_negative(m).saturating_mul(4),
             _ => max_string_length_per_request(s),
         };
     }
-    match s.type_str() {
+    match s.type_name() {
         "array" => {
-            if let Some(m) = s.max_items {
+            if let Some(m) = s.max_items() {
                 return zero_if_negative(m);
             }
-            match s.items_schema() {
+            match s.items() {
                 Some(i) => {
                     (MAX_REQUEST_SIZE_BYTES - 2)
-                        / (min_size(Decl::Schema(i, i.x_embedded_resource), depth + 1) + 1)
+                        / (min_size(Decl::Schema(i, i.is_x_embedded_resource()), depth + 1) + 1)
                 }
                 None => 0,
             }
         }
-        "object" => match s.additional_properties_schema() {
+        "object" => match s.additional_properties() {
             Some(a) => {
-                if let Some(m) = s.max_properties {
+                if let Some(m) = s.max_properties() {
                     return zero_if_negative(m);
                 }
                 (MAX_REQUEST_SIZE_BYTES - 2)
-                    / (min_size(Decl::Schema(a, a.x_embedded_resource), depth + 1) + 6)
+                    / (min_size(Decl::Schema(a, a.is_x_embedded_resource()), depth + 1) + 6)
             }
             None => 0,
         },
-        "string" => match s.format.as_deref() {
-            Some("byte") => match s.max_length {
+        "string" => match s.format() {
+            Some("byte") => match s.max_length() {
                 Some(m) => zero_if_negative(m),
                 None => max_string_length_per_request(s),
             },
             Some("duration") | Some("date") | Some("date-time") => max_string_length_per_request(s),
             _ => {
-                if let Some(m) = s.max_length {
+                if let Some(m) = s.max_length() {
                     zero_if_negative(m).saturating_mul(4)
                 } else if model.enum_bounds_string_length()
-                    && s.enum_.as_ref().map(|e| !e.is_empty()).unwrap_or(false)
+                    && s.enum_values().map(|e| !e.is_empty()).unwrap_or(false)
                 {
-                    s.enum_
-                        .iter()
+                    s.enum_values()
+                        .into_iter()
                         .flatten()
                         .filter_map(|v| v.as_str())
                         .map(|v| v.len() as i64)
@@ -1435,13 +1435,13 @@ fn min_size(d: Decl, depth: usize) -> i64 {
         Decl::PlainString | Decl::MetaName(..) | Decl::Key => return 2,
         Decl::Metadata(_) => return 2,
     };
-    if s.x_int_or_string {
+    if s.is_x_int_or_string() {
         return 1;
     }
-    match s.type_str() {
+    match s.type_name() {
         "array" => 2,
         "object" => {
-            if s.additional_properties_schema().is_some() {
+            if s.additional_properties().is_some() {
                 return 2;
             }
             let mut total: i64 = 2;
@@ -1449,9 +1449,9 @@ fn min_size(d: Decl, depth: usize) -> i64 {
                 if !exposed(p, depth + 1) {
                     continue;
                 }
-                let required = s.required.iter().any(|r| r == name);
+                let required = s.required().iter().any(|r| r == name);
                 let has_default = match p {
-                    Decl::Schema(ps, _) => ps.default.is_some(),
+                    Decl::Schema(ps, _) => ps.has_default(),
                     _ => false,
                 };
                 if required && !has_default {
@@ -1460,7 +1460,7 @@ fn min_size(d: Decl, depth: usize) -> i64 {
             }
             total
         }
-        "string" => match s.format.as_deref() {
+        "string" => match s.format() {
             Some("duration") => 3,
             Some("date") => 12,
             Some("date-time") => 21,
@@ -1474,13 +1474,13 @@ fn min_size(d: Decl, depth: usize) -> i64 {
 
 /// The minimum serialized size of values of a schema (apiserver `DeclType.MinSerializedSize`
 /// of `SchemaDeclType(schema, resourceRoot)`).
-pub fn min_serialized_size(schema: &JsonSchemaProps, resource_root: bool) -> i64 {
+pub fn min_serialized_size(schema: &dyn Schema, resource_root: bool) -> i64 {
     min_size(Decl::Schema(schema, resource_root), 0)
 }
 
 /// The maximum number of elements (string length, list items, map entries) of values of a
 /// schema, as the latest release's `SchemaDeclType` estimates it.
-pub fn max_elements_of(schema: &JsonSchemaProps, resource_root: bool) -> i64 {
+pub fn max_elements_of(schema: &dyn Schema, resource_root: bool) -> i64 {
     max_elements(Decl::Schema(schema, resource_root), 0, CostModel::LATEST)
 }
 
@@ -1489,7 +1489,7 @@ pub fn max_elements_of(schema: &JsonSchemaProps, resource_root: bool) -> i64 {
 /// `resource_root` set for the root of a resource or an embedded resource; it adds
 /// `apiVersion`, `kind` and `metadata.name/generateName` there as the apiserver does.
 pub struct SchemaSizes<'s> {
-    pub schema: &'s JsonSchemaProps,
+    pub schema: &'s dyn Schema,
     /// The node is the root of a custom resource or an embedded resource.
     pub resource_root: bool,
     /// The release whose `SchemaDeclType` sizes the nodes.
@@ -1498,7 +1498,7 @@ pub struct SchemaSizes<'s> {
 
 impl<'s> SchemaSizes<'s> {
     /// The sizes the latest release gives; see [`SchemaSizes::for_release`].
-    pub fn new(schema: &'s JsonSchemaProps, resource_root: bool) -> SchemaSizes<'s> {
+    pub fn new(schema: &'s dyn Schema, resource_root: bool) -> SchemaSizes<'s> {
         SchemaSizes {
             schema,
             resource_root,
@@ -1529,14 +1529,14 @@ impl SizeHints for SchemaSizes<'_> {
         for name in &path[1..] {
             cur = match *name {
                 "@items" | "@values" => match cur {
-                    Decl::Schema(s, _) if !s.x_int_or_string => match s.type_str() {
+                    Decl::Schema(s, _) if !s.is_x_int_or_string() => match s.type_name() {
                         "array" => {
-                            let i = s.items_schema()?;
-                            decl(i, i.x_embedded_resource)?
+                            let i = s.items()?;
+                            decl(i, i.is_x_embedded_resource())?
                         }
                         "object" => {
-                            let a = s.additional_properties_schema()?;
-                            decl(a, a.x_embedded_resource)?
+                            let a = s.additional_properties()?;
+                            decl(a, a.is_x_embedded_resource())?
                         }
                         _ => return None,
                     },
@@ -1544,9 +1544,9 @@ impl SizeHints for SchemaSizes<'_> {
                 },
                 "@keys" => match cur {
                     Decl::Schema(s, _)
-                        if !s.x_int_or_string
-                            && s.type_str() == "object"
-                            && s.additional_properties_schema().is_some() =>
+                        if !s.is_x_int_or_string()
+                            && s.type_name() == "object"
+                            && s.additional_properties().is_some() =>
                     {
                         Decl::Key
                     }
@@ -1574,22 +1574,22 @@ impl SizeHints for SchemaSizes<'_> {
 /// The cardinality one schema node contributes to its descendants (apiextensions
 /// `maxCardinality`): an array its `maxItems`, a map its `maxProperties`, anything else 1;
 /// `None` when unbounded.
-pub fn node_cardinality(s: &JsonSchemaProps) -> Option<u64> {
-    if s.type_str() == "array" {
-        return s.max_items.map(|m| zero_if_negative(m) as u64);
+pub fn node_cardinality<S: Schema + ?Sized>(s: &S) -> Option<u64> {
+    if s.type_name() == "array" {
+        return s.max_items().map(|m| zero_if_negative(m) as u64);
     }
-    if s.type_str() == "object" && s.additional_properties_schema().is_some() {
-        return s.max_properties.map(|m| zero_if_negative(m) as u64);
+    if s.type_name() == "object" && s.additional_properties().is_some() {
+        return s.max_properties().map(|m| zero_if_negative(m) as u64);
     }
     Some(1)
 }
 
 /// The product of the cardinalities of a node's ancestors (root first, the node itself
 /// excluded), saturating; `None` when one of them is unbounded.
-pub fn max_cardinality(ancestors: &[&JsonSchemaProps]) -> Option<u64> {
+pub fn max_cardinality<S: Schema + ?Sized>(ancestors: &[&S]) -> Option<u64> {
     let mut product: u64 = 1;
     for a in ancestors {
-        let c = node_cardinality(a)?;
+        let c = node_cardinality(*a)?;
         product = product.saturating_mul(c);
     }
     Some(product)
@@ -1597,17 +1597,17 @@ pub fn max_cardinality(ancestors: &[&JsonSchemaProps]) -> Option<u64> {
 
 /// The cardinality a compiled rule reports (apiextensions `maxCardinality(minSize)`):
 /// how many values of the node's minimum size fit in one request.
-pub fn unbounded_cardinality(schema: &JsonSchemaProps, resource_root: bool) -> u64 {
+pub fn unbounded_cardinality(schema: &dyn Schema, resource_root: bool) -> u64 {
     let min = min_serialized_size(schema, resource_root).max(0);
     (MAX_REQUEST_SIZE_BYTES / (min + 1)) as u64
 }
 
 /// A rule's estimated cost: `max_cost` times the ancestors' cardinality when bounded,
 /// else times [`unbounded_cardinality`], saturating.
-pub fn rule_estimated_cost(
+pub fn rule_estimated_cost<S: Schema + ?Sized>(
     max_cost: u64,
-    ancestors: &[&JsonSchemaProps],
-    node: &JsonSchemaProps,
+    ancestors: &[&S],
+    node: &dyn Schema,
     resource_root: bool,
 ) -> u64 {
     match max_cardinality(ancestors) {
@@ -1630,10 +1630,10 @@ pub struct RuleCost {
 /// Costs a checked rule at a schema node: `node` is the schema as written (not the
 /// `WithTypeAndObjectMeta` copy), `ancestors` the nodes from the root down to its parent,
 /// `resource_root` true at the root and at embedded resources.
-pub fn rule_cost(
+pub fn rule_cost<S: Schema + ?Sized>(
     checked: &Checked,
-    node: &JsonSchemaProps,
-    ancestors: &[&JsonSchemaProps],
+    node: &dyn Schema,
+    ancestors: &[&S],
     resource_root: bool,
 ) -> RuleCost {
     let sizes = SchemaSizes::new(node, resource_root).for_release(checked.release_minor);
@@ -1649,7 +1649,7 @@ pub fn rule_cost(
 mod tests {
     use super::*;
     use crate::cel::rules::{compile_rules, RuleTree};
-    use crate::crd::model::SchemaOrBool;
+    use crate::crd::model::{JsonSchemaProps, SchemaOrBool};
     use serde_json::Value;
     use std::path::PathBuf;
 

@@ -13,6 +13,7 @@ pub mod interpreter;
 pub mod library;
 pub mod parse_limits;
 pub mod rules;
+pub mod schema;
 pub mod types;
 pub mod value;
 
