@@ -6,6 +6,7 @@
 
 pub mod checker;
 pub mod cost;
+pub mod cost_model;
 pub mod env;
 pub mod explain;
 pub mod eval;
@@ -14,6 +15,7 @@ pub mod library;
 pub mod parse_limits;
 pub mod rules;
 pub mod schema;
+pub mod schema_sizes;
 pub mod types;
 pub mod value;
 

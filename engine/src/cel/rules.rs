@@ -39,7 +39,7 @@ pub struct CompiledRule {
     /// `fieldPath` normalized to a field path suffix (`foo.bar`, `foo[key]`).
     pub field_path: Option<String>,
     /// The static cost of the rule (set by [`compile_rules`]).
-    pub cost: Option<super::cost::RuleCost>,
+    pub cost: Option<crate::cel::schema_sizes::RuleCost>,
     /// The static maximum cost of the messageExpression.
     pub message_cost: Option<u64>,
     /// `openAPIV3Schema.properties[spec].x-kubernetes-validations[0]`.
@@ -1164,7 +1164,7 @@ fn compile_at(
     ctx: &mut BuildCtx,
 ) -> CompiledRule {
     let estimated =
-        |max_cost: u64| super::cost::rule_estimated_cost(max_cost, ancestors, s, resource_root);
+        |max_cost: u64| crate::cel::schema_sizes::rule_estimated_cost(max_cost, ancestors, s, resource_root);
     let key = match ctx.cache.is_some() {
         true => Some(RuleKey {
             rule: r.clone(),
@@ -1187,7 +1187,7 @@ fn compile_at(
             let mut c = e.rule.clone();
             c.cost = e
                 .cost
-                .map(|(max_cost, max_cardinality)| super::cost::RuleCost {
+                .map(|(max_cost, max_cardinality)| crate::cel::schema_sizes::RuleCost {
                     max_cost,
                     max_cardinality,
                     estimated_cost: estimated(max_cost),
@@ -1197,7 +1197,7 @@ fn compile_at(
     }
     let mut c = compile_rule_with(r, node_ty, ctx.loader, s);
     if let Some(p) = &c.program {
-        c.cost = Some(super::cost::rule_cost(
+        c.cost = Some(crate::cel::schema_sizes::rule_cost(
             &p.checked,
             s,
             ancestors,
@@ -1206,7 +1206,7 @@ fn compile_at(
     }
     if let Some(m) = &c.message_program {
         c.message_cost =
-            Some(super::cost::rule_cost(&m.checked, s, ancestors, resource_root).max_cost);
+            Some(crate::cel::schema_sizes::rule_cost(&m.checked, s, ancestors, resource_root).max_cost);
     }
     if let (Some(cache), Some(key)) = (ctx.cache.as_deref_mut(), key) {
         cache.misses += 1;
