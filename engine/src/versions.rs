@@ -231,7 +231,7 @@ fn compile_reason(rule: &ValidationRule, error: &str, below: u32) -> String {
     }
     // Macros: a two-variable comprehension is an unknown call before its library.
     let macros_grew =
-        crate::cel::library::macros(&newer).len() > crate::cel::library::macros(&older).len();
+        crate::cel::environment::library_macros(&newer).len() > crate::cel::environment::library_macros(&older).len();
     if macros_grew {
         if let Some(m) = quoted_names(error, "undeclared reference to '")
             .into_iter()

@@ -6,7 +6,7 @@
 use super::checker::Checked;
 use super::env::{Env, Impl};
 use super::types::Type;
-use super::value::{equal, EvalError, EvalResult, List, ListKind, Map, Str, Val};
+use super::value::{equal, EvalError, EvalResult, Map, Str, Val};
 use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -1126,39 +1126,6 @@ fn optional_select<'a>(operand: &Val<'a>, field: &str) -> EvalResult<'a> {
         Val::List(_) => Err(EvalError::new("unsupported index type 'string' in list")),
         _ => Ok(Val::optional(None)),
     }
-}
-
-/// `list + list` for Kubernetes list types: set lists union, map lists merge by key.
-pub fn add_lists<'a>(a: &List<'a>, b: &List<'a>) -> EvalResult<'a> {
-    let (kind, keys) = a.kind();
-    let mut items = a.try_items()?;
-    match kind {
-        ListKind::Atomic => items.extend(b.try_items()?),
-        ListKind::Set => {
-            for v in b.try_items()? {
-                if !items.iter().any(|x| equal(x, &v)) {
-                    items.push(v);
-                }
-            }
-        }
-        ListKind::Map => {
-            let ks = keys.unwrap_or(&[]);
-            for v in b.try_items()? {
-                match items
-                    .iter()
-                    .position(|x| super::value::same_map_keys(x, &v, ks))
-                {
-                    Some(i) => items[i] = v,
-                    None => items.push(v),
-                }
-            }
-        }
-    }
-    Ok(Val::List(List::Owned {
-        items: Rc::new(items),
-        kind,
-        keys,
-    }))
 }
 
 /// cel-go's `OptOptimize` decorators, bottom up: returns the constant value of `e` when it

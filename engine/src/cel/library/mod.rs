@@ -23,39 +23,7 @@ pub mod strings;
 pub mod urls;
 pub mod validators;
 
-use super::env::{EnvOptions, Function};
 use super::value::{Duration, Timestamp};
-
-/// Every function available at the environment's compatibility version.
-/// Each library gates itself on `opts.compat_minor` (apiserver `environment/base.go`).
-pub fn functions(opts: &EnvOptions) -> Vec<Function> {
-    let mut out = stdlib::functions(opts);
-    for lib in [
-        strings::functions,
-        regex::functions,
-        lists::functions,
-        listsext::functions,
-        sets::functions,
-        quantity::functions,
-        ip::functions,
-        cidr::functions,
-        urls::functions,
-        semver::functions,
-        format::functions,
-        optional::functions,
-        comprehensions::functions,
-    ] {
-        out.extend(lib(opts));
-    }
-    // Off in every Kubernetes environment; on only for the conformance harness, and not
-    // compiled into the wasm builds (feature `conformance`).
-    #[cfg(feature = "conformance")]
-    if opts.conformance_extensions {
-        out.extend(math::functions(opts));
-        out.extend(encoders::functions(opts));
-    }
-    out
-}
 
 /// Standard base64 (with padding), as Go's `base64.StdEncoding`.
 pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
@@ -350,15 +318,4 @@ mod tests {
         assert_eq!(base64_decode("aGVsbG8=").as_deref(), Some(&b"hello"[..]));
         assert_eq!(base64_decode("a"), None);
     }
-}
-
-/// Parser macros added by the libraries at this version (`cel.bind`, optional `optMap`,
-/// two-variable comprehensions, ...).
-pub fn macros(opts: &EnvOptions) -> Vec<cel::parser::Macro> {
-    let mut out = optional::macros(opts);
-    out.extend(comprehensions::macros(opts));
-    out.extend(listsext::macros(opts));
-    #[cfg(feature = "conformance")]
-    out.extend(math::macros(opts));
-    out
 }

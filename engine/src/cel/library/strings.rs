@@ -888,7 +888,7 @@ fn to_cel_string(v: &Val) -> Result<String, FmtError> {
         Val::Double(d) => gofmt::format_float_v(*d),
         Val::Bool(b) => b.to_string(),
         Val::String(s) => s.as_str().to_string(),
-        Val::Timestamp(t) => crate::cel::eval::format_timestamp(*t),
+        Val::Timestamp(t) => crate::cel::time_format::format_timestamp(*t),
         Val::Duration(d) => duration_string(d.0),
         Val::Bytes(b) => match std::str::from_utf8(b) {
             Ok(s) => s.to_string(),
