@@ -2,7 +2,7 @@
 //! converting lazily as the apiserver's `UnstructuredToVal` adapters do; values computed by
 //! expressions are owned (`Rc`).
 
-use super::types::Type;
+use crate::cel::types::Type;
 use crate::cel::schema::Schema;
 use serde_json::Value as Json;
 use std::any::Any;
@@ -541,19 +541,19 @@ impl<'a> Val<'a> {
             },
             Json::String(st) => match (s.type_name(), s.format()) {
                 ("string", Some("byte")) => Val::Bytes(Rc::from(
-                    super::library::base64_decode(st)
+                    crate::cel::library::base64_decode(st)
                         .ok_or_else(|| EvalError::new(format!("illegal base64 data")))?,
                 )),
                 ("string", Some("duration")) => Val::Duration(
-                    super::library::parse_duration(st)
+                    crate::cel::library::parse_duration(st)
                         .ok_or_else(|| EvalError::new(format!("invalid duration: {}", st)))?,
                 ),
                 ("string", Some("date")) => Val::Timestamp(
-                    super::library::parse_date(st)
+                    crate::cel::library::parse_date(st)
                         .ok_or_else(|| EvalError::new(format!("invalid date: {}", st)))?,
                 ),
                 ("string", Some("date-time")) => Val::Timestamp(
-                    super::library::parse_timestamp(st)
+                    crate::cel::library::parse_timestamp(st)
                         .ok_or_else(|| EvalError::new(format!("invalid date-time: {}", st)))?,
                 ),
                 _ => Val::String(Str::Borrowed(st)),

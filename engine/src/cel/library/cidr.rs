@@ -2,7 +2,7 @@
 //! `net/netip.Prefix`: `netip.ParsePrefix` with its error texts, `Prefix.String()`,
 //! `Masked`, `Contains`, and the library's own `containsCIDR` rule.
 
-use super::ip::{ip_arg, ip_val, parse_addr, string_to_ip, Addr};
+use crate::cel::library::ip::{ip_arg, ip_val, parse_addr, string_to_ip, Addr};
 use crate::cel::env::{EnvOptions, Function, Overload};
 use crate::cel::types::{Type, CIDR, IP};
 use crate::cel::value::{EvalError, EvalResult, Opaque, Val};

@@ -2,7 +2,7 @@
 //! formats (`format.dns1123Label()`, `format.named("uuid")`, ...) whose `validate(string)`
 //! returns `optional.none()` or the list of apimachinery / kube-openapi messages.
 
-use super::urls::parse_request_uri;
+use crate::cel::library::urls::parse_request_uri;
 use crate::cel::env::{EnvOptions, Function, Overload};
 use crate::cel::types::{Type, FORMAT};
 use crate::cel::value::{EvalError, EvalResult, Opaque, Val};

@@ -2,7 +2,7 @@
 //! flatten, sort, the `sortBy` macro (over `@sortByAssociatedKeys`), `lists.range`,
 //! reverse, distinct.
 
-use super::lists::{compare, is_comparable};
+use crate::cel::library::lists::{compare, is_comparable};
 use crate::cel::env::{EnvOptions, Function, Overload};
 use crate::cel::types::Type;
 use crate::cel::value::{equal, EvalError, EvalResult, List, Val};

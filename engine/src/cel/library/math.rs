@@ -7,7 +7,7 @@
 //! `EnvOptions::conformance_extensions` is set, which only the CEL conformance harness
 //! does, so CRD rules and expression-mode requests never see it.
 
-use super::stdlib::compare_values;
+use crate::cel::library::stdlib::compare_values;
 use crate::cel::env::{EnvOptions, Function, Overload};
 use crate::cel::types::Type;
 use crate::cel::value::{EvalError, EvalResult, Val};

@@ -4,7 +4,7 @@
 //! `String`). Bracketed hosts must be IPv6 addresses and a colon in a host starts the
 //! port (`urlstrictcolons=1`), as Go 1.26 parses them.
 
-use super::ip::{parse_addr, Addr};
+use crate::cel::library::ip::{parse_addr, Addr};
 use crate::cel::env::{EnvOptions, Function, Overload};
 use crate::cel::types::{Type, URL};
 use crate::cel::value::{EvalError, EvalResult, Opaque, Val};
