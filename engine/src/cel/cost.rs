@@ -1156,8 +1156,8 @@ mod tests {
 
     fn est(expr: &str) -> (u64, u64) {
         let opts = crate::cel::env::EnvOptions::for_version(35);
-        let env = crate::cel::base_env(&opts);
-        let p = crate::cel::compile(env, expr).expect("compiles");
+        let env = crate::cel::environment::base_env(&opts);
+        let p = crate::cel::compile::compile(env, expr).expect("compiles");
         let e = estimate(&p.checked, None);
         (e.min, e.max)
     }

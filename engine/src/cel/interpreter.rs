@@ -1315,10 +1315,10 @@ mod tests {
     /// A program over `xs: list(int)` in the Kubernetes 1.36 environment.
     fn program(expr: &str) -> Program {
         let opts = EnvOptions::for_version(35);
-        let base = crate::cel::base_env(&opts);
+        let base = crate::cel::environment::base_env(&opts);
         let env =
-            crate::cel::env_with_variables(&base, &[("xs".to_string(), Type::list(Type::Int))]);
-        match crate::cel::compile_program(Arc::new(env), expr) {
+            crate::cel::env::env_with_variables(&base, &[("xs".to_string(), Type::list(Type::Int))]);
+        match crate::cel::compile::compile_program(Arc::new(env), expr) {
             Ok(p) => p,
             Err(_) => panic!("{} does not compile", expr),
         }
@@ -1328,7 +1328,7 @@ mod tests {
     fn run(expr: &str, n: i64) -> (serde_json::Value, u64) {
         let p = program(expr);
         let xs = Val::list((0..n).map(Val::Int).collect());
-        let (r, cost) = p.eval(&[("xs", xs)], Some(crate::cel::PER_CALL_LIMIT));
+        let (r, cost) = p.eval(&[("xs", xs)], Some(crate::cel::config::PER_CALL_LIMIT));
         match r {
             Ok(v) => (crate::cel::eval::plain_value(&v), cost),
             Err(e) => panic!("{}: {}", expr, e),
@@ -1486,7 +1486,7 @@ mod tests {
         // A duplicate key from transformMapEntry is still refused.
         let p = program("xs.transformMapEntry(i, x, {x % 5000: i})");
         let xs = Val::list((0..n).map(Val::Int).collect());
-        let (r, _) = p.eval(&[("xs", xs)], Some(crate::cel::PER_CALL_LIMIT));
+        let (r, _) = p.eval(&[("xs", xs)], Some(crate::cel::config::PER_CALL_LIMIT));
         assert_eq!(
             r.err().map(|e| e.message),
             Some("insert failed: key 0 already exists".to_string())

@@ -516,16 +516,16 @@ pub fn compile_rule_with(
         ("oldSelf".to_string(), old_type),
     ];
     let rule_opts = loader.rule_env(&rule.rule);
-    let env = Arc::new(super::env_with_variables(
-        &super::base_env(rule_opts),
+    let env = Arc::new(crate::cel::env::env_with_variables(
+        &crate::cel::environment::base_env(rule_opts),
         &vars,
     ));
-    match super::compile_program(env.clone(), &rule.rule) {
-        Err(super::CompileError::Compile(e)) => {
+    match crate::cel::compile::compile_program(env.clone(), &rule.rule) {
+        Err(crate::cel::compile::CompileError::Compile(e)) => {
             out.error = Some(format!("compilation failed: {}", e));
             return out;
         }
-        Err(super::CompileError::Program(e)) => {
+        Err(crate::cel::compile::CompileError::Program(e)) => {
             out.error = Some(format!("program instantiation failed: {}", e));
             return out;
         }
@@ -543,16 +543,16 @@ pub fn compile_rule_with(
         let env = if message_opts == rule_opts {
             env
         } else {
-            Arc::new(super::env_with_variables(
-                &super::base_env(message_opts),
+            Arc::new(crate::cel::env::env_with_variables(
+                &crate::cel::environment::base_env(message_opts),
                 &vars,
             ))
         };
-        match super::compile_program(env, &rule.message_expression) {
-            Err(super::CompileError::Compile(e)) => {
+        match crate::cel::compile::compile_program(env, &rule.message_expression) {
+            Err(crate::cel::compile::CompileError::Compile(e)) => {
                 out.message_error = Some(format!("messageExpression compilation failed: {}", e))
             }
-            Err(super::CompileError::Program(e)) => {
+            Err(crate::cel::compile::CompileError::Program(e)) => {
                 out.message_error = Some(format!("messageExpression instantiation failed: {}", e))
             }
             Ok(p) => {
@@ -1536,7 +1536,7 @@ impl<'a> Run<'a> {
                 (None, false) => Ok(Val::Null),
             };
             let vars: Vec<(&str, EvalResult)> = vec![("self", self_val.clone()), ("oldSelf", old_binding)];
-            let (result, cost) = program.eval_results(&vars, Some(super::PER_CALL_LIMIT));
+            let (result, cost) = program.eval_results(&vars, Some(crate::cel::config::PER_CALL_LIMIT));
             if cost as i64 > self.budget || cost > i64::MAX as u64 {
                 self.errors.push(FieldError::invalid(
                     path.clone(),
@@ -1591,7 +1591,7 @@ impl<'a> Run<'a> {
                     ("self", self_val.clone()),
                     ("oldSelf", old_val.clone().unwrap_or(Ok(Val::Null))),
                 ];
-                let (r, mcost) = mp.eval_results(&vars, Some(super::PER_CALL_LIMIT));
+                let (r, mcost) = mp.eval_results(&vars, Some(crate::cel::config::PER_CALL_LIMIT));
                 if mcost as i64 > self.budget {
                     self.push(cr, corr, FieldError::invalid(
                         fpath,

@@ -511,7 +511,7 @@ mod tests {
     use crate::cel::env::EnvOptions;
 
     fn parse(minor: u32, text: &str) -> Result<IdedExpr, String> {
-        crate::cel::parse(&EnvOptions::for_version(minor), text).map(|(e, _)| e)
+        crate::cel::parser::parse(&EnvOptions::for_version(minor), text).map(|(e, _)| e)
     }
 
     fn comprehension(e: &IdedExpr) -> &ComprehensionExpr {

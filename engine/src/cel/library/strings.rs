@@ -1599,8 +1599,8 @@ mod tests {
     /// The validator's issues for `expr` compiled at compatibility 1.35, formatted.
     fn validate(expr: &str) -> String {
         let opts = EnvOptions::for_version(35);
-        let env = crate::cel::base_env(&opts);
-        let checked = match crate::cel::parse(&opts, expr)
+        let env = crate::cel::environment::base_env(&opts);
+        let checked = match crate::cel::parser::parse(&opts, expr)
             .and_then(|(x, src)| crate::cel::checker::check(&env, x, src))
         {
             Ok(c) => c,

@@ -307,7 +307,7 @@ mod tests {
         for (n, t) in vars {
             env.add_variable(n, t.clone());
         }
-        let (expr, source) = crate::cel::parse(&opts, text)?;
+        let (expr, source) = crate::cel::parser::parse(&opts, text)?;
         let checked = crate::cel::checker::check(&env, expr, source)?;
         let mut found = validate(&opts, &checked);
         found.sort_by_key(|i| i.offset);
@@ -322,7 +322,7 @@ mod tests {
         // Only parsers are needed: evaluate the helpers directly.
         let env = crate::cel::environment::build_base_env(EnvOptions::for_version(35));
         let opts = EnvOptions::for_version(35);
-        let (expr, source) = crate::cel::parse(&opts, "x").expect("parses");
+        let (expr, source) = crate::cel::parser::parse(&opts, "x").expect("parses");
         let mut e2 = crate::cel::environment::build_base_env(opts.clone());
         e2.add_variable("x", Type::Dyn);
         let checked = crate::cel::checker::check(&e2, expr, source).expect("checks");
