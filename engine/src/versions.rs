@@ -220,7 +220,7 @@ fn compile_reason(rule: &ValidationRule, error: &str, below: u32) -> String {
             texts
                 .iter()
                 .filter(|t| !t.is_empty())
-                .all(|t| crate::cel::parse(o, t).is_ok())
+                .all(|t| crate::cel::parser::parse(o, t).is_ok())
         };
         if !parses(&older) && parses(&newer) {
             return format!(
@@ -231,7 +231,7 @@ fn compile_reason(rule: &ValidationRule, error: &str, below: u32) -> String {
     }
     // Macros: a two-variable comprehension is an unknown call before its library.
     let macros_grew =
-        crate::cel::library::macros(&newer).len() > crate::cel::library::macros(&older).len();
+        crate::cel::environment::library_macros(&newer).len() > crate::cel::environment::library_macros(&older).len();
     if macros_grew {
         if let Some(m) = quoted_names(error, "undeclared reference to '")
             .into_iter()
@@ -244,7 +244,7 @@ fn compile_reason(rule: &ValidationRule, error: &str, below: u32) -> String {
         }
     }
     // Functions: the functions new at this compatibility version that the rule calls.
-    let (new_env, old_env) = (crate::cel::base_env(&newer), crate::cel::base_env(&older));
+    let (new_env, old_env) = (crate::cel::environment::base_env(&newer), crate::cel::environment::base_env(&older));
     let mut called: Vec<(usize, &str)> = new_env
         .functions
         .keys()

@@ -290,12 +290,12 @@ fn to_val(tv: &Value) -> Result<Val<'static>, String> {
         )),
         "google.protobuf.Duration" => {
             let d: Duration =
-                cel::library::parse_duration(v.as_str().ok_or_else(bad)?).ok_or_else(bad)?;
+                cel::value::parse_duration(v.as_str().ok_or_else(bad)?).ok_or_else(bad)?;
             Val::Duration(d)
         }
         "google.protobuf.Timestamp" => {
             let ts: Timestamp =
-                cel::library::parse_timestamp(v.as_str().ok_or_else(bad)?).ok_or_else(bad)?;
+                cel::value::parse_timestamp(v.as_str().ok_or_else(bad)?).ok_or_else(bad)?;
             Val::Timestamp(ts)
         }
         "list" => Val::list(

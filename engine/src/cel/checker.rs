@@ -3,9 +3,9 @@
 //! reports cel-go's errors (`undeclared reference to ...`, `found no matching overload for
 //! ...`, `undefined field ...`), positioned and formatted as cel-go prints them.
 
-use super::env::Env;
-use super::types::{ObjectType, Type};
-use super::value::CEL_RESERVED;
+use crate::cel::env::Env;
+use crate::cel::types::{ObjectType, Type};
+use crate::cel::value::CEL_RESERVED;
 use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 use std::collections::HashMap;
 
@@ -26,7 +26,7 @@ pub struct Checked {
     /// `google.protobuf.Timestamp`, a library's `net.IP`): the resolved name.
     pub idents: HashMap<u64, String>,
     /// The release whose cost code estimates and tracks the program (the environment's
-    /// [`super::env::EnvOptions::release_minor`]).
+    /// [`crate::cel::env::EnvOptions::release_minor`]).
     pub release_minor: u32,
 }
 
@@ -298,7 +298,7 @@ pub const OPTIONAL_TYPE_NAME: &str = "optional_type";
 /// Identifiers the environment declares besides variables: the standard type names, the
 /// optional library's `optional_type` (`cel.Types(types.OptionalType)`), and the type-name
 /// variables of the IP and CIDR libraries (`net.IP`, `net.CIDR`).
-pub fn declared_ident(opts: &super::env::EnvOptions, name: &str) -> Option<Type> {
+pub fn declared_ident(opts: &crate::cel::env::EnvOptions, name: &str) -> Option<Type> {
     if let Some(t) = type_ident(name) {
         return Some(t);
     }
@@ -309,13 +309,13 @@ pub fn declared_ident(opts: &super::env::EnvOptions, name: &str) -> Option<Type>
 }
 
 /// The type-name variables libraries declare (`cel.Variable("net.IP", type(net.IP))`).
-pub fn library_variable(opts: &super::env::EnvOptions, name: &str) -> Option<Type> {
+pub fn library_variable(opts: &crate::cel::env::EnvOptions, name: &str) -> Option<Type> {
     if !name.starts_with("net.") {
         return None;
     }
-    super::library::ip::type_identifiers(opts)
+    crate::cel::library::ip::type_identifiers(opts)
         .into_iter()
-        .chain(super::library::cidr::type_identifiers(opts))
+        .chain(crate::cel::library::cidr::type_identifiers(opts))
         .find(|(n, _)| *n == name)
         .map(|(_, t)| t)
 }
@@ -686,7 +686,7 @@ impl<'e> Checker<'e> {
         }
     }
 
-    fn resolve(&mut self, id: u64, f: &super::env::Function, target: Option<&IdedExpr>, args: &[IdedExpr]) {
+    fn resolve(&mut self, id: u64, f: &crate::cel::env::Function, target: Option<&IdedExpr>, args: &[IdedExpr]) {
         let mut arg_types: Vec<Type> = Vec::with_capacity(args.len() + 1);
         if let Some(t) = target {
             arg_types.push(self.get(t.id));

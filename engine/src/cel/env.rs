@@ -2,8 +2,8 @@
 //! implementations), variables and parser macros, assembled per Kubernetes compatibility
 //! version as apiserver `pkg/cel/environment/base.go` does.
 
-use super::types::Type;
-use super::value::{EvalResult, Val};
+use crate::cel::types::Type;
+use crate::cel::value::{EvalResult, Val};
 use std::collections::HashMap;
 use std::sync::Arc;
 use crate::version::Feature;
@@ -112,19 +112,16 @@ pub struct Env {
 }
 
 impl Env {
-    /// The base environment at a compatibility version, without variables.
-    pub fn base(options: EnvOptions) -> Env {
-        let mut env = Env {
+    /// An environment without functions or variables; the Kubernetes base environment is
+    /// [`crate::cel::environment::base_env`].
+    pub fn empty(options: EnvOptions) -> Env {
+        Env {
             options,
             functions: Arc::new(HashMap::new()),
             variables: HashMap::new(),
             impls: Arc::new(HashMap::new()),
             params: Arc::new(HashMap::new()),
-        };
-        for f in super::library::functions(&env.options) {
-            env.add_function(f);
         }
-        env
     }
 
     /// Adds a function; overloads of an existing function are merged.
@@ -155,4 +152,19 @@ impl Env {
     pub fn into_shared(self) -> Arc<Env> {
         Arc::new(self)
     }
+}
+
+/// A copy of `base` with extra variables (the function tables stay shared).
+pub fn env_with_variables(base: &Env, vars: &[(String, Type)]) -> Env {
+    let mut env = Env {
+        options: base.options.clone(),
+        functions: base.functions.clone(),
+        variables: base.variables.clone(),
+        impls: base.impls.clone(),
+        params: base.params.clone(),
+    };
+    for (n, t) in vars {
+        env.add_variable(n, t.clone());
+    }
+    env
 }

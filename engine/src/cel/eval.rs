@@ -1,9 +1,12 @@
 //! Expression mode (`"mode": "eval"` in `crdlab batch`): a bare expression with typed
 //! variables, compiled in the environment new rules get at a Kubernetes version.
 
-use super::env::EnvOptions;
-use super::types::Type;
-use super::value::{Duration, Timestamp, Val};
+use crate::cel::compile::CompileError;
+use crate::cel::config::PER_CALL_LIMIT;
+use crate::cel::env::EnvOptions;
+use crate::cel::time_format::{format_duration, format_timestamp};
+use crate::cel::types::Type;
+use crate::cel::value::Val;
 use crate::version::KubeVersion;
 use serde_json::{json, Map, Value};
 
@@ -61,10 +64,10 @@ pub fn typed_var(v: &Value, t: &Type) -> Result<Val<'static>, String> {
             crate::go::base64::std_decode(s).unwrap_or_else(|| s.as_bytes().to_vec()),
         )),
         (Type::Timestamp, Value::String(s)) => Val::Timestamp(
-            super::library::parse_timestamp(s).ok_or_else(|| format!("bad timestamp {:?}", s))?,
+            crate::cel::value::parse_timestamp(s).ok_or_else(|| format!("bad timestamp {:?}", s))?,
         ),
         (Type::Duration, Value::String(s)) => Val::Duration(
-            super::library::parse_duration(s).ok_or_else(|| format!("bad duration {:?}", s))?,
+            crate::cel::value::parse_duration(s).ok_or_else(|| format!("bad duration {:?}", s))?,
         ),
         (Type::List(e), Value::Array(a)) => Val::list(
             a.iter()
@@ -87,94 +90,6 @@ pub fn typed_var(v: &Value, t: &Type) -> Result<Val<'static>, String> {
         (Type::Null, Value::Null) => Val::Null,
         (_, v) => Val::from_plain_json(v),
     })
-}
-
-/// Go's `time.Duration.String()`.
-pub fn format_duration(d: Duration) -> String {
-    let mut u = d.0.unsigned_abs() as u128;
-    let neg = d.0 < 0;
-    if u == 0 {
-        return "0s".into();
-    }
-    let mut out = String::new();
-    if u < 1_000_000_000 {
-        // Sub-second: ns, µs or ms with a fraction.
-        let (unit, scale) = if u < 1_000 {
-            ("ns", 1u128)
-        } else if u < 1_000_000 {
-            ("µs", 1_000)
-        } else {
-            ("ms", 1_000_000)
-        };
-        out.push_str(&frac(u, scale));
-        out.push_str(unit);
-    } else {
-        let h = u / 3_600_000_000_000;
-        u -= h * 3_600_000_000_000;
-        let m = u / 60_000_000_000;
-        u -= m * 60_000_000_000;
-        if h > 0 {
-            out.push_str(&format!("{}h", h));
-        }
-        if h > 0 || m > 0 {
-            out.push_str(&format!("{}m", m));
-        }
-        out.push_str(&frac(u, 1_000_000_000));
-        out.push('s');
-    }
-    if neg {
-        format!("-{}", out)
-    } else {
-        out
-    }
-}
-
-fn frac(v: u128, scale: u128) -> String {
-    let whole = v / scale;
-    let rest = v % scale;
-    if rest == 0 {
-        return whole.to_string();
-    }
-    let width = scale.to_string().len() - 1;
-    let digits = format!("{:0width$}", rest, width = width);
-    format!("{}.{}", whole, digits.trim_end_matches('0'))
-}
-
-/// Go's `t.Format(time.RFC3339Nano)`: the time at its own offset, nanoseconds with
-/// trailing zeros trimmed, `Z` for a zero offset and `±hh:mm` otherwise (Go prints only
-/// whole minutes of an offset).
-pub fn format_timestamp(t: Timestamp) -> String {
-    let local = t.secs.saturating_add(t.offset as i64);
-    let days = local.div_euclid(86400);
-    let rem = local.rem_euclid(86400);
-    let (y, m, d) = crate::go::time::civil_from_days(days);
-    let mut s = format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
-        y,
-        m,
-        d,
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    );
-    if t.nanos > 0 {
-        let f = format!("{:09}", t.nanos);
-        s.push('.');
-        s.push_str(f.trim_end_matches('0'));
-    }
-    let minutes = t.offset / 60;
-    if minutes == 0 {
-        s.push('Z');
-    } else {
-        let a = minutes.unsigned_abs();
-        s.push_str(&format!(
-            "{}{:02}:{:02}",
-            if minutes < 0 { '-' } else { '+' },
-            a / 60,
-            a % 60
-        ));
-    }
-    s
 }
 
 /// `{"type", "value"}` as the vectors print values.
@@ -260,7 +175,7 @@ pub fn evaluate(
     // are costed by the target release's own code: `cost::CostModel`).
     let mut opts = EnvOptions::for_version(kube.minor.saturating_sub(1));
     opts.release_minor = KubeVersion::LATEST.minor;
-    let base = super::base_env(&opts);
+    let base = crate::cel::environment::base_env(&opts);
     let empty = Map::new();
     let vars = vars.and_then(Value::as_object).unwrap_or(&empty);
     let types = var_types.and_then(Value::as_object).unwrap_or(&empty);
@@ -287,19 +202,19 @@ pub fn evaluate(
         decls.push((name.clone(), t));
         values.push((name.clone(), val));
     }
-    let env = std::sync::Arc::new(super::env_with_variables(&base, &decls));
-    let program = match super::compile_program(env.clone(), expr) {
+    let env = std::sync::Arc::new(crate::cel::env::env_with_variables(&base, &decls));
+    let program = match crate::cel::compile::compile_program(env.clone(), expr) {
         Ok(p) => p,
-        Err(super::CompileError::Compile(e)) => {
+        Err(CompileError::Compile(e)) => {
             out.insert("compileError".into(), json!(e));
             return out;
         }
-        Err(super::CompileError::Program(e)) => {
+        Err(CompileError::Program(e)) => {
             // The expression checked; report its type and cost, then the program error.
-            if let Ok((x, src)) = super::parse(&env.options, expr) {
-                if let Ok(c) = super::checker::check(&env, x, src) {
+            if let Ok((x, src)) = crate::cel::parser::parse(&env.options, expr) {
+                if let Ok(c) = crate::cel::checker::check(&env, x, src) {
                     out.insert("outputType".into(), json!(c.output_type().to_string()));
-                    let est = super::cost::estimate(&c, None);
+                    let est = crate::cel::cost::estimate(&c, None);
                     out.insert(
                         "estimatedCost".into(),
                         json!({"min": est.min, "max": est.max}),
@@ -314,7 +229,7 @@ pub fn evaluate(
         "outputType".into(),
         json!(program.checked.output_type().to_string()),
     );
-    let est = super::cost::estimate(&program.checked, None);
+    let est = crate::cel::cost::estimate(&program.checked, None);
     out.insert(
         "estimatedCost".into(),
         json!({"min": est.min, "max": est.max}),
@@ -323,7 +238,7 @@ pub fn evaluate(
         .iter()
         .map(|(n, v)| (n.as_str(), v.clone()))
         .collect();
-    let (result, cost) = program.eval(&vars, Some(super::PER_CALL_LIMIT));
+    let (result, cost) = program.eval(&vars, Some(PER_CALL_LIMIT));
     match result {
         Ok(v) => {
             out.insert("value".into(), plain_value(&v));
@@ -341,15 +256,6 @@ pub fn evaluate(
 mod tests {
     use super::*;
 
-    #[test]
-    fn durations_print_like_go() {
-        assert_eq!(format_duration(Duration(604_800_000_000_000)), "168h0m0s");
-        assert_eq!(format_duration(Duration(5_000_000_000)), "5s");
-        assert_eq!(format_duration(Duration(1_500_000_000)), "1.5s");
-        assert_eq!(format_duration(Duration(100_000_000)), "100ms");
-        assert_eq!(format_duration(Duration(60_000_000_000)), "1m0s");
-        assert_eq!(format_duration(Duration(0)), "0s");
-    }
 
     /// The answer's value of an expression evaluated at Kubernetes 1.36.
     fn eval_value(expr: &str) -> Value {

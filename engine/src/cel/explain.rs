@@ -9,7 +9,9 @@
 //! the smallest `maxLength` / `maxItems` / `maxProperties` that fixes it. Bounds are found
 //! by binary search, re-running the estimator on a copy of the schema with the bound set.
 
-use super::cost::{self, NodeTrace, SizeEstimate, SizeHints, TraceKind};
+use super::cost::{self, NodeTrace, TraceKind};
+use crate::cel::cost_model::{SizeEstimate, SizeHints, MAX_REQUEST_SIZE_BYTES};
+use crate::cel::schema_sizes::{self, RuleCost, SchemaSizes};
 use super::rules::{CompiledRule, RuleTree};
 use crate::crd::model::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
 use crate::crd::CompiledCrd;
@@ -311,7 +313,7 @@ fn set_bound(s: &mut JsonSchemaProps, keyword: &str, v: u64) {
 
 /// Records the paths the estimator asks sizes for.
 struct Recording<'a> {
-    inner: cost::SchemaSizes<'a>,
+    inner: SchemaSizes<'a>,
     seen: RefCell<Vec<(Vec<String>, Option<SizeEstimate>)>>,
 }
 
@@ -362,7 +364,7 @@ fn rule_cost_at(
     checked: &super::checker::Checked,
     root: &JsonSchemaProps,
     steps: &[Step],
-) -> Option<cost::RuleCost> {
+) -> Option<RuleCost> {
     let mut ancestors = Vec::with_capacity(steps.len());
     let mut cur = root;
     for st in steps {
@@ -374,7 +376,7 @@ fn rule_cost_at(
         };
     }
     let resource_root = steps.is_empty() || cur.x_embedded_resource;
-    Some(cost::rule_cost(checked, cur, &ancestors, resource_root))
+    Some(schema_sizes::rule_cost(checked, cur, &ancestors, resource_root))
 }
 
 /// The largest value of `keyword` on the node at `target` that keeps the rule at
@@ -398,7 +400,7 @@ fn loosest_bound(
         return None;
     }
     // Nothing larger than a request fits in one: past it a bound changes nothing.
-    let mut hi = cost::MAX_REQUEST_SIZE_BYTES as u64;
+    let mut hi = MAX_REQUEST_SIZE_BYTES as u64;
     let hi_cost = cost_with(hi)?;
     if hi_cost <= STATIC_ESTIMATED_COST_LIMIT {
         return Some((hi, hi_cost));
@@ -482,7 +484,7 @@ fn explain_rule(
     let checked = &program.checked;
     let resource_root = steps.is_empty() || node.x_embedded_resource;
     let rec = Recording {
-        inner: cost::SchemaSizes::new(node, resource_root).for_release(checked.release_minor),
+        inner: SchemaSizes::new(node, resource_root).for_release(checked.release_minor),
         seen: RefCell::new(Vec::new()),
     };
     let (_, trace) = cost::estimate_traced(checked, Some(&rec));

@@ -3,10 +3,10 @@
 //! (`interpreter/runtimecost.go`: identifiers and selections cost 1, constants 0, calls
 //! their `CallCost`, list/map literals 10/30 unless constant-folded), with a per-call limit.
 
-use super::checker::Checked;
-use super::env::{Env, Impl};
-use super::types::Type;
-use super::value::{equal, EvalError, EvalResult, List, ListKind, Map, Str, Val};
+use crate::cel::checker::Checked;
+use crate::cel::env::{Env, Impl};
+use crate::cel::types::Type;
+use crate::cel::value::{equal, EvalError, EvalResult, Map, Str, Val};
 use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -307,7 +307,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
             // limit, a panic in cel-go, stops without the charge.
             Expr::List(list) => {
                 let r = self.eval_list(list);
-                if matches!(&r, Err(err) if err.kind == super::value::ErrorKind::CostLimit) {
+                if matches!(&r, Err(err) if err.kind == crate::cel::value::ErrorKind::CostLimit) {
                     return r;
                 }
                 if !is_constant(e) {
@@ -317,7 +317,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
             }
             Expr::Map(map) => {
                 let r = self.eval_map(map);
-                if matches!(&r, Err(err) if err.kind == super::value::ErrorKind::CostLimit) {
+                if matches!(&r, Err(err) if err.kind == crate::cel::value::ErrorKind::CostLimit) {
                     return r;
                 }
                 if !is_constant(e) {
@@ -506,7 +506,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
             }
             if entries
                 .iter()
-                .any(|(ek, _)| super::value::key_equal(ek, &k))
+                .any(|(ek, _)| crate::cel::value::key_equal(ek, &k))
             {
                 return Err(EvalError::new(format!(
                     "insert failed: key {} already exists",
@@ -568,14 +568,14 @@ impl<'a, 'v> Evaluator<'a, 'v> {
             let cond = self.eval(&c.loop_cond);
             match cond {
                 Ok(Val::Bool(false)) => break,
-                Err(e) if e.kind == super::value::ErrorKind::CostLimit => {
+                Err(e) if e.kind == crate::cel::value::ErrorKind::CostLimit => {
                     self.scopes.truncate(depth);
                     return Err(e);
                 }
                 _ => {}
             }
             match self.eval(&c.loop_step) {
-                Err(e) if e.kind == super::value::ErrorKind::CostLimit => {
+                Err(e) if e.kind == crate::cel::value::ErrorKind::CostLimit => {
                     self.scopes.truncate(depth);
                     return Err(e);
                 }
@@ -621,11 +621,11 @@ impl<'a, 'v> Evaluator<'a, 'v> {
         let x = std::mem::replace(first, Val::Null);
         Some(if list {
             match rest {
-                [y] => super::library::stdlib::concat_accumulator(x, y),
+                [y] => crate::cel::library::stdlib::concat_accumulator(x, y),
                 _ => Err(EvalError::no_such_overload()),
             }
         } else {
-            super::library::comprehensions::map_insert_into(x, rest)
+            crate::cel::library::comprehensions::map_insert_into(x, rest)
         })
     }
 
@@ -648,7 +648,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
             "@not_strictly_false" => {
                 let v = self.eval(&call.args[0]);
                 if let Err(e) = &v {
-                    if e.kind == super::value::ErrorKind::CostLimit {
+                    if e.kind == crate::cel::value::ErrorKind::CostLimit {
                         return v;
                     }
                 }
@@ -727,7 +727,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
             match r {
                 Ok(v) => args.push(v),
                 Err(err) => {
-                    if err.kind == super::value::ErrorKind::CostLimit {
+                    if err.kind == crate::cel::value::ErrorKind::CostLimit {
                         return Err(err);
                     }
                     if first_err.is_none() {
@@ -901,7 +901,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
                     }
                 }
                 Err(e) => {
-                    if e.kind == super::value::ErrorKind::CostLimit {
+                    if e.kind == crate::cel::value::ErrorKind::CostLimit {
                         return Err(e);
                     }
                     if err.is_none() {
@@ -934,7 +934,7 @@ fn runtime_fits(p: &Type, v: &Val) -> bool {
         (Type::Map(..), Val::Map(_)) => true,
         (Type::Object(_), Val::Map(m)) => m.is_object(),
         (Type::TypeOf(_), Val::Type(_)) => true,
-        (Type::Opaque(n, _), Val::Optional(_)) => &**n == super::types::OPTIONAL,
+        (Type::Opaque(n, _), Val::Optional(_)) => &**n == crate::cel::types::OPTIONAL,
         (Type::Opaque(n, _), Val::Opaque(o)) => &**n == o.type_name(),
         _ => false,
     }
@@ -942,7 +942,7 @@ fn runtime_fits(p: &Type, v: &Val) -> bool {
 
 /// The runtime cost of a call: the Kubernetes estimator's, else cel-go's defaults.
 pub fn call_cost(function: &str, overload_id: &str, args: &[Val], result: &Val) -> u64 {
-    if let Some(c) = super::library::cost::call_cost(function, overload_id, args, result) {
+    if let Some(c) = crate::cel::library::cost::call_cost(function, overload_id, args, result) {
         return c;
     }
     let size = |v: &Val| -> u64 { actual_size(v) };
@@ -998,7 +998,7 @@ fn type_value(name: &str) -> Option<Type> {
         "type" => Type::type_of(Type::Dyn),
         "google.protobuf.Duration" => Type::Duration,
         "google.protobuf.Timestamp" => Type::Timestamp,
-        super::checker::OPTIONAL_TYPE_NAME => Type::optional(Type::Dyn),
+        crate::cel::checker::OPTIONAL_TYPE_NAME => Type::optional(Type::Dyn),
         _ => return None,
     })
 }
@@ -1007,7 +1007,7 @@ fn type_value(name: &str) -> Option<Type> {
 /// plans identifiers whose checked type is a type as constants (`planCheckedIdent`), so
 /// they cost nothing.
 fn library_type_variable<'a>(env: &Env, name: &str) -> Option<Val<'a>> {
-    match super::checker::library_variable(&env.options, name)? {
+    match crate::cel::checker::library_variable(&env.options, name)? {
         Type::TypeOf(t) => Some(Val::Type((*t).clone())),
         _ => None,
     }
@@ -1090,13 +1090,13 @@ fn go_type_name(v: &Val) -> String {
 /// for the optional form).
 fn index_qualify<'a>(optional: bool, container: &Val<'a>, key: &Val<'a>) -> EvalResult<'a> {
     if !optional {
-        return super::library::stdlib::index_value(container, key);
+        return crate::cel::library::stdlib::index_value(container, key);
     }
     match container {
         Val::Optional(None) => Ok(Val::optional(None)),
         Val::Optional(Some(inner)) => index_qualify(true, inner, key),
         Val::List(l) => {
-            let i = super::library::stdlib::list_index(key)?;
+            let i = crate::cel::library::stdlib::list_index(key)?;
             match usize::try_from(i).ok().and_then(|i| l.get(i)) {
                 Some(r) => Ok(Val::optional(Some(r?))),
                 None => Ok(Val::optional(None)),
@@ -1126,39 +1126,6 @@ fn optional_select<'a>(operand: &Val<'a>, field: &str) -> EvalResult<'a> {
         Val::List(_) => Err(EvalError::new("unsupported index type 'string' in list")),
         _ => Ok(Val::optional(None)),
     }
-}
-
-/// `list + list` for Kubernetes list types: set lists union, map lists merge by key.
-pub fn add_lists<'a>(a: &List<'a>, b: &List<'a>) -> EvalResult<'a> {
-    let (kind, keys) = a.kind();
-    let mut items = a.try_items()?;
-    match kind {
-        ListKind::Atomic => items.extend(b.try_items()?),
-        ListKind::Set => {
-            for v in b.try_items()? {
-                if !items.iter().any(|x| equal(x, &v)) {
-                    items.push(v);
-                }
-            }
-        }
-        ListKind::Map => {
-            let ks = keys.unwrap_or(&[]);
-            for v in b.try_items()? {
-                match items
-                    .iter()
-                    .position(|x| super::value::same_map_keys(x, &v, ks))
-                {
-                    Some(i) => items[i] = v,
-                    None => items.push(v),
-                }
-            }
-        }
-    }
-    Ok(Val::List(List::Owned {
-        items: Rc::new(items),
-        kind,
-        keys,
-    }))
 }
 
 /// cel-go's `OptOptimize` decorators, bottom up: returns the constant value of `e` when it
@@ -1200,7 +1167,7 @@ fn fold(
                     (Some(k), Some(v)) if !me.optional => {
                         if entries
                             .iter()
-                            .any(|(ek, _)| super::value::key_equal(ek, &k))
+                            .any(|(ek, _)| crate::cel::value::key_equal(ek, &k))
                         {
                             all = false;
                         }
@@ -1242,7 +1209,7 @@ fn fold(
                     c.args.get(1)
                 };
                 if let Some(Expr::Literal(LiteralValue::String(pat))) = pattern.map(|x| &x.expr) {
-                    super::library::stdlib::compile_regex(pat.inner())?;
+                    crate::cel::library::stdlib::compile_regex(pat.inner())?;
                 }
             }
             if c.target.is_none()
@@ -1348,10 +1315,10 @@ mod tests {
     /// A program over `xs: list(int)` in the Kubernetes 1.36 environment.
     fn program(expr: &str) -> Program {
         let opts = EnvOptions::for_version(35);
-        let base = crate::cel::base_env(&opts);
+        let base = crate::cel::environment::base_env(&opts);
         let env =
-            crate::cel::env_with_variables(&base, &[("xs".to_string(), Type::list(Type::Int))]);
-        match crate::cel::compile_program(Arc::new(env), expr) {
+            crate::cel::env::env_with_variables(&base, &[("xs".to_string(), Type::list(Type::Int))]);
+        match crate::cel::compile::compile_program(Arc::new(env), expr) {
             Ok(p) => p,
             Err(_) => panic!("{} does not compile", expr),
         }
@@ -1361,7 +1328,7 @@ mod tests {
     fn run(expr: &str, n: i64) -> (serde_json::Value, u64) {
         let p = program(expr);
         let xs = Val::list((0..n).map(Val::Int).collect());
-        let (r, cost) = p.eval(&[("xs", xs)], Some(crate::cel::PER_CALL_LIMIT));
+        let (r, cost) = p.eval(&[("xs", xs)], Some(crate::cel::config::PER_CALL_LIMIT));
         match r {
             Ok(v) => (crate::cel::eval::plain_value(&v), cost),
             Err(e) => panic!("{}: {}", expr, e),
@@ -1519,7 +1486,7 @@ mod tests {
         // A duplicate key from transformMapEntry is still refused.
         let p = program("xs.transformMapEntry(i, x, {x % 5000: i})");
         let xs = Val::list((0..n).map(Val::Int).collect());
-        let (r, _) = p.eval(&[("xs", xs)], Some(crate::cel::PER_CALL_LIMIT));
+        let (r, _) = p.eval(&[("xs", xs)], Some(crate::cel::config::PER_CALL_LIMIT));
         assert_eq!(
             r.err().map(|e| e.message),
             Some("insert failed: key 0 already exists".to_string())

@@ -39,7 +39,7 @@ pub struct CompiledRule {
     /// `fieldPath` normalized to a field path suffix (`foo.bar`, `foo[key]`).
     pub field_path: Option<String>,
     /// The static cost of the rule (set by [`compile_rules`]).
-    pub cost: Option<super::cost::RuleCost>,
+    pub cost: Option<crate::cel::schema_sizes::RuleCost>,
     /// The static maximum cost of the messageExpression.
     pub message_cost: Option<u64>,
     /// `openAPIV3Schema.properties[spec].x-kubernetes-validations[0]`.
@@ -516,16 +516,16 @@ pub fn compile_rule_with(
         ("oldSelf".to_string(), old_type),
     ];
     let rule_opts = loader.rule_env(&rule.rule);
-    let env = Arc::new(super::env_with_variables(
-        &super::base_env(rule_opts),
+    let env = Arc::new(crate::cel::env::env_with_variables(
+        &crate::cel::environment::base_env(rule_opts),
         &vars,
     ));
-    match super::compile_program(env.clone(), &rule.rule) {
-        Err(super::CompileError::Compile(e)) => {
+    match crate::cel::compile::compile_program(env.clone(), &rule.rule) {
+        Err(crate::cel::compile::CompileError::Compile(e)) => {
             out.error = Some(format!("compilation failed: {}", e));
             return out;
         }
-        Err(super::CompileError::Program(e)) => {
+        Err(crate::cel::compile::CompileError::Program(e)) => {
             out.error = Some(format!("program instantiation failed: {}", e));
             return out;
         }
@@ -543,16 +543,16 @@ pub fn compile_rule_with(
         let env = if message_opts == rule_opts {
             env
         } else {
-            Arc::new(super::env_with_variables(
-                &super::base_env(message_opts),
+            Arc::new(crate::cel::env::env_with_variables(
+                &crate::cel::environment::base_env(message_opts),
                 &vars,
             ))
         };
-        match super::compile_program(env, &rule.message_expression) {
-            Err(super::CompileError::Compile(e)) => {
+        match crate::cel::compile::compile_program(env, &rule.message_expression) {
+            Err(crate::cel::compile::CompileError::Compile(e)) => {
                 out.message_error = Some(format!("messageExpression compilation failed: {}", e))
             }
-            Err(super::CompileError::Program(e)) => {
+            Err(crate::cel::compile::CompileError::Program(e)) => {
                 out.message_error = Some(format!("messageExpression instantiation failed: {}", e))
             }
             Ok(p) => {
@@ -1164,7 +1164,7 @@ fn compile_at(
     ctx: &mut BuildCtx,
 ) -> CompiledRule {
     let estimated =
-        |max_cost: u64| super::cost::rule_estimated_cost(max_cost, ancestors, s, resource_root);
+        |max_cost: u64| crate::cel::schema_sizes::rule_estimated_cost(max_cost, ancestors, s, resource_root);
     let key = match ctx.cache.is_some() {
         true => Some(RuleKey {
             rule: r.clone(),
@@ -1187,7 +1187,7 @@ fn compile_at(
             let mut c = e.rule.clone();
             c.cost = e
                 .cost
-                .map(|(max_cost, max_cardinality)| super::cost::RuleCost {
+                .map(|(max_cost, max_cardinality)| crate::cel::schema_sizes::RuleCost {
                     max_cost,
                     max_cardinality,
                     estimated_cost: estimated(max_cost),
@@ -1197,7 +1197,7 @@ fn compile_at(
     }
     let mut c = compile_rule_with(r, node_ty, ctx.loader, s);
     if let Some(p) = &c.program {
-        c.cost = Some(super::cost::rule_cost(
+        c.cost = Some(crate::cel::schema_sizes::rule_cost(
             &p.checked,
             s,
             ancestors,
@@ -1206,7 +1206,7 @@ fn compile_at(
     }
     if let Some(m) = &c.message_program {
         c.message_cost =
-            Some(super::cost::rule_cost(&m.checked, s, ancestors, resource_root).max_cost);
+            Some(crate::cel::schema_sizes::rule_cost(&m.checked, s, ancestors, resource_root).max_cost);
     }
     if let (Some(cache), Some(key)) = (ctx.cache.as_deref_mut(), key) {
         cache.misses += 1;
@@ -1536,7 +1536,7 @@ impl<'a> Run<'a> {
                 (None, false) => Ok(Val::Null),
             };
             let vars: Vec<(&str, EvalResult)> = vec![("self", self_val.clone()), ("oldSelf", old_binding)];
-            let (result, cost) = program.eval_results(&vars, Some(super::PER_CALL_LIMIT));
+            let (result, cost) = program.eval_results(&vars, Some(crate::cel::config::PER_CALL_LIMIT));
             if cost as i64 > self.budget || cost > i64::MAX as u64 {
                 self.errors.push(FieldError::invalid(
                     path.clone(),
@@ -1591,7 +1591,7 @@ impl<'a> Run<'a> {
                     ("self", self_val.clone()),
                     ("oldSelf", old_val.clone().unwrap_or(Ok(Val::Null))),
                 ];
-                let (r, mcost) = mp.eval_results(&vars, Some(super::PER_CALL_LIMIT));
+                let (r, mcost) = mp.eval_results(&vars, Some(crate::cel::config::PER_CALL_LIMIT));
                 if mcost as i64 > self.budget {
                     self.push(cr, corr, FieldError::invalid(
                         fpath,

@@ -2,8 +2,8 @@
 //! converting lazily as the apiserver's `UnstructuredToVal` adapters do; values computed by
 //! expressions are owned (`Rc`).
 
-use super::types::Type;
-use crate::crd::model::{JsonSchemaProps, SchemaOrBool};
+use crate::cel::types::Type;
+use crate::cel::schema::Schema;
 use serde_json::Value as Json;
 use std::any::Any;
 use std::collections::HashMap;
@@ -111,8 +111,10 @@ pub enum ListKind {
 pub enum List<'a> {
     /// A list from the object with its schema (`items` and list type).
     Json {
-        items: &'a [Json],
-        schema: &'a JsonSchemaProps,
+        // `&Vec` (one pointer) rather than a slice keeps `Val` at its size next to the
+        // schema's two-pointer reference.
+        items: &'a Vec<Json>,
+        schema: &'a dyn Schema,
     },
     /// A computed list, with the list-type semantics it inherited (for `+` of set/map lists).
     Owned {
@@ -128,7 +130,7 @@ pub enum Map<'a> {
     /// false for `additionalProperties` maps.
     Json {
         map: &'a serde_json::Map<String, Json>,
-        schema: &'a JsonSchemaProps,
+        schema: &'a dyn Schema,
         object: bool,
     },
     /// A computed map, in insertion order.
@@ -460,11 +462,9 @@ pub const CEL_RESERVED: &[&str] = &[
 ];
 
 /// The `additionalProperties` schema of a map node.
-pub fn map_value_schema(s: &JsonSchemaProps) -> Option<&JsonSchemaProps> {
-    match &s.additional_properties {
-        Some(SchemaOrBool::Schema(v)) => Some(v),
-        _ => None,
-    }
+#[inline]
+pub fn map_value_schema(s: &dyn Schema) -> Option<&dyn Schema> {
+    s.additional_properties()
 }
 
 impl<'a> Val<'a> {
@@ -490,16 +490,16 @@ impl<'a> Val<'a> {
 
     /// A JSON value of the object, seen through its schema node, as the apiserver's
     /// `UnstructuredToVal` does.
-    pub fn from_json(v: &'a Json, s: &'a JsonSchemaProps) -> EvalResult<'a> {
+    pub fn from_json(v: &'a Json, s: &'a dyn Schema) -> EvalResult<'a> {
         // apiserver `UnstructuredToVal`: data that does not fit its schema (CEL still runs on
         // it where ratcheting dropped the schema error) becomes an error value.
         if v.is_null() {
-            if s.nullable {
+            if s.nullable() {
                 return Ok(Val::Null);
             }
             return Err(EvalError::new("invalid data, got null for schema with nullable=false"));
         }
-        if s.x_int_or_string {
+        if s.is_x_int_or_string() {
             return match v {
                 Json::Number(n) if n.as_i64().is_some() => Ok(Val::Int(n.as_i64().unwrap_or(0))),
                 Json::String(st) => Ok(Val::String(Str::Borrowed(st))),
@@ -509,7 +509,7 @@ impl<'a> Val<'a> {
             };
         }
         let mismatch = |expected: &str| Err(EvalError::new(format!("invalid data, expected {}, got {}", expected, go_json_type(v))));
-        match (s.type_str(), v) {
+        match (s.type_name(), v) {
             ("object", Json::Object(_)) | ("array", Json::Array(_)) => {}
             ("object", _) => {
                 return Err(EvalError::new("invalid data, expected a map for the provided schema with type=object"))
@@ -529,7 +529,7 @@ impl<'a> Val<'a> {
         Ok(match v {
             Json::Null => Val::Null,
             Json::Bool(b) => Val::Bool(*b),
-            Json::Number(n) => match s.type_str() {
+            Json::Number(n) => match s.type_name() {
                 "number" => Val::Double(n.as_f64().unwrap_or(0.0)),
                 _ => match n.as_i64() {
                     Some(i) => Val::Int(i),
@@ -539,21 +539,21 @@ impl<'a> Val<'a> {
                     },
                 },
             },
-            Json::String(st) => match (s.type_str(), s.format.as_deref()) {
+            Json::String(st) => match (s.type_name(), s.format()) {
                 ("string", Some("byte")) => Val::Bytes(Rc::from(
                     crate::go::base64::std_decode(st)
                         .ok_or_else(|| EvalError::new(format!("illegal base64 data")))?,
                 )),
                 ("string", Some("duration")) => Val::Duration(
-                    super::library::parse_duration(st)
+                    crate::cel::value::parse_duration(st)
                         .ok_or_else(|| EvalError::new(format!("invalid duration: {}", st)))?,
                 ),
                 ("string", Some("date")) => Val::Timestamp(
-                    super::library::parse_date(st)
+                    crate::cel::value::parse_date(st)
                         .ok_or_else(|| EvalError::new(format!("invalid date: {}", st)))?,
                 ),
                 ("string", Some("date-time")) => Val::Timestamp(
-                    super::library::parse_timestamp(st)
+                    crate::cel::value::parse_timestamp(st)
                         .ok_or_else(|| EvalError::new(format!("invalid date-time: {}", st)))?,
                 ),
                 _ => Val::String(Str::Borrowed(st)),
@@ -650,7 +650,7 @@ impl<'a> List<'a> {
         match self {
             List::Json { items, schema } => {
                 let v = items.get(i)?;
-                Some(match schema.items_schema() {
+                Some(match schema.items() {
                     Some(is) => Val::from_json(v, is),
                     None => Ok(Val::from_plain_json(v)),
                 })
@@ -673,9 +673,9 @@ impl<'a> List<'a> {
     /// The list-type semantics (`x-kubernetes-list-type`) and map keys.
     pub fn kind(&self) -> (ListKind, Option<&'a [String]>) {
         match self {
-            List::Json { schema, .. } => match schema.x_list_type.as_deref() {
+            List::Json { schema, .. } => match schema.x_list_type() {
                 Some("set") => (ListKind::Set, None),
-                Some("map") => (ListKind::Map, Some(&schema.x_list_map_keys[..])),
+                Some("map") => (ListKind::Map, Some(schema.x_list_map_keys())),
                 _ => (ListKind::Atomic, None),
             },
             List::Owned { kind, keys, .. } => (*kind, *keys),
@@ -693,7 +693,7 @@ impl<'a> Map<'a> {
             } => {
                 if *object {
                     map.keys()
-                        .filter(|k| object_field_schema(schema, k).is_some())
+                        .filter(|k| object_field_schema(*schema, k).is_some())
                         .count()
                 } else {
                     map.len()
@@ -720,9 +720,9 @@ impl<'a> Map<'a> {
                 .iter()
                 .filter_map(|(k, v)| {
                     let vs = if *object {
-                        object_field_schema(schema, k)?
+                        object_field_schema(*schema, k)?
                     } else {
-                        map_value_schema(schema)?
+                        map_value_schema(*schema)?
                     };
                     let key = if *object {
                         Val::string(escape(k, true).unwrap_or_else(|| k.clone()))
@@ -752,7 +752,7 @@ impl<'a> Map<'a> {
                 let k = key.as_str()?;
                 if *object {
                     let name = unescape(k);
-                    let fs = object_field_schema(schema, &name)?;
+                    let fs = object_field_schema(*schema, &name)?;
                     let v = map.get(name.as_ref())?;
                     // `unstructuredMap.Find`: a null field of an object is an absent one.
                     if v.is_null() {
@@ -761,7 +761,7 @@ impl<'a> Map<'a> {
                     Some(Val::from_json(v, fs))
                 } else {
                     let v = map.get(k)?;
-                    Some(match map_value_schema(schema) {
+                    Some(match map_value_schema(*schema) {
                         Some(vs) => Val::from_json(v, vs),
                         None => Ok(Val::from_plain_json(v)),
                     })
@@ -786,11 +786,9 @@ fn go_json_type(v: &Json) -> &'static str {
 }
 
 /// The schema of an object's property, as CEL sees it (only declared properties).
-pub fn object_field_schema<'s>(
-    schema: &'s JsonSchemaProps,
-    name: &str,
-) -> Option<&'s JsonSchemaProps> {
-    schema.properties.get(name)
+#[inline]
+pub fn object_field_schema<'s>(schema: &'s dyn Schema, name: &str) -> Option<&'s dyn Schema> {
+    schema.property(name)
 }
 
 /// Map-key equality: strings, bools, and numbers across int/uint/double.
@@ -944,6 +942,30 @@ pub fn same_map_keys(a: &Val, b: &Val, keys: &[String]) -> bool {
         }
     })
 }
+
+// Parsing of the duration/timestamp strings CEL converts (string → duration/timestamp,
+// schema formats): thin bindings over go::time.
+/// Go's `time.ParseDuration` (`1h30m`, `-1.5s`, `300ms`, `2us`, `1ns`) as a CEL duration.
+pub fn parse_duration(s: &str) -> Option<Duration> {
+    crate::go::time::parse_duration(s).map(Duration)
+}
+
+/// RFC 3339 timestamps (`2006-01-02T15:04:05.999999999Z07:00`) as CEL timestamps; `time.Parse`
+/// keeps the written offset (the apiserver converts date-time fields with strfmt, which
+/// parses the same way).
+pub fn parse_timestamp(s: &str) -> Option<Timestamp> {
+    let (secs, nanos, offset) = crate::go::time::parse_rfc3339(s)?;
+    Some(Timestamp { secs, nanos, offset })
+}
+
+/// `2006-01-02` dates (format `date`), at midnight UTC.
+pub fn parse_date(s: &str) -> Option<Timestamp> {
+    if s.len() != 10 {
+        return None;
+    }
+    parse_timestamp(&format!("{}T00:00:00Z", s))
+}
+
 
 #[cfg(test)]
 mod tests {

@@ -893,9 +893,9 @@ pub fn cost_findings(old: &Side, new: &Side, cfg: &Config) -> Vec<Finding> {
                             .unwrap_or_default()
                     ),
                 );
-            } else if c.max_cost > crate::cel::PER_CALL_LIMIT
+            } else if c.max_cost > crate::cel::config::PER_CALL_LIMIT
                 && before
-                    .map(|b| b.max_cost <= crate::cel::PER_CALL_LIMIT)
+                    .map(|b| b.max_cost <= crate::cel::config::PER_CALL_LIMIT)
                     .unwrap_or(true)
             {
                 push(
@@ -905,7 +905,7 @@ pub fn cost_findings(old: &Side, new: &Side, cfg: &Config) -> Vec<Finding> {
                         "rule {}: estimated cost of one evaluation {} exceeds the per-call limit {}{}; large objects may fail at run time",
                         quote(&c.rule),
                         c.max_cost,
-                        crate::cel::PER_CALL_LIMIT,
+                        crate::cel::config::PER_CALL_LIMIT,
                         before.map(|b| format!(" (was {})", b.max_cost)).unwrap_or_default()
                     ),
                 );

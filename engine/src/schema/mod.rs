@@ -2,6 +2,7 @@
 //! [`JsonSchemaProps`](crate::crd::model::JsonSchemaProps) tree (only its structural part:
 //! properties, items, additionalProperties and the x-kubernetes extensions).
 
+pub mod cel;
 pub mod correlation;
 pub mod defaulting;
 pub mod lazy_path;

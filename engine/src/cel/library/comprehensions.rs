@@ -93,7 +93,7 @@ pub fn macros(opts: &EnvOptions) -> Vec<Macro> {
 /// The `cel` crate's `Env::stdlib()` also registers the optional library's `optMap` and
 /// `optFlatMap` with an expansion of its own (binding the target once), which cel-go does
 /// not do; a parser built on `cel::Env::default()` with these macros plus
-/// [`super::macros`] expands every macro the way cel-go does.
+/// [`crate::cel::environment::library_macros`] expands every macro the way cel-go does.
 pub fn standard_macros() -> Vec<Macro> {
     let q = |name: &str, kind: Kind| {
         Macro::receiver(name, 2, move |helper, target, args| {
@@ -511,7 +511,7 @@ mod tests {
     use crate::cel::env::EnvOptions;
 
     fn parse(minor: u32, text: &str) -> Result<IdedExpr, String> {
-        crate::cel::parse(&EnvOptions::for_version(minor), text).map(|(e, _)| e)
+        crate::cel::parser::parse(&EnvOptions::for_version(minor), text).map(|(e, _)| e)
     }
 
     fn comprehension(e: &IdedExpr) -> &ComprehensionExpr {

@@ -4,7 +4,7 @@
 //! `ext/lists.go` v3, and the `strings.quote` / `format` runtime costs), which cel-go
 //! consults before the Kubernetes estimator.
 
-use crate::cel::cost::{
+use crate::cel::cost_model::{
     estimate_size_hint, size_or_hint, AstNode, CallEstimate, CostEstimate, CostModel, SizeEstimate,
     SizeHints, LIST_CREATE_BASE_COST, REGEX_STRING_LENGTH_COST_FACTOR,
     STRING_TRAVERSAL_COST_FACTOR,

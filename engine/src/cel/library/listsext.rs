@@ -2,7 +2,7 @@
 //! flatten, sort, the `sortBy` macro (over `@sortByAssociatedKeys`), `lists.range`,
 //! reverse, distinct.
 
-use super::lists::{compare, is_comparable};
+use crate::cel::library::lists::{compare, is_comparable};
 use crate::cel::env::{EnvOptions, Function, Overload};
 use crate::cel::types::Type;
 use crate::cel::value::{equal, EvalError, EvalResult, List, Val};
@@ -372,7 +372,7 @@ fn flatten<'a>(list: &List<'a>, depth: i64) -> EvalResult<'a> {
 fn lists_range<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
     let n = int_arg(args, 0)?;
     // The call costs at least n: beyond the per-call limit it could never complete.
-    if n > crate::cel::PER_CALL_LIMIT as i64 {
+    if n > crate::cel::config::PER_CALL_LIMIT as i64 {
         return Err(EvalError::cost_limit());
     }
     Ok(Val::list((0..n.max(0)).map(Val::Int).collect()))
@@ -389,7 +389,7 @@ fn list_distinct<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
     let items = list_arg(args, 0)?;
     // Quadratic; its cost (2·n²) is over the per-call limit before the work gets large.
     let n = items.len() as u64;
-    if n.saturating_mul(n).saturating_mul(2) > crate::cel::PER_CALL_LIMIT {
+    if n.saturating_mul(n).saturating_mul(2) > crate::cel::config::PER_CALL_LIMIT {
         return Err(EvalError::cost_limit());
     }
     let mut unique: Vec<Val<'a>> = Vec::with_capacity(items.len());

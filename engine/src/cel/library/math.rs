@@ -7,7 +7,7 @@
 //! `EnvOptions::conformance_extensions` is set, which only the CEL conformance harness
 //! does, so CRD rules and expression-mode requests never see it.
 
-use super::stdlib::compare_values;
+use crate::cel::library::stdlib::compare_values;
 use crate::cel::env::{EnvOptions, Function, Overload};
 use crate::cel::types::Type;
 use crate::cel::value::{EvalError, EvalResult, Val};
@@ -561,11 +561,11 @@ mod tests {
     fn run(expr: &str, extensions: bool) -> Result<serde_json::Value, String> {
         let mut opts = EnvOptions::for_version(35);
         opts.conformance_extensions = extensions;
-        let env = crate::cel::base_env(&opts);
-        let program = match crate::cel::compile_program(env, expr) {
+        let env = crate::cel::environment::base_env(&opts);
+        let program = match crate::cel::compile::compile_program(env, expr) {
             Ok(p) => p,
-            Err(crate::cel::CompileError::Compile(e))
-            | Err(crate::cel::CompileError::Program(e)) => return Err(e),
+            Err(crate::cel::compile::CompileError::Compile(e))
+            | Err(crate::cel::compile::CompileError::Program(e)) => return Err(e),
         };
         let (r, _) = program.eval(&[], None);
         r.map(|v| crate::cel::eval::typed_value(&v))

@@ -23,64 +23,9 @@ pub mod strings;
 pub mod urls;
 pub mod validators;
 
-use super::env::{EnvOptions, Function};
-use super::value::{Duration, Timestamp};
-
-/// Every function available at the environment's compatibility version.
-/// Each library gates itself on `opts.compat_minor` (apiserver `environment/base.go`).
-pub fn functions(opts: &EnvOptions) -> Vec<Function> {
-    let mut out = stdlib::functions(opts);
-    for lib in [
-        strings::functions,
-        regex::functions,
-        lists::functions,
-        listsext::functions,
-        sets::functions,
-        quantity::functions,
-        ip::functions,
-        cidr::functions,
-        urls::functions,
-        semver::functions,
-        format::functions,
-        optional::functions,
-        comprehensions::functions,
-    ] {
-        out.extend(lib(opts));
-    }
-    // Off in every Kubernetes environment; on only for the conformance harness, and not
-    // compiled into the wasm builds (feature `conformance`).
-    #[cfg(feature = "conformance")]
-    if opts.conformance_extensions {
-        out.extend(math::functions(opts));
-        out.extend(encoders::functions(opts));
-    }
-    out
-}
-
-/// Go's `time.ParseDuration` (`1h30m`, `-1.5s`, `300ms`, `2us`, `1ns`) as a CEL duration.
-pub fn parse_duration(s: &str) -> Option<Duration> {
-    crate::go::time::parse_duration(s).map(Duration)
-}
-
-/// RFC 3339 timestamps (`2006-01-02T15:04:05.999999999Z07:00`) as CEL timestamps; `time.Parse`
-/// keeps the written offset (the apiserver converts date-time fields with strfmt, which
-/// parses the same way).
-pub fn parse_timestamp(s: &str) -> Option<Timestamp> {
-    let (secs, nanos, offset) = crate::go::time::parse_rfc3339(s)?;
-    Some(Timestamp { secs, nanos, offset })
-}
-
-/// `2006-01-02` dates (format `date`), at midnight UTC.
-pub fn parse_date(s: &str) -> Option<Timestamp> {
-    if s.len() != 10 {
-        return None;
-    }
-    parse_timestamp(&format!("{}T00:00:00Z", s))
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::cel::value::{parse_duration, parse_timestamp, Duration, Timestamp};
 
     #[test]
     fn durations_parse_like_go() {
@@ -116,15 +61,4 @@ mod tests {
             Some(500_000_000)
         );
     }
-}
-
-/// Parser macros added by the libraries at this version (`cel.bind`, optional `optMap`,
-/// two-variable comprehensions, ...).
-pub fn macros(opts: &EnvOptions) -> Vec<cel::parser::Macro> {
-    let mut out = optional::macros(opts);
-    out.extend(comprehensions::macros(opts));
-    out.extend(listsext::macros(opts));
-    #[cfg(feature = "conformance")]
-    out.extend(math::macros(opts));
-    out
 }

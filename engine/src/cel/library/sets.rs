@@ -57,7 +57,7 @@ fn guard(a: &[Val], b: &[Val], factor: u64) -> Result<(), EvalError> {
         .saturating_mul(b.len() as u64)
         .saturating_mul(factor)
         .saturating_add(1);
-    if cost > crate::cel::PER_CALL_LIMIT {
+    if cost > crate::cel::config::PER_CALL_LIMIT {
         return Err(EvalError::cost_limit());
     }
     Ok(())

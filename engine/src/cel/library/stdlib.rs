@@ -11,7 +11,8 @@
 use crate::cel::env::{EnvOptions, Function, Impl, Overload};
 use crate::cel::types::Type;
 use crate::cel::value::{
-    compare_numbers, equal, Duration, EvalError, EvalResult, List, Timestamp, Val,
+    compare_numbers, equal, same_map_keys, Duration, EvalError, EvalResult, List, ListKind,
+    Timestamp, Val,
 };
 use std::cell::RefCell;
 use std::cmp::Ordering;
@@ -624,7 +625,40 @@ fn concat_lists<'a>(x: &List<'a>, y: &List<'a>) -> EvalResult<'a> {
     if x.is_empty() {
         return Ok(Val::List(y.clone()));
     }
-    crate::cel::interpreter::add_lists(x, y)
+    add_lists(x, y)
+}
+
+/// `list + list` for Kubernetes list types: set lists union, map lists merge by key.
+fn add_lists<'a>(a: &List<'a>, b: &List<'a>) -> EvalResult<'a> {
+    let (kind, keys) = a.kind();
+    let mut items = a.try_items()?;
+    match kind {
+        ListKind::Atomic => items.extend(b.try_items()?),
+        ListKind::Set => {
+            for v in b.try_items()? {
+                if !items.iter().any(|x| equal(x, &v)) {
+                    items.push(v);
+                }
+            }
+        }
+        ListKind::Map => {
+            let ks = keys.unwrap_or(&[]);
+            for v in b.try_items()? {
+                match items
+                    .iter()
+                    .position(|x| same_map_keys(x, &v, ks))
+                {
+                    Some(i) => items[i] = v,
+                    None => items.push(v),
+                }
+            }
+        }
+    }
+    Ok(Val::List(List::Owned {
+        items: Rc::new(items),
+        kind,
+        keys,
+    }))
 }
 
 fn subtract<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
@@ -829,8 +863,8 @@ pub fn go_value_text(v: &Val) -> String {
             let parts: Vec<String> = b.iter().map(|x| x.to_string()).collect();
             format!("[{}]", parts.join(" "))
         }
-        Val::Duration(d) => crate::cel::eval::format_duration(*d),
-        Val::Timestamp(t) => crate::cel::eval::format_timestamp(*t),
+        Val::Duration(d) => crate::cel::time_format::format_duration(*d),
+        Val::Timestamp(t) => crate::cel::time_format::format_timestamp(*t),
         Val::Type(t) => t.to_string(),
         Val::Opaque(o) => o.to_canonical(),
         other => format!("{:?}", other),
@@ -969,7 +1003,7 @@ fn to_double<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
 fn to_duration<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
     match args {
         [Val::Duration(d)] => Ok(Val::Duration(*d)),
-        [Val::String(s)] => match super::parse_duration(s.as_str()) {
+        [Val::String(s)] => match crate::cel::value::parse_duration(s.as_str()) {
             Some(d) => Ok(Val::Duration(d)),
             None => conversion_error("string", "google.protobuf.Duration"),
         },
@@ -1038,7 +1072,7 @@ pub fn convert_to_string<'a>(v: &Val<'a>) -> EvalResult<'a> {
             Err(_) => return fail("invalid UTF-8 in bytes, cannot convert to string"),
         },
         Val::Duration(d) => Val::string(duration_seconds_text(*d)),
-        Val::Timestamp(t) => Val::string(crate::cel::eval::format_timestamp(*t)),
+        Val::Timestamp(t) => Val::string(crate::cel::time_format::format_timestamp(*t)),
         _ => return nso(),
     })
 }

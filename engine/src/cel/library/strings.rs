@@ -887,7 +887,7 @@ fn to_cel_string(v: &Val) -> Result<String, FmtError> {
         Val::Double(d) => crate::go::fmt::format_float_v(*d),
         Val::Bool(b) => b.to_string(),
         Val::String(s) => s.as_str().to_string(),
-        Val::Timestamp(t) => crate::cel::eval::format_timestamp(*t),
+        Val::Timestamp(t) => crate::cel::time_format::format_timestamp(*t),
         Val::Duration(d) => duration_string(d.0),
         Val::Bytes(b) => match std::str::from_utf8(b) {
             Ok(s) => s.to_string(),
@@ -1598,8 +1598,8 @@ mod tests {
     /// The validator's issues for `expr` compiled at compatibility 1.35, formatted.
     fn validate(expr: &str) -> String {
         let opts = EnvOptions::for_version(35);
-        let env = crate::cel::base_env(&opts);
-        let checked = match crate::cel::parse(&opts, expr)
+        let env = crate::cel::environment::base_env(&opts);
+        let checked = match crate::cel::parser::parse(&opts, expr)
             .and_then(|(x, src)| crate::cel::checker::check(&env, x, src))
         {
             Ok(c) => c,

@@ -38,7 +38,7 @@ const MAX_UNIX_SECS: i64 = 253_402_300_799;
 /// `opts.literal_validators` (1.29+).
 pub fn validate(opts: &EnvOptions, checked: &Checked) -> Vec<CheckIssue> {
     let literals = opts.literal_validators;
-    let env = crate::cel::base_env(opts);
+    let env = crate::cel::environment::base_env(opts);
     let mut format_issues = Vec::new();
     let mut aggregate_issues = Vec::new();
     // Explicit stack (node, whether the node is exempt: its parent is a `format` call, or
@@ -203,8 +203,8 @@ fn eval_fails(
         }
     }
     match (name, arg) {
-        ("duration", Val::String(s)) => crate::cel::library::parse_duration(s.as_str()).is_none(),
-        ("timestamp", Val::String(s)) => match crate::cel::library::parse_timestamp(s.as_str()) {
+        ("duration", Val::String(s)) => crate::cel::value::parse_duration(s.as_str()).is_none(),
+        ("timestamp", Val::String(s)) => match crate::cel::value::parse_timestamp(s.as_str()) {
             Some(t) => !timestamp_in_range(t),
             None => true,
         },
@@ -298,16 +298,16 @@ fn check_map(checked: &Checked, m: &cel::common::ast::MapExpr, out: &mut Vec<Che
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cel::env::{Env, EnvOptions};
+    use crate::cel::env::EnvOptions;
 
     /// Parses and checks in the base environment, then runs the validators.
     fn issues(minor: u32, text: &str, vars: &[(&str, Type)]) -> Result<Vec<String>, String> {
         let opts = EnvOptions::for_version(minor);
-        let mut env = Env::base(opts.clone());
+        let mut env = crate::cel::environment::build_base_env(opts.clone());
         for (n, t) in vars {
             env.add_variable(n, t.clone());
         }
-        let (expr, source) = crate::cel::parse(&opts, text)?;
+        let (expr, source) = crate::cel::parser::parse(&opts, text)?;
         let checked = crate::cel::checker::check(&env, expr, source)?;
         let mut found = validate(&opts, &checked);
         found.sort_by_key(|i| i.offset);
@@ -320,10 +320,10 @@ mod tests {
     #[test]
     fn literal_checks_without_stdlib() {
         // Only parsers are needed: evaluate the helpers directly.
-        let env = Env::base(EnvOptions::for_version(35));
+        let env = crate::cel::environment::build_base_env(EnvOptions::for_version(35));
         let opts = EnvOptions::for_version(35);
-        let (expr, source) = crate::cel::parse(&opts, "x").expect("parses");
-        let mut e2 = Env::base(opts.clone());
+        let (expr, source) = crate::cel::parser::parse(&opts, "x").expect("parses");
+        let mut e2 = crate::cel::environment::build_base_env(opts.clone());
         e2.add_variable("x", Type::Dyn);
         let checked = crate::cel::checker::check(&e2, expr, source).expect("checks");
         assert!(eval_fails(&env, &checked, 999, "duration", &Val::str("1d")));

@@ -1,0 +1,288 @@
+//! The vocabulary both cost estimators share: cel-go's cost constants (`common/cost.go`),
+//! the estimate types and the size-hint interface of `checker/cost.go` (`SizeEstimate`,
+//! `CostEstimate`, `CallEstimate`, `AstNode`, `CostEstimator.EstimateSize`), and
+//! [`CostModel`], the release whose cost code runs. The expression walker
+//! ([`crate::cel::cost`]) and the library estimator ([`crate::cel::library::cost`]) both
+//! build on it, so neither imports the other's file for it.
+
+use crate::cel::types::Type;
+use crate::version::Feature;
+use cel::common::ast::{Expr, IdedExpr, LiteralValue};
+
+/// cel-go `common.StringTraversalCostFactor`.
+pub const STRING_TRAVERSAL_COST_FACTOR: f64 = 0.1;
+/// cel-go `common.RegexStringLengthCostFactor`.
+pub const REGEX_STRING_LENGTH_COST_FACTOR: f64 = 0.25;
+/// cel-go `common.ListCreateBaseCost`.
+pub const LIST_CREATE_BASE_COST: u64 = 10;
+/// cel-go `common.MapCreateBaseCost`.
+pub const MAP_CREATE_BASE_COST: u64 = 30;
+/// cel-go `common.StructCreateBaseCost`.
+pub const STRUCT_CREATE_BASE_COST: u64 = 40;
+/// apiserver `DefaultMaxRequestSizeBytes` (3 MiB).
+pub const MAX_REQUEST_SIZE_BYTES: i64 = 3 * 1024 * 1024;
+
+/// The cost code a Kubernetes release runs: its cel-go (`checker/cost.go`) and its apiserver
+/// (`pkg/cel/library/cost.go`, `pkg/cel/common/schemas.go`). Chosen by the server binary
+/// (the release), not by the compatibility version; see `engine/VERSIONS.md` "Cost per
+/// release" for where each switch comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CostModel {
+    pub release_minor: u32,
+}
+
+impl CostModel {
+    pub const LATEST: CostModel = CostModel {
+        release_minor: crate::version::KubeVersion::LATEST.minor,
+    };
+
+    pub const fn for_release(release_minor: u32) -> CostModel {
+        CostModel { release_minor }
+    }
+
+    /// cel-go v0.23 (google/cel-go#1104, Kubernetes 1.33): local variables (accumulators,
+    /// bindings) carry their path and size, list and map literals their entry sizes,
+    /// `dyn()` passes its argument's size through, `cel.bind`-shaped comprehensions are
+    /// costed as bindings, `optional(T)` of a scalar is a scalar. Before it: the coster of
+    /// cel-go v0.12 to v0.22, where only iteration variables get a path (from the range's
+    /// type) and every other identifier is looked up by its own name.
+    pub fn tracks_locals(self) -> bool {
+        Feature::CostTracksLocals.enabled_at(self.release_minor)
+    }
+
+    /// cel-go v0.17.8 (google/cel-go#901, backported as #902; Kubernetes 1.29 patches and
+    /// 1.30): a comprehension's result has the size of its range. From v0.23 the size is
+    /// the accumulator's instead ([`Self::tracks_locals`]); before v0.17.8 it has none.
+    pub fn comprehension_result_has_range_size(self) -> bool {
+        Feature::ComprehensionResultRangeSize.enabled_at(self.release_minor)
+    }
+
+    /// cel-go v0.17 (google/cel-go#711/#721 with Kubernetes' `PresenceTestHasCost(false)`,
+    /// Kubernetes 1.29): `has(x.f)` costs its operand `x`. Before: `has()` costs nothing and
+    /// its operand is not walked.
+    pub fn presence_test_costs_operand(self) -> bool {
+        Feature::PresenceTestCostsOperand.enabled_at(self.release_minor)
+    }
+
+    /// google/cel-go#664 (March 2023: in the v0.16 of Kubernetes 1.28, not in v0.12): a
+    /// string literal's size is its code-point count; before, its UTF-8 byte length.
+    pub fn string_literal_code_points(self) -> bool {
+        Feature::StringLiteralCodePoints.enabled_at(self.release_minor)
+    }
+
+    /// kubernetes#126359 (Kubernetes 1.32): `_==_` between Kubernetes types (quantity, ip,
+    /// cidr, format, url, semver) has its own estimate. Before, cel-go's default
+    /// equality estimate applies (sized by the operands, unknown for these values).
+    pub fn kubernetes_type_equality(self) -> bool {
+        Feature::KubernetesTypeEquality.enabled_at(self.release_minor)
+    }
+
+    /// kubernetes#121085 (Kubernetes 1.29): a string with an `enum` and no `maxLength` is
+    /// as long as its longest enum value.
+    pub fn enum_bounds_string_length(self) -> bool {
+        Feature::EnumBoundsStringLength.enabled_at(self.release_minor)
+    }
+
+    /// kubernetes#132837 (Kubernetes 1.34): `maxLength` bounds an
+    /// `x-kubernetes-int-or-string` (× 4); before, it is always a request-sized string.
+    pub fn int_or_string_max_length(self) -> bool {
+        Feature::IntOrStringMaxLength.enabled_at(self.release_minor)
+    }
+
+    /// kubernetes#139573 (Kubernetes 1.37, not gated on the compatibility version): at a
+    /// resource root whose schema does not itself declare `metadata.name` and
+    /// `metadata.generateName` as strings, the `metadata` `WithTypeAndObjectMeta` adds has
+    /// `name` bounded to 253 bytes and `generateName` to 252 (or the root's own, shorter,
+    /// `maxLength`). Before, both are request-sized strings.
+    pub fn caps_metadata_names(self) -> bool {
+        Feature::MetadataNameMaxLength.enabled_at(self.release_minor)
+    }
+}
+
+impl Default for CostModel {
+    fn default() -> Self {
+        CostModel::LATEST
+    }
+}
+
+/// The estimated size of a string (code points), bytes, list or map.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SizeEstimate {
+    pub min: u64,
+    pub max: u64,
+}
+
+/// An estimated cost range.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CostEstimate {
+    pub min: u64,
+    pub max: u64,
+}
+
+/// The cost of a call and, when known, the size of its result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallEstimate {
+    pub cost: CostEstimate,
+    pub result_size: Option<SizeEstimate>,
+}
+
+/// cel-go `multiplyByCostFactor`: `ceil(x * y)` in `f64`, saturating.
+pub fn multiply_by_cost_factor(x: u64, y: f64) -> u64 {
+    let xf = x as f64;
+    if xf > 0.0 && y > 0.0 && xf > (u64::MAX as f64) / y {
+        return u64::MAX;
+    }
+    let c = (xf * y).ceil();
+    if c >= 18_446_744_073_709_551_616.0 {
+        return u64::MAX;
+    }
+    if c.is_nan() || c <= 0.0 {
+        return 0;
+    }
+    c as u64
+}
+
+impl SizeEstimate {
+    pub const fn fixed(n: u64) -> SizeEstimate {
+        SizeEstimate { min: n, max: n }
+    }
+    pub const fn unknown() -> SizeEstimate {
+        SizeEstimate {
+            min: 0,
+            max: u64::MAX,
+        }
+    }
+    pub fn add(self, o: SizeEstimate) -> SizeEstimate {
+        SizeEstimate {
+            min: self.min.saturating_add(o.min),
+            max: self.max.saturating_add(o.max),
+        }
+    }
+    pub fn multiply(self, o: SizeEstimate) -> SizeEstimate {
+        SizeEstimate {
+            min: self.min.saturating_mul(o.min),
+            max: self.max.saturating_mul(o.max),
+        }
+    }
+    pub fn multiply_by_cost_factor(self, f: f64) -> CostEstimate {
+        CostEstimate {
+            min: multiply_by_cost_factor(self.min, f),
+            max: multiply_by_cost_factor(self.max, f),
+        }
+    }
+    pub fn multiply_by_cost(self, c: CostEstimate) -> CostEstimate {
+        CostEstimate {
+            min: self.min.saturating_mul(c.min),
+            max: self.max.saturating_mul(c.max),
+        }
+    }
+    pub fn union(self, o: SizeEstimate) -> SizeEstimate {
+        SizeEstimate {
+            min: self.min.min(o.min),
+            max: self.max.max(o.max),
+        }
+    }
+    pub fn as_cost(self) -> CostEstimate {
+        CostEstimate {
+            min: self.min,
+            max: self.max,
+        }
+    }
+}
+
+impl CostEstimate {
+    pub const fn fixed(n: u64) -> CostEstimate {
+        CostEstimate { min: n, max: n }
+    }
+    pub const fn unknown() -> CostEstimate {
+        CostEstimate {
+            min: 0,
+            max: u64::MAX,
+        }
+    }
+    pub fn add(self, o: CostEstimate) -> CostEstimate {
+        CostEstimate {
+            min: self.min.saturating_add(o.min),
+            max: self.max.saturating_add(o.max),
+        }
+    }
+    pub fn multiply(self, o: CostEstimate) -> CostEstimate {
+        CostEstimate {
+            min: self.min.saturating_mul(o.min),
+            max: self.max.saturating_mul(o.max),
+        }
+    }
+    pub fn multiply_by_cost_factor(self, f: f64) -> CostEstimate {
+        CostEstimate {
+            min: multiply_by_cost_factor(self.min, f),
+            max: multiply_by_cost_factor(self.max, f),
+        }
+    }
+    pub fn union(self, o: CostEstimate) -> CostEstimate {
+        CostEstimate {
+            min: self.min.min(o.min),
+            max: self.max.max(o.max),
+        }
+    }
+}
+
+impl CallEstimate {
+    pub fn cost(c: CostEstimate) -> CallEstimate {
+        CallEstimate {
+            cost: c,
+            result_size: None,
+        }
+    }
+    pub fn fixed(n: u64) -> CallEstimate {
+        CallEstimate::cost(CostEstimate::fixed(n))
+    }
+}
+
+/// Sizes of variables the expression cannot see (cel-go's `CostEstimator.EstimateSize`).
+/// A path is a variable name followed by field names and `@items` / `@keys` / `@values`
+/// (comprehension elements; `@indices` for the index of a two-variable list comprehension).
+pub trait SizeHints {
+    fn size(&self, path: &[&str]) -> Option<SizeEstimate>;
+}
+
+/// cel-go `AstNode`: what an estimator sees of an argument or target.
+#[derive(Clone, Debug)]
+pub struct AstNode<'e> {
+    /// The field path from a variable (empty when the node is not reachable from one).
+    pub path: Vec<String>,
+    pub ty: Type,
+    /// The expression (absent for the synthetic element node of a list).
+    pub expr: Option<&'e IdedExpr>,
+    /// The size cel-go computed from the expression itself, if any.
+    pub computed_size: Option<SizeEstimate>,
+}
+
+impl<'e> AstNode<'e> {
+    /// The literal of the node, if it is one.
+    pub fn literal(&self) -> Option<&'e LiteralValue> {
+        match self.expr.map(|e| &e.expr) {
+            Some(Expr::Literal(l)) => Some(l),
+            _ => None,
+        }
+    }
+}
+
+/// The Kubernetes cost estimator's size lookup: the hints for a node with a path.
+pub fn estimate_size_hint(hints: Option<&dyn SizeHints>, node: &AstNode) -> Option<SizeEstimate> {
+    if node.path.is_empty() {
+        return None;
+    }
+    let h = hints?;
+    let p: Vec<&str> = node.path.iter().map(|s| s.as_str()).collect();
+    h.size(&p)
+}
+
+/// The `sizeEstimate` helper shared by the estimators: computed size, else the hint,
+/// else unknown.
+pub fn size_or_hint(hints: Option<&dyn SizeHints>, node: &AstNode) -> SizeEstimate {
+    if let Some(s) = node.computed_size {
+        return s;
+    }
+    estimate_size_hint(hints, node).unwrap_or(SizeEstimate::unknown())
+}
+
