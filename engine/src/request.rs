@@ -2,8 +2,9 @@
 //! [`Answer`] out. [`Engine`] caches compiled CRDs across requests, so a batch (or an editor)
 //! compiles each CRD once.
 
-use crate::crd::fingerprint::{FastMap, Hasher128};
-use crate::crd::{CompileCache, CompiledCrd};
+use crate::schema::fingerprint::{FastMap, Hasher128};
+use crate::crd::compiled::{CompileCache, CompiledCrd, CompiledVersion};
+use crate::schema::cel::compile::RuleSummary;
 use crate::field::ErrorReport;
 use crate::strategy::{self, ValidateOptions};
 use crate::version::KubeVersion;
@@ -75,6 +76,28 @@ pub struct RuleReport {
     /// The static maximum cost of the rule's messageExpression, if it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message_cost: Option<u64>,
+}
+
+impl From<RuleSummary> for RuleReport {
+    /// The batch protocol's shape of a rule's static facts: every cost is reported (a
+    /// rule that did not compile with zeros).
+    fn from(r: RuleSummary) -> RuleReport {
+        RuleReport {
+            schema_path: r.schema_path,
+            rule: r.rule,
+            uses_old_self: r.uses_old_self,
+            max_cost: Some(r.max_cost),
+            max_cardinality: Some(r.max_cardinality),
+            estimated_cost: Some(r.estimated_cost),
+            message_cost: r.message_cost,
+        }
+    }
+}
+
+/// Every `x-kubernetes-validations` rule of a version with its static cost, in the batch
+/// protocol's shape ([`CompiledVersion::rule_summaries`]).
+pub fn rule_reports(version: &CompiledVersion) -> Vec<RuleReport> {
+    version.rule_summaries().into_iter().map(RuleReport::from).collect()
 }
 
 /// One answer line.
@@ -399,7 +422,7 @@ impl Engine {
             );
             answer.crd_warnings = Some(crd.crd_warnings.clone());
         }
-        let rules = crate::cel::rule_reports(version);
+        let rules = rule_reports(version);
         // The apiserver's total adds every rule's estimate and every messageExpression's cost.
         answer.rule_cost_total = Some(
             rules

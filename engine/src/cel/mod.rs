@@ -1,8 +1,8 @@
 //! CEL as the apiserver runs it for `x-kubernetes-validations`, split the way cel-go
 //! splits itself: the `cel` crate's parser (with our macros), [`checker`] (types and
 //! overload resolution), [`interpreter`] (evaluation and runtime cost), [`library`] (one file
-//! per function library) over [`types`]/[`value`]/[`env`]. [`rules`] compiles a CRD's rules
-//! and runs them on objects; [`eval`] is the expression mode of `crdlab batch`.
+//! per function library) over [`types`]/[`value`]/[`env`]. [`crate::schema::cel`] compiles a CRD's
+//! rules and runs them on objects; [`eval`] is the expression mode of `crdlab batch`.
 
 pub mod checker;
 pub mod cost;
@@ -12,7 +12,6 @@ pub mod eval;
 pub mod interpreter;
 pub mod library;
 pub mod parse_limits;
-pub mod rules;
 pub mod types;
 pub mod value;
 
@@ -21,8 +20,6 @@ use env::{Env, EnvOptions};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use crate::version::Feature;
-
-pub use rules::{rule_reports, validate, CelOutcome, RUNTIME_CEL_COST_BUDGET};
 
 /// Per-call cost limit (AS `pkg/apis/cel/config.go` PerCallLimit).
 pub const PER_CALL_LIMIT: u64 = 1_000_000;

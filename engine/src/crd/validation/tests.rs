@@ -824,12 +824,12 @@ fn rules_of_a_schema_with_invalid_defaults_are_not_compiled() {
     assert_eq!(m.len(), 1, "{:?}", m);
     assert!(m[0].ends_with("must be of type integer: \"string\""), "{:?}", m);
     let compiled = crate::crd::CompiledCrd::from_value(&crd, KubeVersion::default()).unwrap();
-    assert!(crate::cel::rule_reports(&compiled.versions[0]).is_empty());
+    assert!(crate::request::rule_reports(&compiled.versions[0]).is_empty());
     // With a valid default the rule compiles (and fails).
     let crd = spec_schema(json!({"type": "object", "x-kubernetes-validations": [{"rule": "self.nope"}],
         "properties": {"n": {"type": "integer", "default": 1}}}));
     let compiled = crate::crd::CompiledCrd::from_value(&crd, KubeVersion::default()).unwrap();
-    assert_eq!(crate::cel::rule_reports(&compiled.versions[0]).len(), 1);
+    assert_eq!(crate::request::rule_reports(&compiled.versions[0]).len(), 1);
 }
 
 #[test]

@@ -1,0 +1,6 @@
+//! CRD-specific CEL: apiextensions `pkg/apiserver/schema/cel`. [`compile`] compiles a CRD
+//! schema's `x-kubernetes-validations` (`compilation.go`); [`validation`] runs them on
+//! objects (`validation.go`). The generic CEL they build on is [`crate::cel`].
+
+pub mod compile;
+pub mod validation;
