@@ -381,4 +381,62 @@ mod tests {
             vec!["spec.l: Invalid value: \"array\": invalid data, got null for schema with nullable=false evaluating rule: self.all(x, x != 'a')"]
         );
     }
+
+    /// (errors, warnings) of `obj` updating `old` at `spec`.
+    fn update(schema: Value, obj: Value, old: Value, ratcheting: bool) -> (Vec<String>, Vec<String>) {
+        let s: JsonSchemaProps = serde_json::from_value(schema).unwrap();
+        let rules = compile_subtree_rules(&s, false, crate::version::KubeVersion::default());
+        let out = validate_at(&rules, &Path::new("spec"), &obj, Some(&old), ratcheting);
+        let text = |l: &ErrorList| l.iter().map(|e| e.message()).collect();
+        (text(&out.errors), text(&out.warnings))
+    }
+
+    fn map_list() -> Value {
+        json!({"type": "object", "properties": {"l": {"type": "array",
+            "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["k"],
+            "items": {"type": "object", "properties": {"k": {"type": "string"}, "v": {"type": "integer"}},
+                "x-kubernetes-validations": [{"rule": "self.v >= oldSelf.v", "message": "v may not decrease"}]}}}})
+    }
+
+    #[test]
+    fn transition_rules_see_the_old_item_with_the_same_list_map_keys() {
+        // Reordered: each item's oldSelf is the old item with its key, not its index.
+        let old = json!({"l": [{"k": "a", "v": 2}, {"k": "b", "v": 1}]});
+        let (errs, _) = update(map_list(), json!({"l": [{"k": "b", "v": 1}, {"k": "a", "v": 1}]}), old.clone(), false);
+        assert_eq!(errs, vec!["spec.l[1]: Invalid value: v may not decrease"]);
+        // A new key has no old item: the transition rule does not run.
+        let (errs, _) = update(map_list(), json!({"l": [{"k": "c", "v": 0}]}), old, false);
+        assert!(errs.is_empty());
+        // An item without its key does not correlate (`MakeMapList`'s key strategy), even
+        // with an old item also without it.
+        let (errs, _) = update(map_list(), json!({"l": [{"v": 0}]}), json!({"l": [{"v": 5}]}), false);
+        assert!(errs.is_empty());
+    }
+
+    #[test]
+    fn transition_rules_below_a_map_that_does_not_correlate_see_no_old_value() {
+        // `MapIsCorrelatable`: an unknown map type pairs no old value with its keys.
+        let schema = |map_type: &str| {
+            json!({"type": "object", "properties": {"m": {"type": "object", "x-kubernetes-map-type": map_type,
+                "properties": {"v": {"type": "integer",
+                    "x-kubernetes-validations": [{"rule": "self >= oldSelf", "message": "v may not decrease"}]}}}}})
+        };
+        let (new, old) = (json!({"m": {"v": 1}}), json!({"m": {"v": 2}}));
+        assert_eq!(update(schema("atomic"), new.clone(), old.clone(), false).0, vec!["spec.m.v: Invalid value: 1: v may not decrease"]);
+        assert!(update(schema("other"), new, old, false).0.is_empty());
+    }
+
+    #[test]
+    fn ratcheting_keeps_errors_of_unchanged_map_list_items_as_warnings() {
+        // The item `b` (moved, unchanged) ratchets its rule's error; `a` (changed) does not.
+        let schema = json!({"type": "object", "properties": {"l": {"type": "array",
+            "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["k"],
+            "items": {"type": "object", "properties": {"k": {"type": "string"}, "v": {"type": "integer"}},
+                "x-kubernetes-validations": [{"rule": "self.v > 1", "message": "v must exceed 1"}]}}}});
+        let old = json!({"l": [{"k": "a", "v": 1}, {"k": "b", "v": 0}]});
+        let new = json!({"l": [{"k": "b", "v": 0}, {"k": "a", "v": 0}]});
+        let (errs, warnings) = update(schema, new, old, true);
+        assert_eq!(errs, vec!["spec.l[1]: Invalid value: v must exceed 1"]);
+        assert_eq!(warnings, vec!["spec.l[0]: Invalid value: v must exceed 1"]);
+    }
 }
