@@ -20,7 +20,7 @@
 //!   3,145,728 / (minSerializedSize(node) + 1). The reported `max_cardinality` is always the
 //!   latter (the compile result's MaxCardinality); `estimated_cost` uses whichever applies.
 
-use crdlab::cel::rules::rule_reports;
+use crdlab::request::rule_reports;
 use crdlab::request::RuleReport;
 use serde_json::{json, Value};
 

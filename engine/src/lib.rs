@@ -40,6 +40,7 @@ pub mod yaml;
 #[cfg(feature = "wasm")]
 pub mod wasm;
 
-pub use crd::{CompiledCrd, LoadError};
+pub use crd::compiled::CompiledCrd;
+pub use crd::load::LoadError;
 pub use request::{Answer, Engine, Request};
 pub use version::KubeVersion;

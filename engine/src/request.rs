@@ -150,7 +150,7 @@ impl Answer {
 pub fn version_of<'c>(
     crd: &'c CompiledCrd,
     name: Option<&str>,
-) -> Result<&'c crate::crd::CompiledVersion, String> {
+) -> Result<&'c crate::crd::compiled::CompiledVersion, String> {
     crd.version(name).ok_or_else(|| match name {
         Some(v) => format!(
             "the CRD has no version {:?} (it has {})",
@@ -286,7 +286,7 @@ impl Engine {
             Some(other) => Err(format!(
                 "{} must be YAML/JSON text or an object, not {}",
                 what,
-                crate::crd::json_type_name(other)
+                crate::crd::load::json_type_name(other)
             )),
             None => Ok(None),
         }
@@ -322,7 +322,7 @@ impl Engine {
         let old_value = match &old {
             Some((_, text, value)) => Some(match (text, value) {
                 (Some(t), _) => {
-                    crate::crd::parse_crd_text(t).map_err(|e| format!("old CRD: {}", e))?
+                    crate::crd::load::parse_crd_text(t).map_err(|e| format!("old CRD: {}", e))?
                 }
                 (None, Some(v)) => (*v).clone(),
                 _ => unreachable!("either text or value is set"),
@@ -331,7 +331,7 @@ impl Engine {
         };
         let cc = &mut self.compile_cache;
         let compiled = match (&text, value) {
-            (Some(t), _) => crate::crd::parse_crd_text(t)
+            (Some(t), _) => crate::crd::load::parse_crd_text(t)
                 .and_then(|v| CompiledCrd::from_value_cached(&v, old_value.as_ref(), kube, cc)),
             (None, Some(v)) => CompiledCrd::from_value_cached(v, old_value.as_ref(), kube, cc),
             _ => unreachable!("either text or value is set"),

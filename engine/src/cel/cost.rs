@@ -1648,7 +1648,7 @@ pub fn rule_cost(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cel::rules::{compile_rules, RuleTree};
+    use crate::schema::cel::compile::{compile_rules, RuleTree};
     use crate::crd::model::SchemaOrBool;
     use serde_json::Value;
     use std::path::PathBuf;
@@ -1762,10 +1762,10 @@ mod tests {
                 let Ok(crd_text) = std::fs::read_to_string(sh.join("crds").join(crd_file)) else {
                     continue;
                 };
-                let Ok(crd_json) = crate::crd::parse_crd_text(&crd_text) else {
+                let Ok(crd_json) = crate::crd::load::parse_crd_text(&crd_text) else {
                     continue;
                 };
-                let Ok(crd) = crate::crd::decode_crd(&crd_json) else {
+                let Ok(crd) = crate::crd::load::decode_crd(&crd_json) else {
                     continue;
                 };
                 let kube = v["request"]["kubernetesVersion"]

@@ -10,9 +10,9 @@
 //! by binary search, re-running the estimator on a copy of the schema with the bound set.
 
 use super::cost::{self, NodeTrace, SizeEstimate, SizeHints, TraceKind};
-use super::rules::{CompiledRule, RuleTree};
+use crate::schema::cel::compile::{CompiledRule, RuleTree};
 use crate::crd::model::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
-use crate::crd::CompiledCrd;
+use crate::crd::compiled::CompiledCrd;
 use serde::Serialize;
 use std::cell::RefCell;
 
