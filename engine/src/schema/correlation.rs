@@ -23,7 +23,7 @@ pub struct Correlated<'a> {
 
 /// apiextensions `MapIsCorrelatable`: granular, atomic and unset map types. (The CRD checks
 /// forbid `oldSelf` below an object that is not; transition rules below it see no old value.)
-pub fn map_is_correlatable(map_type: Option<&str>) -> bool {
+pub(crate) fn map_is_correlatable(map_type: Option<&str>) -> bool {
     matches!(map_type, None | Some("granular") | Some("atomic"))
 }
 
@@ -60,7 +60,7 @@ impl<'a> MapListIndex<'a> {
 /// of a map-type list, schema/cel `makeMapList(...).Get`): the first old item with the same
 /// list-map-key values; none in lists of another type, which do not correlate by item.
 /// `cache` holds the old list's index between the items of one list.
-pub fn old_list_item<'a>(
+pub(crate) fn old_list_item<'a>(
     schema: &JsonSchemaProps,
     old: &'a [Value],
     item: &Value,
@@ -77,7 +77,7 @@ pub fn old_list_item<'a>(
 /// `validateMap`): the old object's value of the key, below a correlatable map type only.
 /// Unlike [`Correlated::key`] (ratcheting), the map type counts and the schema need not
 /// describe the key.
-pub fn old_map_value<'a>(schema: &JsonSchemaProps, old: Option<&'a Value>, field: &str) -> Option<&'a Value> {
+pub(crate) fn old_map_value<'a>(schema: &JsonSchemaProps, old: Option<&'a Value>, field: &str) -> Option<&'a Value> {
     if !map_is_correlatable(schema.x_map_type.as_deref()) {
         return None;
     }

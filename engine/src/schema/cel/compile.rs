@@ -599,7 +599,7 @@ pub fn compile_node_rules(
 
 /// Compiles the rules of one schema node in the environments `loader` chooses (on a CRD
 /// update, unchanged expressions in the stored environment).
-pub fn compile_node_rules_with(node: &JsonSchemaProps, is_root: bool, loader: &EnvLoader) -> Vec<CompiledRule> {
+pub(crate) fn compile_node_rules_with(node: &JsonSchemaProps, is_root: bool, loader: &EnvLoader) -> Vec<CompiledRule> {
     let cs = cel_schema(node, is_root);
     let ty = decl_type(&cs, crate::cel::types::SELF_TYPE_NAME).unwrap_or(Type::Dyn);
     cs.x_validations
