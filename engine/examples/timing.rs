@@ -15,7 +15,7 @@ fn main() {
         let _ = crdlab::crd::validation::validate_crd(&crd, kube);
         let t3 = t.elapsed();
         let schema = crd.spec.versions[0].schema.as_ref().unwrap().open_api_v3_schema.as_deref().unwrap();
-        let _ = crdlab::cel::rules::compile_rules(schema, &crdlab::cel::env::EnvOptions::for_version(35));
+        let _ = crdlab::schema::cel::compile::compile_rules(schema, &crdlab::cel::env::EnvOptions::for_version(35));
         let t4 = t.elapsed();
         let _ = crdlab::CompiledCrd::from_value(&v, kube).unwrap();
         let t5 = t.elapsed();

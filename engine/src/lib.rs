@@ -48,6 +48,7 @@ pub mod wasm;
 #[cfg(test)]
 pub(crate) mod testing;
 
-pub use crd::{CompiledCrd, LoadError};
+pub use crd::compiled::CompiledCrd;
+pub use crd::load::LoadError;
 pub use request::{Answer, Engine, Request};
 pub use version::KubeVersion;

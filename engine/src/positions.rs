@@ -273,11 +273,11 @@ impl Source {
         Ok(Source { value, map })
     }
 
-    /// The CRD of a text, chosen as [`crate::crd::parse_crd_text`] chooses it.
+    /// The CRD of a text, chosen as [`crate::crd::load::parse_crd_text`] chooses it.
     pub fn read_crd(text: &str) -> Result<Source, crate::LoadError> {
         let mut docs = crate::yaml::read_documents_with_positions(text)?;
         let values: Vec<Value> = docs.iter_mut().map(|(v, _)| std::mem::take(v)).collect();
-        let chosen = crate::crd::choose_crd_document(&values)?;
+        let chosen = crate::crd::load::choose_crd_document(&values)?;
         let (_, map) = docs.swap_remove(chosen);
         let value = values.into_iter().nth(chosen).unwrap_or(Value::Null);
         Ok(Source { value, map })
@@ -509,8 +509,8 @@ pub fn unknown_field_ranges(fields: &[String], obj: &Source) -> Vec<Option<Range
 }
 
 /// The rules of one version, each with the range of its text in the CRD.
-pub fn version_rules(ver: &crate::crd::CompiledVersion, crd: Option<&Source>) -> Vec<Rule> {
-    crate::cel::rule_reports(ver)
+pub fn version_rules(ver: &crate::crd::compiled::CompiledVersion, crd: Option<&Source>) -> Vec<Rule> {
+    crate::request::rule_reports(ver)
         .into_iter()
         .map(|r| Rule {
             range: crd
@@ -532,7 +532,7 @@ pub fn version_rules(ver: &crate::crd::CompiledVersion, crd: Option<&Source>) ->
 pub fn annotate(
     answer: crate::request::Answer,
     crd: Option<&Source>,
-    version: Option<&crate::crd::CompiledVersion>,
+    version: Option<&crate::crd::compiled::CompiledVersion>,
     obj: Option<&Source>,
 ) -> AnnotatedAnswer {
     let unknown_field_ranges = match (&answer.unknown_fields, obj) {
@@ -723,7 +723,7 @@ spec:
             "{\"kind\": \"CustomResourceDefinition\", \"spec\": {}}".to_string(),
         ] {
             let ours = Source::read_crd(&text).map(|s| s.value);
-            let loader = crate::crd::parse_crd_text(&text);
+            let loader = crate::crd::load::parse_crd_text(&text);
             assert_eq!(ours, loader, "{:?}", text);
         }
     }

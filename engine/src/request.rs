@@ -2,8 +2,9 @@
 //! [`Answer`] out. [`Engine`] caches compiled CRDs across requests, so a batch (or an editor)
 //! compiles each CRD once.
 
-use crate::crd::fingerprint::{FastMap, Hasher128};
-use crate::crd::{CompileCache, CompiledCrd};
+use crate::schema::fingerprint::{FastMap, Hasher128};
+use crate::crd::compiled::{CompileCache, CompiledCrd, CompiledVersion};
+use crate::schema::cel::compile::RuleSummary;
 use crate::field::ErrorReport;
 use crate::strategy::{self, ValidateOptions};
 use crate::version::KubeVersion;
@@ -77,6 +78,28 @@ pub struct RuleReport {
     pub message_cost: Option<u64>,
 }
 
+impl From<RuleSummary> for RuleReport {
+    /// The batch protocol's shape of a rule's static facts: every cost is reported (a
+    /// rule that did not compile with zeros).
+    fn from(r: RuleSummary) -> RuleReport {
+        RuleReport {
+            schema_path: r.schema_path,
+            rule: r.rule,
+            uses_old_self: r.uses_old_self,
+            max_cost: Some(r.max_cost),
+            max_cardinality: Some(r.max_cardinality),
+            estimated_cost: Some(r.estimated_cost),
+            message_cost: r.message_cost,
+        }
+    }
+}
+
+/// Every `x-kubernetes-validations` rule of a version with its static cost, in the batch
+/// protocol's shape ([`CompiledVersion::rule_summaries`]).
+pub fn rule_reports(version: &CompiledVersion) -> Vec<RuleReport> {
+    version.rule_summaries().into_iter().map(RuleReport::from).collect()
+}
+
 /// One answer line.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
@@ -127,7 +150,7 @@ impl Answer {
 pub fn version_of<'c>(
     crd: &'c CompiledCrd,
     name: Option<&str>,
-) -> Result<&'c crate::crd::CompiledVersion, String> {
+) -> Result<&'c crate::crd::compiled::CompiledVersion, String> {
     crd.version(name).ok_or_else(|| match name {
         Some(v) => format!(
             "the CRD has no version {:?} (it has {})",
@@ -263,7 +286,7 @@ impl Engine {
             Some(other) => Err(format!(
                 "{} must be YAML/JSON text or an object, not {}",
                 what,
-                crate::crd::json_type_name(other)
+                crate::crd::load::json_type_name(other)
             )),
             None => Ok(None),
         }
@@ -299,7 +322,7 @@ impl Engine {
         let old_value = match &old {
             Some((_, text, value)) => Some(match (text, value) {
                 (Some(t), _) => {
-                    crate::crd::parse_crd_text(t).map_err(|e| format!("old CRD: {}", e))?
+                    crate::crd::load::parse_crd_text(t).map_err(|e| format!("old CRD: {}", e))?
                 }
                 (None, Some(v)) => (*v).clone(),
                 _ => unreachable!("either text or value is set"),
@@ -308,7 +331,7 @@ impl Engine {
         };
         let cc = &mut self.compile_cache;
         let compiled = match (&text, value) {
-            (Some(t), _) => crate::crd::parse_crd_text(t)
+            (Some(t), _) => crate::crd::load::parse_crd_text(t)
                 .and_then(|v| CompiledCrd::from_value_cached(&v, old_value.as_ref(), kube, cc)),
             (None, Some(v)) => CompiledCrd::from_value_cached(v, old_value.as_ref(), kube, cc),
             _ => unreachable!("either text or value is set"),
@@ -399,7 +422,7 @@ impl Engine {
             );
             answer.crd_warnings = Some(crd.crd_warnings.clone());
         }
-        let rules = crate::cel::rule_reports(version);
+        let rules = rule_reports(version);
         // The apiserver's total adds every rule's estimate and every messageExpression's cost.
         answer.rule_cost_total = Some(
             rules

@@ -3,11 +3,16 @@
 //! `PrepareForUpdate`, `customResourceValidator` and the strategy's `Validate`/
 //! `ValidateUpdate`, and the status strategy).
 
-use crate::cel;
-use crate::crd::{CompiledCrd, CompiledVersion};
+use crate::crd::compiled::{CompiledCrd, CompiledVersion};
+use crate::crd::load::json_type_name;
+use crate::crd::model::JsonSchemaProps;
 use crate::field::{BadValue, ErrorList, FieldError, Path};
-use crate::schema::{defaulting, listtype, objectmeta, pruning};
-use crate::validation;
+use crate::schema::cel::validation::validate as validate_rules;
+use crate::schema::defaulting;
+use crate::schema::listtype;
+use crate::schema::objectmeta;
+use crate::schema::pruning;
+use crate::validation::schema::{validate as openapi_validate, validate_update as openapi_validate_update};
 use serde_json::Value;
 
 /// The release whose ratcheting also covers CEL rules (kubernetes#121016).
@@ -77,11 +82,11 @@ pub fn validate_object(
     opts: &ValidateOptions,
 ) -> Result<Outcome, String> {
     if !obj.is_object() {
-        return Err(format!("object must be a JSON object, not {}", crate::crd::json_type_name(obj)));
+        return Err(format!("object must be a JSON object, not {}", json_type_name(obj)));
     }
     if let Some(o) = old {
         if !o.is_object() {
-            return Err(format!("oldObject must be a JSON object, not {}", crate::crd::json_type_name(o)));
+            return Err(format!("oldObject must be a JSON object, not {}", json_type_name(o)));
         }
     }
     let mut new = obj.clone();
@@ -151,7 +156,7 @@ pub fn validate_object(
         } else if let Some(rules) = &ver.rules {
             // CEL errors ratchet (as warnings) from 1.29; 1.28's gate covers schema errors only.
             let cel_ratcheting = opts.ratcheting && crd.kube_version.at_least(CEL_RATCHETING_SINCE);
-            let c = cel::validate(rules, &new, old.as_ref(), cel_ratcheting);
+            let c = validate_rules(rules, &new, old.as_ref(), cel_ratcheting);
             errs.extend(c.errors);
             out.warnings = c.warnings;
             out.remaining_budget = Some(c.remaining_budget);
@@ -250,7 +255,7 @@ fn go_type(v: &Value) -> &'static str {
 
 
 fn validate_schema(
-    s: &crate::crd::model::JsonSchemaProps,
+    s: &JsonSchemaProps,
     path: &Path,
     value: &Value,
     old: Option<&Value>,
@@ -258,8 +263,8 @@ fn validate_schema(
     errs: &mut ErrorList,
 ) {
     match old {
-        Some(o) => validation::validate_update(s, path, value, o, ratcheting, errs),
-        None => validation::validate(s, path, value, errs),
+        Some(o) => openapi_validate_update(s, path, value, o, ratcheting, errs),
+        None => openapi_validate(s, path, value, errs),
     }
 }
 

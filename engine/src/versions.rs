@@ -16,12 +16,13 @@
 //! missing function, macro or syntax.
 
 use crate::cel::env::EnvOptions;
-use crate::cel::rules::{compile_rules, CompiledRule, RuleSet};
+use crate::schema::cel::compile::{compile_rules, CompiledRule, RuleSet};
 use crate::crd::model::{
     CustomResourceDefinition, ValidationRule, FIELD_PATH_SINCE, MESSAGE_EXPRESSION_SINCE,
     OPTIONAL_OLD_SELF_SINCE, REASON_SINCE,
 };
-use crate::crd::{CompiledCrd, LoadError};
+use crate::crd::compiled::CompiledCrd;
+use crate::crd::load::LoadError;
 use crate::version::KubeVersion;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -417,12 +418,12 @@ pub fn rule_versions(crd: &CompiledCrd) -> Vec<RuleVersionRow> {
 
 /// The version matrix of a CRD given as a JSON value.
 pub fn rule_versions_of_value(v: &Value) -> Result<Vec<RuleVersionRow>, LoadError> {
-    Ok(rule_versions_of(&crate::crd::decode_crd(v)?))
+    Ok(rule_versions_of(&crate::crd::load::decode_crd(v)?))
 }
 
 /// The version matrix of a CRD given as YAML or JSON text.
 pub fn rule_versions_of_text(text: &str) -> Result<Vec<RuleVersionRow>, LoadError> {
-    rule_versions_of_value(&crate::crd::parse_crd_text(text)?)
+    rule_versions_of_value(&crate::crd::load::parse_crd_text(text)?)
 }
 
 /// Whether a rule row is accepted on `kube`.

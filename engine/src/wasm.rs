@@ -16,7 +16,7 @@
 //! `column`, `range` when the failure has a place in a text); nothing here unwraps data,
 //! since a panic would abort the module.
 
-use crate::crd::CompiledVersion;
+use crate::crd::compiled::CompiledVersion;
 use crate::positions::{self, AnnotatedAnswer, Diagnostic, EvalResult, Rule, Source};
 use crate::request::{Engine, Request};
 use crate::strategy;

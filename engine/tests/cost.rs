@@ -90,7 +90,7 @@ fn postgres_prints_every_rule_with_its_share() {
         Default::default(),
     )
     .unwrap();
-    let reports = crdlab::cel::rules::rule_reports(crd.version(Some("v1beta1")).unwrap());
+    let reports = crdlab::request::rule_reports(crd.version(Some("v1beta1")).unwrap());
     assert_eq!(reports.len(), 66);
     let mut total: u64 = 0;
     for (r, rep) in rules.iter().zip(&reports) {

@@ -22,7 +22,7 @@
 
 mod common;
 
-use crdlab::cel::rules::rule_reports;
+use crdlab::request::rule_reports;
 use crdlab::request::RuleReport;
 use serde_json::{json, Value};
 

@@ -946,7 +946,7 @@ mod tests {
     use super::*;
     use crate::cel::cost_model::*;
     use crate::cel::schema_sizes::*;
-    use crate::cel::rules::{compile_rules, RuleTree};
+    use crate::schema::cel::compile::{compile_rules, RuleTree};
     use crate::crd::model::{JsonSchemaProps, SchemaOrBool};
     use serde_json::Value;
     use std::path::PathBuf;
@@ -1060,10 +1060,10 @@ mod tests {
                 let Ok(crd_text) = std::fs::read_to_string(sh.join("crds").join(crd_file)) else {
                     continue;
                 };
-                let Ok(crd_json) = crate::crd::parse_crd_text(&crd_text) else {
+                let Ok(crd_json) = crate::crd::load::parse_crd_text(&crd_text) else {
                     continue;
                 };
-                let Ok(crd) = crate::crd::decode_crd(&crd_json) else {
+                let Ok(crd) = crate::crd::load::decode_crd(&crd_json) else {
                     continue;
                 };
                 let kube = v["request"]["kubernetesVersion"]

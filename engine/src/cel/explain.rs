@@ -12,9 +12,9 @@
 use super::cost::{self, NodeTrace, TraceKind};
 use crate::cel::cost_model::{SizeEstimate, SizeHints, MAX_REQUEST_SIZE_BYTES};
 use crate::cel::schema_sizes::{self, RuleCost, SchemaSizes};
-use super::rules::{CompiledRule, RuleTree};
+use crate::schema::cel::compile::{CompiledRule, RuleTree};
 use crate::crd::model::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
-use crate::crd::CompiledCrd;
+use crate::crd::compiled::CompiledCrd;
 use serde::Serialize;
 use std::cell::RefCell;
 

@@ -3,8 +3,8 @@
 //! and overload resolution), [`interpreter`] (evaluation and runtime cost), [`library`]
 //! (one file per function library) over [`types`]/[`value`]/[`env`], assembled per version
 //! by [`environment`] and driven by [`compile`]; the static cost ([`cost`], [`cost_model`],
-//! [`schema_sizes`]). Generic: schemas are seen only through [`schema::Schema`]. [`rules`]
-//! compiles a CRD's rules and runs them on objects; [`eval`] is the expression mode of
+//! [`schema_sizes`]). Generic: schemas are seen only through [`schema::Schema`].
+//! [`crate::schema::cel`] compiles a CRD's rules and runs them on objects; [`eval`] is the expression mode of
 //! `crdlab batch`.
 
 pub mod checker;
@@ -20,7 +20,6 @@ pub mod interpreter;
 pub mod library;
 pub mod parse_limits;
 pub mod parser;
-pub mod rules;
 pub mod schema;
 pub mod schema_sizes;
 pub mod time_format;
@@ -32,4 +31,3 @@ pub use config::PER_CALL_LIMIT;
 pub use env::env_with_variables;
 pub use environment::base_env;
 pub use parser::parse;
-pub use rules::{rule_reports, validate, CelOutcome, RUNTIME_CEL_COST_BUDGET};

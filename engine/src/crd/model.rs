@@ -161,7 +161,7 @@ pub enum SchemaOrStringArray {
 /// value into a buffer: under every `items` and `additionalProperties`, so a nested schema
 /// was copied once per enclosing level.
 mod untagged {
-    use super::{JsonSchemaProps, SchemaOrArray, SchemaOrBool, SchemaOrStringArray};
+    use crate::crd::model::{JsonSchemaProps, SchemaOrArray, SchemaOrBool, SchemaOrStringArray};
     use serde::de::{
         self, value::MapAccessDeserializer, Deserialize, Deserializer, MapAccess, SeqAccess,
         Visitor,

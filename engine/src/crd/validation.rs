@@ -11,30 +11,36 @@
 //! CEL compilation, rule costs and the rules run over default values go through
 //! [`cel_rule_compile_errors`], [`cel_schema_cost_errors`] and [`cel_default_errors`].
 
-use super::gojson::{self, InternalVersion};
-use super::model::{
+use crate::crd::gojson::{self, InternalVersion};
+use crate::crd::model::{
     CustomResourceDefinition, CustomResourceValidation, JsonSchemaProps, SchemaOrArray,
     SchemaOrBool, SchemaOrStringArray, Subresources,
 };
 use crate::k8s::names;
 use crate::cel::env::EnvOptions;
-use crate::cel::rules::{EnvLoader, RuleCompiler, SchemaChecks};
+use crate::schema::cel::compile::{
+    compile_node_rules_with, compile_rules, compile_subtree_rules, EnvLoader, RuleCompiler, RuleSet,
+    RuleTree, SchemaChecks,
+};
+use crate::schema::cel::validation::validate_at;
+use crate::schema::correlation::map_is_correlatable;
 use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::schema::lazy_path::LazyPath;
 use crate::schema::structural;
 use crate::version::{Feature, KubeVersion};
 use serde_json::Value;
 
-/// Returns the create errors and warnings of `crd` for the targeted release (inside
-/// [`crate::cel::rules::with_preexisting`], those of an update).
+/// Returns the create errors and warnings of `crd` for the targeted release (those of an
+/// update come from [`validate_crd_with`] with the update's loader).
 pub fn validate_crd(crd: &CustomResourceDefinition, kube: KubeVersion) -> (ErrorList, Vec<String>) {
-    let loader = EnvLoader::from_new(&EnvOptions::for_version(kube.minor.saturating_sub(1)));
-    let mut cache = crate::cel::rules::RuleCache::single_use();
+    let loader = EnvLoader::single(&EnvOptions::for_version(kube.minor.saturating_sub(1)));
+    let mut cache = crate::schema::cel::compile::RuleCache::single_use();
     validate_crd_with(crd, kube, &mut RuleCompiler::new(loader, &mut cache))
 }
 
 /// [`validate_crd`] with the rules compiled by `rules` (whose loader must be the one of
-/// the targeted release), so that a CRD compile shares them with its versions.
+/// the targeted release, and holds the old CRD's expressions on an update), so that a CRD
+/// compile shares them with its versions.
 pub fn validate_crd_with(
     crd: &CustomResourceDefinition,
     kube: KubeVersion,
@@ -96,7 +102,7 @@ fn selectable_paths(v: &[Value]) -> Vec<String> {
 /// `apiequality.Semantic.DeepEqual` of two per-version schemas. The model keeps neither
 /// nil-versus-empty slices nor number representations apart from Go's, so equality of the
 /// derived debug rendering (field by field, maps sorted) is the comparison; it is computed
-/// without printing ([`super::fingerprint::schema_eq`]).
+/// without printing ([`crate::schema::fingerprint::schema_eq`]).
 fn validation_eq(
     a: Option<&CustomResourceValidation>,
     b: Option<&CustomResourceValidation>,
@@ -105,7 +111,7 @@ fn validation_eq(
         (None, None) => true,
         (Some(a), Some(b)) => match (&a.open_api_v3_schema, &b.open_api_v3_schema) {
             (None, None) => true,
-            (Some(x), Some(y)) => super::fingerprint::schema_eq(x, y),
+            (Some(x), Some(y)) => crate::schema::fingerprint::schema_eq(x, y),
             _ => false,
         },
         _ => false,
@@ -590,7 +596,7 @@ fn validate_spec(
     );
     // The top-level schema counts as the first version's (`spec.Version`).
     if let Some(first) = spec.versions.first() {
-        suppress_cost_of_unchanged_schema(first.name, kube, errs, mark);
+        suppress_cost_of_unchanged_schema(first.name, kube, rules.loader(), errs, mark);
     }
     validate_subresources(spec.subresources, &sp.child("subresources"), errs);
     for (i, c) in spec.columns.unwrap_or(&[]).iter().enumerate() {
@@ -725,7 +731,7 @@ fn validate_version(
     }
     let mark = errs.len();
     validate_validation(v.schema, status, &vp.child("schema"), kube, rules, errs);
-    suppress_cost_of_unchanged_schema(v.name, kube, errs, mark);
+    suppress_cost_of_unchanged_schema(v.name, kube, rules.loader(), errs, mark);
     validate_subresources(v.subresources, &vp.child("subresources"), errs);
     for (i, c) in v.columns.unwrap_or(&[]).iter().enumerate() {
         validate_column(
@@ -1485,20 +1491,22 @@ fn schema_checks(
     // The rules are compiled once for the whole schema (and shared with the compiled
     // versions); the per-node checks read their compile errors from it.
     let rules = cel_ok.then(|| rule_compiler.rule_set(schema));
-    if let Some(rs) = &rules {
+    let cel = rules.as_ref().map(|rs| {
         let mut index = std::collections::HashMap::new();
         index_rule_errors(schema, &rs.tree, &mut index);
-        RULE_ERRORS.with(|r| *r.borrow_mut() = Some(index));
-    }
+        CelChecks {
+            rule_errors: index,
+            loader: rule_compiler.loader(),
+        }
+    });
     let oe = openapi_schema(
         schema,
         &LazyPath::new(&root),
         &Ssv::default(),
         true,
-        cel_ok,
+        cel.as_ref(),
         kube,
     );
-    RULE_ERRORS.with(|r| *r.borrow_mut() = None);
     local.extend(oe.schema);
     local.extend(oe.cel);
     if local.is_empty() && !init_errs.is_empty() {
@@ -1520,16 +1528,17 @@ type NodeRuleErrors = Vec<(
     Option<String>,
 )>;
 
-thread_local! {
-    /// The compile errors of the schema being validated, by node address, so that the
-    /// per-node walk does not compile rules again.
-    static RULE_ERRORS: std::cell::RefCell<Option<std::collections::HashMap<usize, NodeRuleErrors>>> =
-        const { std::cell::RefCell::new(None) };
+/// The CEL context of a schema's checks (`CELSchemaContext`): the compile errors of the
+/// schema's rules by node address, so that the per-node walk does not compile rules
+/// again, and the environments they compile in.
+struct CelChecks<'l> {
+    rule_errors: std::collections::HashMap<usize, NodeRuleErrors>,
+    loader: &'l EnvLoader,
 }
 
 fn index_rule_errors(
     s: &JsonSchemaProps,
-    t: &crate::cel::rules::RuleTree,
+    t: &RuleTree,
     index: &mut std::collections::HashMap<usize, NodeRuleErrors>,
 ) {
     if !t.rules.is_empty() {
@@ -1692,20 +1701,15 @@ impl OpenApiErrors {
 
 const META_FIELDS: [&str; 3] = ["metadata", "kind", "apiVersion"];
 
-/// apiextensions `MapIsCorrelatable`: granular, atomic and unset map types.
-pub(crate) fn map_is_correlatable(t: Option<&str>) -> bool {
-    matches!(t, None | Some("granular") | Some("atomic"))
-}
-
-/// `ValidateCustomResourceDefinitionOpenAPISchema`: every node's checks. `cel` says the
-/// CEL context exists (the schema is structural and its defaults valid) and this node
+/// `ValidateCustomResourceDefinitionOpenAPISchema`: every node's checks. `cel` is the CEL
+/// context, when it exists (the schema is structural and its defaults valid) and this node
 /// is reached through properties, items or additionalProperties.
 fn openapi_schema(
     s: &JsonSchemaProps,
     p: &LazyPath<'_>,
     ssv: &Ssv,
     is_root: bool,
-    cel: bool,
+    cel: Option<&CelChecks<'_>>,
     kube: KubeVersion,
 ) -> OpenApiErrors {
     let mut out = OpenApiErrors::default();
@@ -1763,19 +1767,19 @@ fn openapi_schema(
         ));
     }
     if let Some(n) = &s.not {
-        out.append(openapi_schema(n, &p.child("not"), ssv, false, false, kube));
+        out.append(openapi_schema(n, &p.child("not"), ssv, false, None, kube));
     }
     let all_of = p.child("allOf");
     for (i, x) in s.all_of.iter().enumerate() {
-        out.append(openapi_schema(x, &all_of.index(i), ssv, false, false, kube));
+        out.append(openapi_schema(x, &all_of.index(i), ssv, false, None, kube));
     }
     let one_of = p.child("oneOf");
     for (i, x) in s.one_of.iter().enumerate() {
-        out.append(openapi_schema(x, &one_of.index(i), ssv, false, false, kube));
+        out.append(openapi_schema(x, &one_of.index(i), ssv, false, None, kube));
     }
     let any_of = p.child("anyOf");
     for (i, x) in s.any_of.iter().enumerate() {
-        out.append(openapi_schema(x, &any_of.index(i), ssv, false, false, kube));
+        out.append(openapi_schema(x, &any_of.index(i), ssv, false, None, kube));
     }
     let definitions = p.child("definitions");
     for (k, x) in &s.definitions {
@@ -1784,7 +1788,7 @@ fn openapi_schema(
             &definitions.key(k),
             ssv,
             false,
-            false,
+            None,
             kube,
         ));
     }
@@ -1814,7 +1818,7 @@ fn openapi_schema(
                 &dependencies.key(k),
                 ssv,
                 false,
-                false,
+                None,
                 kube,
             ));
         }
@@ -1824,9 +1828,9 @@ fn openapi_schema(
     if !s.x_validations.is_empty() {
         let p = p.path();
         rule_field_errors(s, &p, kube, &mut out.schema);
-        if out.schema.is_empty() && cel {
+        if let Some(cel) = cel.filter(|_| out.schema.is_empty()) {
             out.cel
-                .extend(cel_rule_compile_errors(s, &p, is_root, kube));
+                .extend(cel_rule_compile_errors(s, &p, is_root, cel, kube));
             old_self_errors(s, &p, ssv, kube, &mut out.cel);
         }
     }
@@ -2384,9 +2388,9 @@ fn default_value_errors(s: &JsonSchemaProps, dp: &Path, d: &Value, is_resource_r
     if schema_has(s, &|n: &JsonSchemaProps| n.format.as_deref().is_some_and(|f| !f.is_empty())) {
         let mut unstripped = s.clone();
         with_written_formats(&mut unstripped, kube);
-        crate::validation::validate(&unstripped, dp, d, &mut ve);
+        crate::validation::schema::validate(&unstripped, dp, d, &mut ve);
     } else {
-        crate::validation::validate(s, dp, d, &mut ve);
+        crate::validation::schema::validate(s, dp, d, &mut ve);
     }
     if ve.is_empty() {
         ve.extend(cel_default_errors(s, dp, d, is_resource_root, kube));
@@ -2411,18 +2415,19 @@ fn with_written_formats(s: &mut JsonSchemaProps, kube: KubeVersion) {
 /// errors, and the per-expression cost limit. Called only when the schema is structural,
 /// its defaults are valid and no schema error was found at or below this node. Returns
 /// nothing until the CEL issue implements it.
-pub fn cel_rule_compile_errors(
+fn cel_rule_compile_errors(
     node: &JsonSchemaProps,
     node_path: &Path,
     is_root: bool,
+    cel: &CelChecks<'_>,
     kube: KubeVersion,
 ) -> ErrorList {
     let mut errs = ErrorList::new();
     let key = node as *const JsonSchemaProps as usize;
     let compiled: NodeRuleErrors =
-        match RULE_ERRORS.with(|r| r.borrow().as_ref().and_then(|m| m.get(&key).cloned())) {
+        match cel.rule_errors.get(&key).cloned() {
             Some(c) => c,
-            None => crate::cel::rules::compile_node_rules(node, is_root, kube)
+            None => compile_node_rules_with(node, is_root, cel.loader)
                 .into_iter()
                 .map(|c| (c.rule, c.error, c.message_error))
                 .collect(),
@@ -2457,15 +2462,14 @@ pub fn cel_schema_cost_errors(
     kube: KubeVersion,
 ) -> ErrorList {
     let opts = crate::cel::env::EnvOptions::for_version(kube.minor.saturating_sub(1));
-    cel_schema_cost_errors_of(&crate::cel::rules::compile_rules(root, &opts), root_path)
+    cel_schema_cost_errors_of(&compile_rules(root, &opts), root_path)
 }
 
 /// The cost errors of an already compiled rule set.
 pub fn cel_schema_cost_errors_of(
-    rules: &crate::cel::rules::RuleSet,
+    rules: &RuleSet,
     root_path: &Path,
 ) -> ErrorList {
-    use crate::cel::rules::RuleTree;
     let mut errs = ErrorList::new();
     let mut total = TotalCost::default();
     // `ValidateCustomResourceDefinitionOpenAPISchema` recurses into additionalProperties,
@@ -2542,8 +2546,16 @@ const MESSAGE_COST_NAME: &str = "estimated messageExpression cost";
 /// unchanged to the per-expression cost limit again (`suppressExpressionCostForUnchangedSchema`;
 /// the schema's total still counts), so that a control-plane upgrade never rejects a CRD
 /// that was accepted: drops those errors from `errs[mark..]`.
-fn suppress_cost_of_unchanged_schema(version: &str, kube: KubeVersion, errs: &mut ErrorList, mark: usize) {
-    let unchanged = crate::cel::rules::current_preexisting()
+fn suppress_cost_of_unchanged_schema(
+    version: &str,
+    kube: KubeVersion,
+    loader: &EnvLoader,
+    errs: &mut ErrorList,
+    mark: usize,
+) {
+    let unchanged = loader
+        .preexisting
+        .as_deref()
         .map(|p| p.unchanged_schema_versions.contains(version))
         .unwrap_or(false);
     if !unchanged || !kube.at_least(SUPPRESS_UNCHANGED_COST_SINCE) {
@@ -2628,12 +2640,12 @@ pub fn cel_default_errors(
     if !subtree_has_rules(node, 0) {
         return ErrorList::new();
     }
-    let rules = crate::cel::rules::compile_subtree_rules(node, is_resource_root, kube);
-    let first = crate::cel::rules::validate_at(&rules, default_path, default, Some(default), false);
+    let rules = compile_subtree_rules(node, is_resource_root, kube);
+    let first = validate_at(&rules, default_path, default, Some(default), false);
     if !first.errors.is_empty() || first.remaining_budget < 0 || !kube.at_least(DEFAULTS_WITHOUT_OLD_SINCE) {
         return first.errors;
     }
-    crate::cel::rules::validate_at(&rules, default_path, default, None, false).errors
+    validate_at(&rules, default_path, default, None, false).errors
 }
 
 /// The release whose default check also runs without an old value.

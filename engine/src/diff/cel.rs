@@ -15,7 +15,8 @@
 use super::config::{Config, PropertyChecks};
 use super::property::{flatten, PropertyFinding, Step};
 use super::{schema_of, Enforcement, Finding, Ratcheting, SampleObject, Severity, Side, Validator};
-use crate::cel::rules::{compile_node_rules, compile_rules, validate, RuleTree};
+use crate::schema::cel::compile::{compile_node_rules, compile_rules, RuleTree};
+use crate::schema::cel::validation::validate;
 use crate::crd::model::JsonSchemaProps;
 use crate::go::json::json_string;
 use crate::go::strconv::quote;
@@ -793,7 +794,7 @@ struct RuleCost {
 }
 
 /// The estimated costs of a compiled version's rules (those that compiled), by crdify path.
-fn rule_costs(v: &crate::crd::CompiledVersion) -> Vec<RuleCost> {
+fn rule_costs(v: &crate::crd::compiled::CompiledVersion) -> Vec<RuleCost> {
     let mut out = Vec::new();
     if let Some(set) = &v.rules {
         walk_costs(&set.tree, "^".into(), &mut out, 0);

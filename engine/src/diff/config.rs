@@ -219,7 +219,7 @@ impl Config {
             other => {
                 return Err(format!(
                     "the configuration must be a mapping, not {}",
-                    crate::crd::json_type_name(other)
+                    crate::crd::load::json_type_name(other)
                 ))
             }
         };

@@ -143,13 +143,13 @@ pub struct Options {
 pub struct Side {
     pub text: String,
     pub json: Value,
-    pub compiled: crate::crd::CompiledCrd,
+    pub compiled: crate::crd::compiled::CompiledCrd,
 }
 
 impl Side {
     pub fn load(text: &str, what: &str) -> Result<Side, String> {
-        let json = crate::crd::parse_crd_text(text).map_err(|e| format!("{}: {}", what, e))?;
-        let compiled = crate::crd::CompiledCrd::from_value(&json, KubeVersion::LATEST)
+        let json = crate::crd::load::parse_crd_text(text).map_err(|e| format!("{}: {}", what, e))?;
+        let compiled = crate::crd::compiled::CompiledCrd::from_value(&json, KubeVersion::LATEST)
             .map_err(|e| format!("{}: {}", what, e))?;
         Ok(Side {
             text: text.to_string(),

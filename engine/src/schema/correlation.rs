@@ -1,6 +1,6 @@
 //! apiserver `pkg/cel/common/equality.go`: `CorrelatedObject`, a node of the new object
 //! paired with its old value, walked alongside a schema. Validation ratcheting uses it for
-//! both schema errors (`validation::schema`) and CEL rule errors (`cel::rules`): an error is
+//! both schema errors (`validation::schema`) and CEL rule errors (`schema::cel::validation`): an error is
 //! dropped when its node (or, for a node that does not correlate, the nearest ancestor that
 //! does) is `CachedDeepEqual` to its old value.
 //!
@@ -19,6 +19,12 @@ pub struct Correlated<'a> {
     pub old: &'a Value,
     pub new: &'a Value,
     pub schema: &'a JsonSchemaProps,
+}
+
+/// apiextensions `MapIsCorrelatable`: granular, atomic and unset map types. (The CRD checks
+/// forbid `oldSelf` below an object that is not; transition rules below it see no old value.)
+pub(crate) fn map_is_correlatable(map_type: Option<&str>) -> bool {
+    matches!(map_type, None | Some("granular") | Some("atomic"))
 }
 
 /// The old items of a map-type list by their list-map-key values (first wins): `MakeMapList`.
@@ -48,6 +54,34 @@ impl<'a> MapListIndex<'a> {
         let k = composite_key(keys, m)?;
         self.by_key.get(&k).copied()
     }
+}
+
+/// The old item paired with the new list item `item` (`correlateOldValueForChildAtNewIndex`
+/// of a map-type list, schema/cel `makeMapList(...).Get`): the first old item with the same
+/// list-map-key values; none in lists of another type, which do not correlate by item.
+/// `cache` holds the old list's index between the items of one list.
+pub(crate) fn old_list_item<'a>(
+    schema: &JsonSchemaProps,
+    old: &'a [Value],
+    item: &Value,
+    cache: &mut Option<MapListIndex<'a>>,
+) -> Option<&'a Value> {
+    if schema.x_list_type.as_deref() != Some("map") {
+        return None;
+    }
+    let idx = cache.get_or_insert_with(|| MapListIndex::build(schema, old));
+    idx.get(&schema.x_list_map_keys, item)
+}
+
+/// The old value transition rules see at a new object's child `field` (`oldSelf`: schema/cel
+/// `validateMap`): the old object's value of the key, below a correlatable map type only.
+/// Unlike [`Correlated::key`] (ratcheting), the map type counts and the schema need not
+/// describe the key.
+pub(crate) fn old_map_value<'a>(schema: &JsonSchemaProps, old: Option<&'a Value>, field: &str) -> Option<&'a Value> {
+    if !map_is_correlatable(schema.x_map_type.as_deref()) {
+        return None;
+    }
+    old?.as_object()?.get(field)
 }
 
 /// `keyStrategy.CompositeKeyFor`: scalar key values only; types stay distinct.
@@ -118,13 +152,7 @@ impl<'a> Correlated<'a> {
             return None;
         };
         let item = new.get(i)?;
-        let o = match self.schema.x_list_type.as_deref() {
-            Some("map") => {
-                let idx = cache.get_or_insert_with(|| MapListIndex::build(self.schema, old));
-                idx.get(&self.schema.x_list_map_keys, item)?
-            }
-            _ => return None,
-        };
+        let o = old_list_item(self.schema, old, item, cache)?;
         // Go's nil old value (a JSON null) does not correlate.
         if o.is_null() {
             return None;

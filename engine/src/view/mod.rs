@@ -16,7 +16,7 @@ pub mod share;
 pub mod tree;
 
 use crate::cel::explain::{self, BoundFix, RuleExplanation};
-use crate::crd::CompiledCrd;
+use crate::crd::compiled::CompiledCrd;
 use crate::positions::{self, Diagnostic, Source};
 use crate::strategy;
 use crate::version::KubeVersion;
@@ -346,7 +346,7 @@ fn rule_errors(errors: &[Diagnostic], version_index: usize, schema_path: &str) -
 
 fn version_view(
     compiled: &CompiledCrd,
-    v: &crate::crd::CompiledVersion,
+    v: &crate::crd::compiled::CompiledVersion,
     source: &Source,
     errors: &[Diagnostic],
 ) -> VersionView {
@@ -430,7 +430,7 @@ fn read_object_text(text: &str, what: &str) -> Result<Source, InputError> {
     let s = Source::read(text).map_err(|e| read_error(text, format!("cannot read {}: {}", what, e.message), e.line, e.column))?;
     if !s.value.is_object() {
         return Err(InputError {
-            message: format!("the {} must be a YAML/JSON object, not {}", what, crate::crd::json_type_name(&s.value)),
+            message: format!("the {} must be a YAML/JSON object, not {}", what, crate::crd::load::json_type_name(&s.value)),
             range: None,
         });
     }

@@ -73,8 +73,8 @@ fn real_crds_match_the_apiserver() {
                 .entry(file.to_string())
                 .or_insert_with(|| {
                     let t = std::fs::read_to_string(dir.join("crds").join(file)).unwrap();
-                    let val = crate::crd::parse_crd_text(&t).unwrap();
-                    crate::crd::decode_crd(&val).unwrap()
+                    let val = crate::crd::load::parse_crd_text(&t).unwrap();
+                    crate::crd::load::decode_crd(&val).unwrap()
                 })
                 .clone();
             let mut expected: Vec<String> = v["expect"]["crdErrors"]
@@ -142,7 +142,7 @@ fn spec_schema(spec: Value) -> Value {
 }
 
 fn msgs(v: Value) -> Vec<String> {
-    let crd = crate::crd::decode_crd(&v).unwrap();
+    let crd = crate::crd::load::decode_crd(&v).unwrap();
     let (errs, _) = validate_crd(&crd, KubeVersion::default());
     // Cost errors are checked by the vector test and the cost tests; these unit tests
     // look at the other checks.
@@ -152,7 +152,7 @@ fn msgs(v: Value) -> Vec<String> {
 }
 
 fn warnings(v: Value) -> Vec<String> {
-    let crd = crate::crd::decode_crd(&v).unwrap();
+    let crd = crate::crd::load::decode_crd(&v).unwrap();
     validate_crd(&crd, KubeVersion::default()).1
 }
 
@@ -767,7 +767,7 @@ fn deeply_nested_schema() {
         }
         s = o;
     }
-    let mut crd = crate::crd::decode_crd(&base()).unwrap();
+    let mut crd = crate::crd::load::decode_crd(&base()).unwrap();
     crd.spec.versions[0].schema = Some(CustomResourceValidation {
         open_api_v3_schema: Some(Box::new(s)),
     });
@@ -818,13 +818,18 @@ fn rules_of_a_schema_with_invalid_defaults_are_not_compiled() {
     let m = msgs(crd.clone());
     assert_eq!(m.len(), 1, "{:?}", m);
     assert!(m[0].ends_with("must be of type integer: \"string\""), "{:?}", m);
-    let compiled = crate::crd::CompiledCrd::from_value(&crd, KubeVersion::default()).unwrap();
-    assert!(crate::cel::rule_reports(&compiled.versions[0]).is_empty());
+    let compiled = crate::crd::compiled::CompiledCrd::from_value(&crd, KubeVersion::default()).unwrap();
+    assert!(compiled.versions[0].rule_summaries().is_empty());
     // With a valid default the rule compiles (and fails).
     let crd = spec_schema(json!({"type": "object", "x-kubernetes-validations": [{"rule": "self.nope"}],
         "properties": {"n": {"type": "integer", "default": 1}}}));
-    let compiled = crate::crd::CompiledCrd::from_value(&crd, KubeVersion::default()).unwrap();
-    assert_eq!(crate::cel::rule_reports(&compiled.versions[0]).len(), 1);
+    let compiled = crate::crd::compiled::CompiledCrd::from_value(&crd, KubeVersion::default()).unwrap();
+    // A rule that does not compile has zero costs (the apiserver counts it so).
+    let summaries = compiled.versions[0].rule_summaries();
+    assert_eq!(summaries.len(), 1);
+    let s = &summaries[0];
+    assert_eq!(s.schema_path, "openAPIV3Schema.properties[spec].x-kubernetes-validations[0]");
+    assert_eq!((s.rule.as_str(), s.max_cost, s.max_cardinality, s.estimated_cost, s.message_cost), ("self.nope", 0, 0, 0, None));
 }
 
 #[test]

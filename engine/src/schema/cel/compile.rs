@@ -1,28 +1,20 @@
-//! `x-kubernetes-validations` rules of a CRD: compiled with the schema-derived types of
-//! `self`/`oldSelf` and run on objects as apiextensions `pkg/apiserver/schema/cel` does.
+//! A CRD's `x-kubernetes-validations` rules compiled (apiextensions
+//! `pkg/apiserver/schema/cel/compilation.go`: `Compile`, `SchemaDeclType` through
+//! `prepareEnvSet`): the CEL types of `self`/`oldSelf` read off the schema, one compiled
+//! rule tree per version schema mirroring the schema tree, each rule's static cost, the
+//! environments `EnvLoader` chooses (new versus stored expressions), and the cache that
+//! lets a re-compile after an edit compile only what changed.
 
-use super::env::EnvOptions;
-use super::interpreter::Program;
-use super::types::{ObjectType, Type};
-use super::value::{escape, ErrorKind, EvalResult, Val};
-use crate::crd::fingerprint::FastMap;
+use crate::cel::env::EnvOptions;
+use crate::cel::interpreter::Program;
+use crate::cel::types::{ObjectType, Type};
+use crate::cel::value::escape;
 use crate::crd::model::{JsonSchemaProps, SchemaOrBool, ValidationRule};
-use crate::field::{BadValue, ErrorList, ErrorType, FieldError, Path};
-use crate::schema::correlation::{Correlated, MapListIndex};
-use serde_json::Value;
+use crate::field::{ErrorList, Path};
+use crate::schema::fingerprint::FastMap;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
-
-/// Runtime cost budget per object (AS `pkg/apis/cel/config.go`).
-pub const RUNTIME_CEL_COST_BUDGET: i64 = 10_000_000;
-
-/// The outcome of running the rules of one object.
-pub struct CelOutcome {
-    pub errors: ErrorList,
-    pub warnings: ErrorList,
-    pub remaining_budget: i64,
-}
 
 /// A rule compiled at one schema node. Programs are shared (`Rc`): the same rule compiled
 /// for the same `self` type in the same environment is one program, whichever version or
@@ -418,19 +410,6 @@ impl EnvLoader {
         }
     }
 
-    /// The loader for a new-expressions options value, with the update context in effect
-    /// (see [`with_preexisting`]) when there is one.
-    pub fn from_new(opts: &EnvOptions) -> EnvLoader {
-        match current_preexisting() {
-            Some(pre) => EnvLoader {
-                new: opts.clone(),
-                stored: EnvOptions::stored(opts.release_minor),
-                preexisting: Some(pre),
-            },
-            None => EnvLoader::single(opts),
-        }
-    }
-
     pub fn rule_env(&self, rule: &str) -> &EnvOptions {
         match &self.preexisting {
             Some(p) if p.rules.contains(rule) => &self.stored,
@@ -444,30 +423,6 @@ impl EnvLoader {
             _ => &self.new,
         }
     }
-}
-
-thread_local! {
-    static PREEXISTING: std::cell::RefCell<Option<Arc<PreexistingExpressions>>> = const { std::cell::RefCell::new(None) };
-}
-
-pub(crate) fn current_preexisting() -> Option<Arc<PreexistingExpressions>> {
-    PREEXISTING.with(|p| p.borrow().clone())
-}
-
-/// Runs `f` as part of a CRD update whose old CRD held `pre`: the rule compilations inside
-/// it ([`compile_rules`], [`compile_node_rules`], as the CRD checks call them) compile
-/// unchanged expressions in the stored environment.
-pub fn with_preexisting<R>(pre: Option<Arc<PreexistingExpressions>>, f: impl FnOnce() -> R) -> R {
-    struct Restore(Option<Arc<PreexistingExpressions>>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            let prev = self.0.take();
-            PREEXISTING.with(|p| *p.borrow_mut() = prev);
-        }
-    }
-    let prev = PREEXISTING.with(|p| std::mem::replace(&mut *p.borrow_mut(), pre));
-    let _restore = Restore(prev);
-    f()
 }
 
 /// Compiles one rule at a node whose values have type `self_type`.
@@ -521,11 +476,11 @@ pub fn compile_rule_with(
         &vars,
     ));
     match crate::cel::compile::compile_program(env.clone(), &rule.rule) {
-        Err(crate::cel::compile::CompileError::Compile(e)) => {
+        Err(crate::cel::CompileError::Compile(e)) => {
             out.error = Some(format!("compilation failed: {}", e));
             return out;
         }
-        Err(crate::cel::compile::CompileError::Program(e)) => {
+        Err(crate::cel::CompileError::Program(e)) => {
             out.error = Some(format!("program instantiation failed: {}", e));
             return out;
         }
@@ -549,10 +504,10 @@ pub fn compile_rule_with(
             ))
         };
         match crate::cel::compile::compile_program(env, &rule.message_expression) {
-            Err(crate::cel::compile::CompileError::Compile(e)) => {
+            Err(crate::cel::CompileError::Compile(e)) => {
                 out.message_error = Some(format!("messageExpression compilation failed: {}", e))
             }
-            Err(crate::cel::compile::CompileError::Program(e)) => {
+            Err(crate::cel::CompileError::Program(e)) => {
                 out.message_error = Some(format!("messageExpression instantiation failed: {}", e))
             }
             Ok(p) => {
@@ -638,12 +593,18 @@ pub fn compile_node_rules(
     is_root: bool,
     kube: crate::version::KubeVersion,
 ) -> Vec<CompiledRule> {
-    let loader = EnvLoader::from_new(&EnvOptions::for_version(kube.minor.saturating_sub(1)));
+    let loader = EnvLoader::single(&EnvOptions::for_version(kube.minor.saturating_sub(1)));
+    compile_node_rules_with(node, is_root, &loader)
+}
+
+/// Compiles the rules of one schema node in the environments `loader` chooses (on a CRD
+/// update, unchanged expressions in the stored environment).
+pub(crate) fn compile_node_rules_with(node: &JsonSchemaProps, is_root: bool, loader: &EnvLoader) -> Vec<CompiledRule> {
     let cs = cel_schema(node, is_root);
     let ty = decl_type(&cs, crate::cel::types::SELF_TYPE_NAME).unwrap_or(Type::Dyn);
     cs.x_validations
         .iter()
-        .map(|r| compile_rule_with(r, &ty, &loader, &cs))
+        .map(|r| compile_rule_with(r, &ty, loader, &cs))
         .collect()
 }
 
@@ -656,15 +617,15 @@ pub fn compile_subtree_rules(
     kube: crate::version::KubeVersion,
 ) -> RuleSet {
     let loader = EnvLoader::single(&EnvOptions::stored(kube.minor));
-    let fingerprints = crate::crd::fingerprint::SchemaFingerprints::new();
+    let fingerprints = crate::schema::fingerprint::SchemaFingerprints::new();
     compile_set(node, &loader, None, fingerprints, Root::Node { resource_root, path: "default" }).0
 }
 
-/// Compiles every rule of a version's schema for a compatibility version, with costs.
-/// Inside [`with_preexisting`] (a CRD update), unchanged expressions compile in the stored
-/// environment.
+/// Compiles every rule of a version's schema for a compatibility version, with costs (a
+/// CRD update's loader, [`compile_rules_with`], compiles unchanged expressions in the
+/// stored environment).
 pub fn compile_rules(schema: &JsonSchemaProps, opts: &EnvOptions) -> RuleSet {
-    compile_rules_with(schema, &EnvLoader::from_new(opts))
+    compile_rules_with(schema, &EnvLoader::single(opts))
 }
 
 /// Compiles every rule of a version's schema in the environments the loader chooses.
@@ -683,7 +644,7 @@ pub fn compile_rules_cached(
         schema,
         loader,
         cache,
-        crate::crd::fingerprint::SchemaFingerprints::new(),
+        crate::schema::fingerprint::SchemaFingerprints::new(),
         Root::Version,
     )
     .0
@@ -701,9 +662,9 @@ fn compile_set(
     schema: &JsonSchemaProps,
     loader: &EnvLoader,
     cache: Option<&mut RuleCache>,
-    fingerprints: crate::crd::fingerprint::SchemaFingerprints,
+    fingerprints: crate::schema::fingerprint::SchemaFingerprints,
     root: Root,
-) -> (RuleSet, crate::crd::fingerprint::SchemaFingerprints) {
+) -> (RuleSet, crate::schema::fingerprint::SchemaFingerprints) {
     let (resource_root, path) = match root {
         Root::Version => (true, "openAPIV3Schema"),
         Root::Node { resource_root, path } => (resource_root, path),
@@ -753,7 +714,7 @@ fn compile_set(
 
 /// A version schema's CEL view (typing fields only) and the type of its root: what a rule
 /// set needs of the schema beside its rules. Computed from the schema's shape
-/// ([`crate::crd::fingerprint::SchemaFingerprints::of_shape`], all but rules and
+/// ([`crate::schema::fingerprint::SchemaFingerprints::of_shape`], all but rules and
 /// descriptions), so an edit of a rule keeps it.
 struct Skeleton {
     schema: Rc<JsonSchemaProps>,
@@ -779,7 +740,7 @@ impl Skeleton {
 struct BuildCtx<'l, 'c> {
     loader: &'l EnvLoader,
     cache: Option<&'c mut RuleCache>,
-    fingerprints: crate::crd::fingerprint::SchemaFingerprints,
+    fingerprints: crate::schema::fingerprint::SchemaFingerprints,
     /// [`BuildCtx::has_rules`] of the nodes seen, by address (the walk asks at every node).
     has_rules: FastMap<usize, bool>,
     types: TypeFingerprints,
@@ -797,7 +758,7 @@ struct TypeFingerprints {
 impl TypeFingerprints {
     fn of(&mut self, t: &Type) -> u128 {
         use std::hash::{Hash, Hasher};
-        let mut h = crate::crd::fingerprint::Hasher128::new();
+        let mut h = crate::schema::fingerprint::Hasher128::new();
         match t {
             Type::List(e) => {
                 h.write_u8(1);
@@ -1040,7 +1001,7 @@ pub struct RuleCompiler<'c> {
     cache: &'c mut RuleCache,
     /// Fingerprints of the nodes of the schemas compiled, by address: valid while those
     /// schemas are borrowed unchanged, i.e. for the life of the compiler.
-    fingerprints: crate::crd::fingerprint::SchemaFingerprints,
+    fingerprints: crate::schema::fingerprint::SchemaFingerprints,
     preexisting: Option<u128>,
     /// Fingerprints of the schemas whose CRD checks made no CEL context.
     without_cel_context: FastMap<u128, bool>,
@@ -1052,7 +1013,7 @@ impl<'c> RuleCompiler<'c> {
         cache.begin();
         let preexisting = loader.preexisting.as_deref().map(|p| {
             use std::hash::Hash;
-            let mut h = crate::crd::fingerprint::Hasher128::new();
+            let mut h = crate::schema::fingerprint::Hasher128::new();
             for set in [&p.rules, &p.message_expressions] {
                 let mut v: Vec<&String> = set.iter().collect();
                 v.sort();
@@ -1063,7 +1024,7 @@ impl<'c> RuleCompiler<'c> {
         RuleCompiler {
             loader,
             cache,
-            fingerprints: crate::crd::fingerprint::SchemaFingerprints::new(),
+            fingerprints: crate::schema::fingerprint::SchemaFingerprints::new(),
             preexisting,
             without_cel_context: FastMap::default(),
         }
@@ -1086,9 +1047,9 @@ impl<'c> RuleCompiler<'c> {
         if self.cache.single_use {
             return None;
         }
-        let mut h = crate::crd::fingerprint::Hasher128::new();
+        let mut h = crate::schema::fingerprint::Hasher128::new();
         h.write_u128(self.fingerprints.of(schema));
-        crate::crd::fingerprint::hash_descriptions(schema, &mut h);
+        crate::schema::fingerprint::hash_descriptions(schema, &mut h);
         Some(ChecksKey {
             schema: h.finish128(),
             status_enabled,
@@ -1336,365 +1297,6 @@ impl RuleTree {
     }
 }
 
-/// Where ratcheting stands at a node (apiserver `ratchetingOptions`): the correlated
-/// (new, old) pair of this node, if it correlates, and the nearest ancestor that does.
-#[derive(Clone, Copy, Default)]
-struct Correlation<'v> {
-    current: Option<Correlated<'v>>,
-    parent: Option<Correlated<'v>>,
-}
-
-impl<'v> Correlation<'v> {
-    /// `shouldRatchetError`: the node, or else its nearest correlated ancestor, is
-    /// `CachedDeepEqual` to its old value.
-    fn should_ratchet(&self) -> bool {
-        match (self.current, self.parent) {
-            (Some(c), _) => c.deep_equal(),
-            (None, Some(p)) => p.deep_equal(),
-            _ => false,
-        }
-    }
-    /// `ratchetingOptions.key`. apiVersion and kind at the root never ratchet: both
-    /// objects are converted to the same version, so a change cannot be seen.
-    fn key(&self, field: &str) -> Correlation<'v> {
-        let Some(c) = self.current else { return *self };
-        if self.parent.is_none() && (field == "apiVersion" || field == "kind") {
-            return Correlation::default();
-        }
-        Correlation { current: c.key(field), parent: Some(c) }
-    }
-    /// `ratchetingOptions.index`.
-    fn index(&self, i: usize, cache: &mut Option<MapListIndex<'v>>) -> Correlation<'v> {
-        let Some(c) = self.current else { return *self };
-        Correlation { current: c.index(i, cache), parent: Some(c) }
-    }
-}
-
-struct Run<'a> {
-    errors: ErrorList,
-    warnings: ErrorList,
-    budget: i64,
-    print_values: bool,
-    _p: std::marker::PhantomData<&'a ()>,
-}
-
-/// Runs every rule over `obj` (with `old` on updates), as apiextensions' CEL validator.
-pub fn validate(rules: &RuleSet, obj: &Value, old: Option<&Value>, ratcheting: bool) -> CelOutcome {
-    validate_at(rules, &Path::root(), obj, old, ratcheting)
-}
-
-/// [`validate`] with the errors' paths below `path` (a default value's, for instance).
-pub fn validate_at(rules: &RuleSet, path: &Path, obj: &Value, old: Option<&Value>, ratcheting: bool) -> CelOutcome {
-    let mut run = Run {
-        errors: Vec::new(),
-        warnings: Vec::new(),
-        budget: RUNTIME_CEL_COST_BUDGET,
-        print_values: true,
-        _p: Default::default(),
-    };
-    let corr = match old {
-        Some(o) if ratcheting => Correlation {
-            current: Some(Correlated::new(obj, o, &rules.schema)),
-            parent: None,
-        },
-        _ => Correlation::default(),
-    };
-    run.print_values = rules.print_values;
-    run.node(&rules.tree, &rules.schema, path, obj, old, corr);
-    CelOutcome {
-        errors: run.errors,
-        warnings: run.warnings,
-        remaining_budget: run.budget,
-    }
-}
-
-impl<'a> Run<'a> {
-    fn node<'v>(
-        &mut self,
-        t: &RuleTree,
-        s: &JsonSchemaProps,
-        path: &Path,
-        obj: &'v Value,
-        old: Option<&'v Value>,
-        corr: Correlation<'v>,
-    ) {
-        if obj.is_null() || self.budget < 0 {
-            return;
-        }
-        let old = old.filter(|o| !o.is_null());
-        self.expressions(t, s, path, obj, old, corr);
-        if self.budget < 0 {
-            return;
-        }
-        match obj {
-            Value::Array(items) => {
-                let Some(it) = &t.items else { return };
-                let Some(is) = s.items_schema() else { return };
-                let old_items: Option<&Vec<Value>> = old.and_then(Value::as_array);
-                let mut corr_index = None;
-                for (i, v) in items.iter().enumerate() {
-                    let ov = if s.x_list_type.as_deref() == Some("map") {
-                        old_items
-                            .and_then(|oi| oi.iter().find(|o| same_keys(o, v, &s.x_list_map_keys)))
-                    } else {
-                        None
-                    };
-                    let c = corr.index(i, &mut corr_index);
-                    self.node(it, is, &path.index(i), v, ov, c);
-                    if self.budget < 0 {
-                        return;
-                    }
-                }
-            }
-            Value::Object(m) => {
-                // `MapIsCorrelatable`: atomic maps correlate too (only an unknown map type
-                // does not), so rules below them see `oldSelf`.
-                let correlatable = crate::crd::validation::map_is_correlatable(s.x_map_type.as_deref());
-                let om = old.and_then(Value::as_object);
-                if let (Some(at), Some(SchemaOrBool::Schema(aps))) =
-                    (&t.additional, &s.additional_properties)
-                {
-                    for (k, v) in m {
-                        let ov = if correlatable {
-                            om.and_then(|o| o.get(k))
-                        } else {
-                            None
-                        };
-                        let c = corr.key(k);
-                        self.node(at, aps, &path.key(k), v, ov, c);
-                        if self.budget < 0 {
-                            return;
-                        }
-                    }
-                }
-                for (k, v) in m {
-                    let (Some(pt), Some(ps)) = (t.properties.get(k), s.properties.get(k)) else {
-                        continue;
-                    };
-                    let ov = if correlatable {
-                        om.and_then(|o| o.get(k))
-                    } else {
-                        None
-                    };
-                    let c = corr.key(k);
-                    self.node(pt, ps, &path.child(k), v, ov, c);
-                    if self.budget < 0 {
-                        return;
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn expressions(
-        &mut self,
-        t: &RuleTree,
-        s: &JsonSchemaProps,
-        path: &Path,
-        obj: &Value,
-        old: Option<&Value>,
-        corr: Correlation<'_>,
-    ) {
-        if t.rules.is_empty() {
-            return;
-        }
-        let type_name = BadValue::Str(s.type_str().to_string());
-        if self.budget <= 0 {
-            self.errors.push(FieldError::invalid(
-                path.clone(),
-                type_name,
-                "validation failed due to running out of cost budget, no further validation rules will be run",
-            ));
-            self.budget = -1;
-            return;
-        }
-        // `self`/`oldSelf` are `UnstructuredToVal`'s results: an error value when the data
-        // does not fit the schema, which each rule that reads it reports.
-        let self_val = Val::from_json(obj, s);
-        let old_val: Option<EvalResult> = old.map(|o| Val::from_json(o, s));
-        for cr in &t.rules {
-            let rule = &cr.rule;
-            if let Some(e) = &cr.error {
-                self.errors.push(FieldError::invalid(
-                    path.clone(),
-                    type_name.clone(),
-                    format!("rule compile error: {}", e),
-                ));
-                continue;
-            }
-            let Some(program) = &cr.program else { continue };
-            let optional_old = rule.optional_old_self == Some(true);
-            if cr.uses_old_self && old_val.is_none() && !optional_old {
-                continue;
-            }
-            let old_binding: EvalResult = match (&old_val, optional_old) {
-                (Some(Err(e)), _) => Err(e.clone()),
-                (Some(Ok(v)), true) => Ok(Val::optional(Some(v.clone()))),
-                (None, true) => Ok(Val::optional(None)),
-                (Some(Ok(v)), false) => Ok(v.clone()),
-                (None, false) => Ok(Val::Null),
-            };
-            let vars: Vec<(&str, EvalResult)> = vec![("self", self_val.clone()), ("oldSelf", old_binding)];
-            let (result, cost) = program.eval_results(&vars, Some(crate::cel::config::PER_CALL_LIMIT));
-            if cost as i64 > self.budget || cost > i64::MAX as u64 {
-                self.errors.push(FieldError::invalid(
-                    path.clone(),
-                    type_name,
-                    "validation failed due to running out of cost budget, no further validation rules will be run",
-                ));
-                self.budget = -1;
-                return;
-            }
-            self.budget -= cost as i64;
-            if std::env::var_os("CRDLAB_TRACE_COST").is_some() {
-                eprintln!("cost {:>6} {} :: {}", cost, path, rule.rule);
-            }
-            let failed = match result {
-                Err(e) => {
-                    match e.kind {
-                        ErrorKind::NoSuchOverload => self.errors.push(FieldError::invalid(
-                            path.clone(),
-                            type_name.clone(),
-                            format!("'{}': call arguments did not match a supported operator, function or macro signature for rule: {}", e.message, rule_error_string(rule)),
-                        )),
-                        ErrorKind::CostLimit => {
-                            self.errors.push(FieldError::invalid(
-                                path.clone(),
-                                type_name,
-                                format!("'{}': no further validation rules will be run due to call cost exceeds limit for rule: {}", e.message, rule_error_string(rule)),
-                            ));
-                            self.budget = -1;
-                            return;
-                        }
-                        ErrorKind::Other => self.errors.push(FieldError::invalid(
-                            path.clone(),
-                            type_name.clone(),
-                            format!("{} evaluating rule: {}", e.message, rule_error_string(rule)),
-                        )),
-                    }
-                    continue;
-                }
-                Ok(Val::Bool(true)) => false,
-                Ok(_) => true,
-            };
-            if !failed {
-                continue;
-            }
-            let fpath = match &cr.field_path {
-                Some(fp) if !fp.is_empty() => path.child(fp),
-                _ => path.clone(),
-            };
-            let mut detail: Option<String> = None;
-            if let Some(mp) = &cr.message_program {
-                let vars: Vec<(&str, EvalResult)> = vec![
-                    ("self", self_val.clone()),
-                    ("oldSelf", old_val.clone().unwrap_or(Ok(Val::Null))),
-                ];
-                let (r, mcost) = mp.eval_results(&vars, Some(crate::cel::config::PER_CALL_LIMIT));
-                if mcost as i64 > self.budget {
-                    self.push(cr, corr, FieldError::invalid(
-                        fpath,
-                        type_name,
-                        "messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run",
-                    ));
-                    self.budget = -1;
-                    return;
-                }
-                match r {
-                    Err(e) if e.kind == ErrorKind::CostLimit => {
-                        self.push(cr, corr, FieldError::invalid(
-                            fpath,
-                            type_name,
-                            format!(
-                                "no further validation rules will be run due to call cost exceeds limit for messageExpression: {}",
-                                crate::go::strconv::quote(&rule.message_expression)
-                            ),
-                        ));
-                        self.budget = -1;
-                        return;
-                    }
-                    Err(_) => self.budget -= mcost as i64,
-                    Ok(v) => {
-                        self.budget -= mcost as i64;
-                        if let Some(s) = v.as_str() {
-                            let t = s.trim();
-                            if !t.is_empty() && t.len() <= 5120 && !t.contains('\n') {
-                                detail = Some(t.to_string());
-                            }
-                        }
-                    }
-                }
-            }
-            let detail = detail.unwrap_or_else(|| {
-                if rule.message.is_empty() {
-                    format!("failed rule: {}", rule_error_string(rule))
-                } else {
-                    rule.message.trim().to_string()
-                }
-            });
-            let value = match obj {
-                _ if !self.print_values => type_name.clone(),
-                Value::Object(_) | Value::Array(_) => BadValue::Omit,
-                other => BadValue::from_json(other),
-            };
-            let err = match rule.reason.as_deref() {
-                Some("FieldValueForbidden") => FieldError::forbidden(fpath, detail),
-                Some("FieldValueRequired") => FieldError::required(fpath, detail),
-                Some("FieldValueDuplicate") => {
-                    FieldError::new(ErrorType::Duplicate, fpath, value, "")
-                }
-                _ => FieldError::invalid(fpath, value, detail),
-            };
-            self.push(cr, corr, err);
-        }
-    }
-
-    fn push(&mut self, cr: &CompiledRule, corr: Correlation<'_>, e: FieldError) {
-        if !cr.uses_old_self && corr.should_ratchet() {
-            self.warnings.push(e);
-        } else {
-            self.errors.push(e);
-        }
-    }
-}
-
-fn same_keys(a: &Value, b: &Value, keys: &[String]) -> bool {
-    keys.iter().all(|k| a.get(k) == b.get(k))
-}
-
-/// `ruleErrorString`: the trimmed message, else the trimmed rule.
-fn rule_error_string(rule: &ValidationRule) -> String {
-    if !rule.message.is_empty() {
-        rule.message.trim().to_string()
-    } else {
-        rule.rule.trim().to_string()
-    }
-}
-/// Every `x-kubernetes-validations` rule of a version with its static cost.
-pub fn rule_reports(version: &crate::crd::CompiledVersion) -> Vec<crate::request::RuleReport> {
-    let mut out = Vec::new();
-    // Without a CEL context the CRD checks compiled none of the version's rules.
-    if !version.cel_context {
-        return out;
-    }
-    if let Some(rs) = &version.rules {
-        rs.tree.walk(&mut |c| {
-            out.push(crate::request::RuleReport {
-                schema_path: c.schema_path.clone(),
-                rule: c.rule.rule.clone(),
-                uses_old_self: c.uses_old_self,
-                // A rule that does not compile reports zero costs, as the apiserver does.
-                max_cost: Some(c.cost.map(|x| x.max_cost).unwrap_or(0)),
-                max_cardinality: Some(c.cost.map(|x| x.max_cardinality).unwrap_or(0)),
-                estimated_cost: Some(c.cost.map(|x| x.estimated_cost).unwrap_or(0)),
-                message_cost: c.message_cost,
-            })
-        });
-    }
-    out
-}
-
 impl RuleTree {
     /// Visits every compiled rule, parents before children.
     pub fn walk<'t>(&'t self, f: &mut dyn FnMut(&'t CompiledRule)) {
@@ -1711,43 +1313,39 @@ impl RuleTree {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
 
-    fn messages(schema: Value, obj: Value) -> (Vec<String>, i64) {
-        let s: JsonSchemaProps = serde_json::from_value(schema).unwrap();
-        let rules = compile_subtree_rules(&s, false, crate::version::KubeVersion::default());
-        let out = validate_at(&rules, &Path::new("spec"), &obj, None, false);
-        (out.errors.iter().map(|e| e.message()).collect(), out.remaining_budget)
-    }
+/// A compiled rule's static facts as the apiserver's CRD checks know them: where it is,
+/// whether it is a transition rule, and its costs (`RuleCost` of `cel.Compile`, the
+/// estimated cost with the ancestors' cardinality multiplied in). A rule that does not
+/// compile has zero costs, as the apiserver counts it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleSummary {
+    /// `openAPIV3Schema.properties[spec].x-kubernetes-validations[0]`.
+    pub schema_path: String,
+    pub rule: String,
+    pub uses_old_self: bool,
+    pub max_cost: u64,
+    pub max_cardinality: u64,
+    pub estimated_cost: u64,
+    /// The static maximum cost of the rule's messageExpression, if it has one that compiled.
+    pub message_cost: Option<u64>,
+}
 
-    #[test]
-    fn data_that_does_not_fit_its_schema_fails_the_rules_that_read_it() {
-        // `self` is `UnstructuredToVal`'s error value: each rule reading it reports it.
-        let schema = json!({"type": "object", "properties": {"m": {"type": "object",
-            "additionalProperties": {"type": "string"},
-            "x-kubernetes-validations": [{"rule": "self.all(k, k != 'x')", "message": "no x"}, {"rule": "true"}]}},
-            "x-kubernetes-validations": [{"rule": "has(self.m)", "message": "m required"}]});
-        let (mut m, budget) = messages(schema, json!({"m": true}));
-        m.sort();
-        assert_eq!(
-            m,
-            vec![
-                "spec.m: Invalid value: \"object\": invalid data, expected a map for the provided schema with type=object evaluating rule: no x",
-                "spec: Invalid value: \"object\": invalid data, expected a map for the provided schema with type=object evaluating rule: m required",
-            ]
-        );
-        // `self` costs 1 in each rule that reads it; `true` costs nothing.
-        assert_eq!(budget, RUNTIME_CEL_COST_BUDGET - 2);
-        // A null list element is an error value the step sees.
-        let schema = json!({"type": "object", "properties": {"l": {"type": "array", "items": {"type": "string"},
-            "x-kubernetes-validations": [{"rule": "self.all(x, x != 'a')"}]}}});
-        let (m, _) = messages(schema, json!({"l": ["b", null]}));
-        assert_eq!(
-            m,
-            vec!["spec.l: Invalid value: \"array\": invalid data, got null for schema with nullable=false evaluating rule: self.all(x, x != 'a')"]
-        );
+impl RuleSet {
+    /// Every rule of the set, parents before children ([`RuleTree::walk`]).
+    pub fn summaries(&self) -> Vec<RuleSummary> {
+        let mut out = Vec::new();
+        self.tree.walk(&mut |c| {
+            out.push(RuleSummary {
+                schema_path: c.schema_path.clone(),
+                rule: c.rule.rule.clone(),
+                uses_old_self: c.uses_old_self,
+                max_cost: c.cost.map(|x| x.max_cost).unwrap_or(0),
+                max_cardinality: c.cost.map(|x| x.max_cardinality).unwrap_or(0),
+                estimated_cost: c.cost.map(|x| x.estimated_cost).unwrap_or(0),
+                message_cost: c.message_cost,
+            })
+        });
+        out
     }
 }

@@ -6,7 +6,7 @@
 //! field added to the model fails to compile here until it is taken into account: a cache
 //! key that silently ignored a new field would give stale answers after an edit.
 
-use super::model::{
+use crate::crd::model::{
     JsonSchemaProps, SchemaOrArray, SchemaOrBool, SchemaOrStringArray, ValidationRule,
 };
 use serde_json::Value;
