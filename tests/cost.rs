@@ -155,7 +155,7 @@ fn over_budget_rules_get_a_verified_bound() {
             let line = format!(
                 "fix: add {}: {} to {} (rule cost would be ",
                 kw,
-                crdlab::cel::explain::group(v),
+                crdlab::analysis::explain::group(v),
                 f["field"].as_str().unwrap()
             );
             assert!(text.contains(&line), "{} not in {}", line, text);
@@ -274,7 +274,7 @@ fn engine_api_explains_a_version() {
             "tags":{"type":"array","items":{"type":"string"},
               "x-kubernetes-validations":[{"rule":"self.all(t, t.matches('^[a-z]+$'))"}]}}}}}}}]}}"#;
     let compiled = crdlab::crd::CompiledCrd::from_text(crd, Default::default()).unwrap();
-    let e = crdlab::cel::explain::explain(&compiled, None).unwrap();
+    let e = crdlab::analysis::explain::explain(&compiled, None).unwrap();
     assert_eq!(e.rules.len(), 1);
     let r = &e.rules[0];
     assert_eq!(r.field, "spec.tags");
@@ -289,5 +289,5 @@ fn engine_api_explains_a_version() {
         .iter()
         .any(|n| n.field == "spec.tags[*]" && n.keyword == "maxLength"));
     assert!(!r.fixes.is_empty());
-    assert!(crdlab::cel::explain::explain(&compiled, Some("v9")).is_err());
+    assert!(crdlab::analysis::explain::explain(&compiled, Some("v9")).is_err());
 }

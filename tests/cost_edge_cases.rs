@@ -21,7 +21,7 @@
 //!   latter (the compile result's MaxCardinality); `estimated_cost` uses whichever applies.
 
 use crdlab::cel::rules::rule_reports;
-use crdlab::request::RuleReport;
+use crdlab::wire::batch::RuleReport;
 use serde_json::{json, Value};
 
 const MAX_REQUEST: u64 = 3_145_728;

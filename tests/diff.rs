@@ -3,7 +3,7 @@
 //! formats (the design's own examples among them), the output formats and exit codes, and
 //! pairs of real CRDs from `../shared/crds`.
 
-use crdlab::diff::{
+use crdlab::analysis::diff::{
     self, report, Config, Enforcement, Finding, Options, Ratcheting, Report, SampleObject,
     Severity, Validator,
 };

@@ -61,8 +61,8 @@ fn main() {
 
     // Re-compiles after an edit: every text is new (the engine's per-text cache misses),
     // one rule differs from the previous compile's; the engine's compile cache has the rest.
-    let mut engine = crdlab::request::Engine::new();
-    let request = |text: String| crdlab::request::Request {
+    let mut engine = crdlab::engine::Engine::new();
+    let request = |text: String| crdlab::wire::batch::Request {
         crd: Some(serde_json::Value::String(text)),
         ..Default::default()
     };

@@ -2,7 +2,7 @@
 //! `valgrind --tool=callgrind target/release/examples/compile_profile MODE CRD_FILE`.
 //! MODE `cold` compiles the CRD once (a fresh `CompiledCrd::from_text`); `warm` compiles it
 //! twice and `--toggle-collect='*compile_again'` counts the second; `edit` asks an
-//! [`crdlab::request::Engine`] for the CRD, then for the CRD with one rule edited (the
+//! [`crdlab::engine::Engine`] for the CRD, then for the CRD with one rule edited (the
 //! re-compile the playground does per keystroke; `--toggle-collect='*recompile'` counts only
 //! that one); `edit-value` does the same below the YAML reading (`*recompile_value`).
 use std::time::Instant;
@@ -66,15 +66,15 @@ fn main() {
             let n: usize = c
                 .versions
                 .iter()
-                .filter_map(|v| crdlab::cel::explain::explain(&c, Some(&v.name)).ok())
+                .filter_map(|v| crdlab::analysis::explain::explain(&c, Some(&v.name)).ok())
                 .map(|e| e.rules.len())
                 .sum();
             eprintln!("explain every version: {:?} ({} rules)", t.elapsed(), n);
         }
         "edit" => {
             let edited = edit_one_rule(&text).expect("the CRD has a rule to edit");
-            let mut engine = crdlab::request::Engine::new();
-            let req = |t: &str| crdlab::request::Request {
+            let mut engine = crdlab::engine::Engine::new();
+            let req = |t: &str| crdlab::wire::batch::Request {
                 crd: Some(serde_json::Value::String(t.to_string())),
                 ..Default::default()
             };
@@ -126,9 +126,9 @@ fn recompile_value(
 
 #[inline(never)]
 fn recompile(
-    engine: &mut crdlab::request::Engine,
-    req: &crdlab::request::Request,
-) -> crdlab::request::Answer {
+    engine: &mut crdlab::engine::Engine,
+    req: &crdlab::wire::batch::Request,
+) -> crdlab::wire::batch::Answer {
     engine.handle(req)
 }
 

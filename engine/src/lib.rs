@@ -21,25 +21,24 @@
 //! lowest release), [`diff`] (breaking changes), [`positions`] (ranges for editors),
 //! [`edit`] (formatting-preserving edits of CRD text) and [`view`] (what the playground shows).
 
+pub mod analysis;
 pub mod cel;
 pub mod crd;
-pub mod diff;
-pub mod edit;
+pub mod engine;
 pub mod field;
 pub mod gofmt;
-pub mod positions;
-pub mod request;
 pub mod schema;
 pub mod strategy;
+pub mod text;
 pub mod validation;
 pub mod version;
-pub mod versions;
 pub mod view;
-pub mod yaml;
+pub mod wire;
 
 #[cfg(feature = "wasm")]
 pub mod wasm;
 
 pub use crd::{CompiledCrd, LoadError};
-pub use request::{Answer, Engine, Request};
+pub use engine::Engine;
+pub use wire::batch::{Answer, Request};
 pub use version::KubeVersion;

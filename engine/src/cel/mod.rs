@@ -7,7 +7,6 @@
 pub mod checker;
 pub mod cost;
 pub mod env;
-pub mod explain;
 pub mod eval;
 pub mod interpreter;
 pub mod library;

@@ -1672,7 +1672,7 @@ fn rule_error_string(rule: &ValidationRule) -> String {
     }
 }
 /// Every `x-kubernetes-validations` rule of a version with its static cost.
-pub fn rule_reports(version: &crate::crd::CompiledVersion) -> Vec<crate::request::RuleReport> {
+pub fn rule_reports(version: &crate::crd::CompiledVersion) -> Vec<crate::wire::batch::RuleReport> {
     let mut out = Vec::new();
     // Without a CEL context the CRD checks compiled none of the version's rules.
     if !version.cel_context {
@@ -1680,7 +1680,7 @@ pub fn rule_reports(version: &crate::crd::CompiledVersion) -> Vec<crate::request
     }
     if let Some(rs) = &version.rules {
         rs.tree.walk(&mut |c| {
-            out.push(crate::request::RuleReport {
+            out.push(crate::wire::batch::RuleReport {
                 schema_path: c.schema_path.clone(),
                 rule: c.rule.rule.clone(),
                 uses_old_self: c.uses_old_self,

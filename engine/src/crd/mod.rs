@@ -43,8 +43,8 @@ impl LoadError {
     }
 }
 
-impl From<crate::yaml::ReadError> for LoadError {
-    fn from(e: crate::yaml::ReadError) -> Self {
+impl From<crate::text::yaml::ReadError> for LoadError {
+    fn from(e: crate::text::yaml::ReadError) -> Self {
         LoadError {
             message: format!("cannot read CRD: {}", e.message),
             line: e.line,
@@ -83,7 +83,7 @@ pub fn choose_crd_document<'a>(docs: impl IntoIterator<Item = &'a Value>) -> Res
 
 /// Reads a YAML/JSON text and returns its CRD document ([`choose_crd_document`]).
 pub fn parse_crd_text(text: &str) -> Result<Value, LoadError> {
-    let mut docs = crate::yaml::read_documents(text)?;
+    let mut docs = crate::text::yaml::read_documents(text)?;
     let i = choose_crd_document(&docs)?;
     Ok(docs.swap_remove(i))
 }
@@ -307,7 +307,7 @@ impl CompiledCrd {
 
 /// What compiles of CRDs share ([`CompiledCrd::from_value_cached`]): compiled rules and
 /// rule sets ([`crate::cel::rules::RuleCache`]). Bounded; held by
-/// [`crate::request::Engine`] across requests. (Compiled `pattern`s are shared per thread:
+/// [`crate::engine::Engine`] across requests. (Compiled `pattern`s are shared per thread:
 /// [`crate::validation::regex::compile_re2_cached`].)
 #[derive(Default)]
 pub struct CompileCache {

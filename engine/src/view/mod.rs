@@ -15,12 +15,12 @@ pub mod kubectl;
 pub mod share;
 pub mod tree;
 
-use crate::cel::explain::{self, BoundFix, RuleExplanation};
+use crate::analysis::explain::{self, BoundFix, RuleExplanation};
 use crate::crd::CompiledCrd;
-use crate::positions::{self, Diagnostic, Source};
+use crate::text::positions::{self, Diagnostic, Source};
 use crate::strategy;
 use crate::version::KubeVersion;
-use crate::yaml::Range;
+use crate::text::yaml::Range;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
@@ -445,7 +445,7 @@ fn analyze_object(
     settings: &Settings,
 ) -> ObjectView {
     let mut out = ObjectView { update: !old_object.trim().is_empty(), ..Default::default() };
-    let version = match crate::request::version_of(compiled, settings.version.as_deref()) {
+    let version = match crate::engine::version_of(compiled, settings.version.as_deref()) {
         Ok(v) => v,
         Err(e) => {
             out.load_error = Some(InputError { message: e, range: None });

@@ -7,8 +7,8 @@
 //! renders it with one loop and no recursion.
 
 use crate::crd::model::JsonSchemaProps;
-use crate::positions::{self, Diagnostic};
-use crate::yaml::PathSeg;
+use crate::text::positions::{self, Diagnostic};
+use crate::text::yaml::PathSeg;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::HashMap;

@@ -3,13 +3,13 @@
 //! editor. Only the bytes that change are touched: comments, quoting, key order,
 //! indentation, line endings and the other documents of a stream stay as they were.
 //!
-//! Positions come from the reader's [`crate::yaml::SourceMap`], so the text is read
+//! Positions come from the reader's [`crate::text::yaml::SourceMap`], so the text is read
 //! exactly as the rest of crdlab reads it. Every edit is checked before it is returned:
 //! the new text, read again, must give the old documents with exactly the one change
 //! applied; an edit that would not (a layout this module does not model) is refused with
 //! [`EditError::Unverified`] rather than handed back wrong.
 
-use crate::yaml::{self, NodeStyle, PosChildren, PosNode, Range, ReadError};
+use crate::text::yaml::{self, NodeStyle, PosChildren, PosNode, Range, ReadError};
 use serde_json::{Map, Value};
 use std::fmt;
 use std::sync::OnceLock;
@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 /// Which document of a stream to edit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Doc {
-    /// The CRD, chosen as [`crate::positions::Source::read_crd`] chooses it.
+    /// The CRD, chosen as [`crate::text::positions::Source::read_crd`] chooses it.
     Crd,
     /// The only (non-empty) document of the text.
     Single,
@@ -2182,7 +2182,7 @@ mod tests {
         match doc {
             Doc::Single => docs.iter().position(|d| !d.is_null()).unwrap(),
             Doc::Crd => {
-                let crd = crate::positions::Source::read_crd(text).unwrap().value;
+                let crd = crate::text::positions::Source::read_crd(text).unwrap().value;
                 docs.iter().position(|d| d == &crd).unwrap()
             }
         }

@@ -282,7 +282,7 @@ pub fn load_objects_dir(dir: &str) -> Result<Vec<SampleObject>, String> {
 /// The objects of one YAML/JSON text (empty documents skipped).
 pub fn objects_from_text(name: &str, text: &str) -> Result<Vec<SampleObject>, String> {
     let docs =
-        crate::yaml::read_documents(text).map_err(|e| format!("cannot read {}: {}", name, e))?;
+        crate::text::yaml::read_documents(text).map_err(|e| format!("cannot read {}: {}", name, e))?;
     let docs: Vec<Value> = docs.into_iter().filter(|d| !d.is_null()).collect();
     let many = docs.len() > 1;
     Ok(docs

@@ -1,13 +1,13 @@
 //! Diagnostics an editor can underline: the `field.Path` of an error (as answers print it,
 //! `spec.containers[0].env[FOO]`) mapped to the range of the CRD or object text it came
-//! from, through the [`SourceMap`] the reader built ([`crate::yaml::read_document_with_positions`]).
+//! from, through the [`SourceMap`] the reader built ([`crate::text::yaml::read_document_with_positions`]).
 //!
 //! A printed path is ambiguous (`[0]` is an index or a key, a property name may hold a dot),
 //! so it is resolved against the document's JSON value. A path the text does not have (a
 //! required field that is missing, a value that came from an alias) maps to its deepest
 //! ancestor the text has.
 
-use crate::yaml::{PathSeg, Range, SourceMap};
+use crate::text::yaml::{PathSeg, Range, SourceMap};
 use serde_json::Value;
 
 /// One step of a printed field path: `.name` or `[text]`.
@@ -162,7 +162,7 @@ pub fn crd_range(field: &str, crd: &Value, map: &SourceMap) -> Option<Located> {
     locate(&json_path(&segs, crd), map)
 }
 
-/// The range of a rule's text in the CRD: `schema_path` as [`crate::request::RuleReport`]
+/// The range of a rule's text in the CRD: `schema_path` as [`crate::wire::batch::RuleReport`]
 /// prints it (`openAPIV3Schema.properties[spec].x-kubernetes-validations[0]`), in the
 /// version at `version_index` of `spec.versions`.
 pub fn rule_range(
@@ -213,7 +213,7 @@ fn crd_text_path(mut segs: Vec<FieldSeg>, crd: &Value) -> Vec<FieldSeg> {
 }
 
 /// A range for a reading error at `line`/`column` (1-based, columns in characters, as
-/// [`crate::yaml::ReadError`] counts them): from there to the end of the line (the last
+/// [`crate::text::yaml::ReadError`] counts them): from there to the end of the line (the last
 /// character of the line when the error is at its end).
 pub fn error_range(text: &str, line: usize, column: usize) -> Option<Range> {
     let lines: Vec<&str> = text.split('\n').collect();
@@ -267,15 +267,15 @@ pub struct Source {
 }
 
 impl Source {
-    /// One document (see [`crate::yaml::read_document`]).
-    pub fn read(text: &str) -> Result<Source, crate::yaml::ReadError> {
-        let (value, map) = crate::yaml::read_document_with_positions(text)?;
+    /// One document (see [`crate::text::yaml::read_document`]).
+    pub fn read(text: &str) -> Result<Source, crate::text::yaml::ReadError> {
+        let (value, map) = crate::text::yaml::read_document_with_positions(text)?;
         Ok(Source { value, map })
     }
 
     /// The CRD of a text, chosen as [`crate::crd::parse_crd_text`] chooses it.
     pub fn read_crd(text: &str) -> Result<Source, crate::LoadError> {
-        let mut docs = crate::yaml::read_documents_with_positions(text)?;
+        let mut docs = crate::text::yaml::read_documents_with_positions(text)?;
         let values: Vec<Value> = docs.iter_mut().map(|(v, _)| std::mem::take(v)).collect();
         let chosen = crate::crd::choose_crd_document(&values)?;
         let (_, map) = docs.swap_remove(chosen);
@@ -530,7 +530,7 @@ pub fn version_rules(ver: &crate::crd::CompiledVersion, crd: Option<&Source>) ->
 /// A batch answer with positions: `crd` is the CRD's text (when given as text) and
 /// `version` the version validated against; `obj` is the object's text.
 pub fn annotate(
-    answer: crate::request::Answer,
+    answer: crate::wire::batch::Answer,
     crd: Option<&Source>,
     version: Option<&crate::crd::CompiledVersion>,
     obj: Option<&Source>,
@@ -576,7 +576,7 @@ pub fn annotate(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::yaml::read_document_with_positions;
+    use crate::text::yaml::read_document_with_positions;
 
     fn lines(l: Option<Located>) -> (u32, u32, u32, u32, bool) {
         let l = l.expect("a range");

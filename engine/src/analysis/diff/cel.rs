@@ -18,7 +18,8 @@ use super::{schema_of, Enforcement, Finding, Ratcheting, SampleObject, Severity,
 use crate::cel::rules::{compile_node_rules, compile_rules, validate, RuleTree};
 use crate::crd::model::JsonSchemaProps;
 use crate::gofmt::{json_string, quote};
-use crate::request::{Engine, Request};
+use crate::engine::{validate_options, version_of, CrdInput, Engine};
+use crate::field::ErrorReport;
 use crate::version::KubeVersion;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -264,6 +265,40 @@ fn display_name(o: &SampleObject) -> String {
     }
 }
 
+/// An object's errors and defaulted value as the apiserver answers a create (or, with
+/// `old_object`, an update) of `version` of the CRD `side`, ratcheting on and the CRD's own
+/// checks skipped; `Err` when it cannot run (no such version, not an object).
+struct ObjectAnswer {
+    defaulted: Value,
+    errors: Vec<ErrorReport>,
+}
+
+fn run_object(
+    engine: &mut Engine,
+    side: &Side,
+    version: &str,
+    object: &Value,
+    old_object: Option<&Value>,
+    kube: KubeVersion,
+) -> Result<ObjectAnswer, String> {
+    // The side was compiled for the latest release; another target compiles it again
+    // (through the engine's cache, once per release).
+    let compiled;
+    let crd = if side.compiled.kube_version == kube {
+        &side.compiled
+    } else {
+        compiled = engine.compile(CrdInput::Text(&side.text), None, kube)?;
+        &*compiled
+    };
+    let ver = version_of(crd, Some(version))?;
+    let opts = validate_options(None, Some(true), None, kube)?;
+    let out = crate::strategy::validate_object(crd, ver, object, old_object, &opts)?;
+    Ok(ObjectAnswer {
+        defaulted: out.defaulted,
+        errors: out.errors.iter().map(|e| e.to_report_for(kube)).collect(),
+    })
+}
+
 impl ObjectRuns {
     /// Runs every sample object against the old CRD (create) and, when it was valid, against
     /// the new one (create, and a no-op update to see what ratcheting keeps).
@@ -278,8 +313,8 @@ impl ObjectRuns {
         if objects.is_empty() {
             return runs;
         }
+        let kube = kube.unwrap_or(KubeVersion::PROTOCOL_DEFAULT);
         let mut engine = Engine::new();
-        let kube_s = kube.map(|k| k.to_string());
         let group = old
             .json
             .pointer("/spec/group")
@@ -301,51 +336,41 @@ impl ObjectRuns {
                 ));
                 continue;
             }
-            let req = |crd: &Side, old_object: Option<Value>| Request {
-                id: Value::Null,
-                crd: Some(Value::String(crd.text.clone())),
-                object: Some(o.value.clone()),
-                old_object,
-                version: Some(v.to_string()),
-                kubernetes_version: kube_s.clone(),
-                ratcheting: Some(true),
-                skip_crd_validation: Some(true),
-                ..Default::default()
+            // Each object as a create (and a no-op update) of this version, ratcheting on, the
+            // CRD's own checks skipped: the sides' compiled CRDs when compiled for `kube`.
+            let mut run = |crd: &Side, old_object: Option<&Value>| {
+                run_object(&mut engine, crd, v, &o.value, old_object, kube)
             };
-            let before = engine.handle(&req(old, None));
-            if let Some(e) = before.error {
-                skipped.push(format!("{}: with the old CRD: {}", name, e));
-                continue;
-            }
-            if before
-                .errors
-                .as_ref()
-                .map(|e| !e.is_empty())
-                .unwrap_or(false)
-            {
+            let before = match run(old, None) {
+                Ok(out) => out,
+                Err(e) => {
+                    skipped.push(format!("{}: with the old CRD: {}", name, e));
+                    continue;
+                }
+            };
+            if !before.errors.is_empty() {
                 skipped.push(format!("{}: already invalid with the old CRD", name));
                 continue;
             }
-            let after = engine.handle(&req(new, None));
-            let mut run = ObjectRun {
+            let after = run(new, None);
+            let mut object_run = ObjectRun {
                 name,
                 version: v.to_string(),
-                defaulted: after.defaulted.clone(),
+                defaulted: after.as_ref().ok().map(|a| a.defaulted.clone()),
                 errors: Vec::new(),
             };
-            if let Some(e) = after.error {
-                run.errors.push((None, e, false));
-            } else if let Some(errs) = after.errors.filter(|e| !e.is_empty()) {
-                let noop = engine.handle(&req(new, Some(o.value.clone())));
+            match after {
+                Err(e) => object_run.errors.push((None, e, false)),
+                Ok(after) if !after.errors.is_empty() => {
+                let noop = run(new, Some(&o.value));
                 let kept: Vec<String> = noop
-                    .errors
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|e| e.message)
-                    .collect();
+                    .as_ref()
+                    .map(|n| n.errors.iter().map(|e| e.message.clone()).collect())
+                    .unwrap_or_default();
                 let schema = new.version_json(v).map(schema_of).unwrap_or(&Value::Null);
                 // "some validation rules were not checked because the object was invalid"
                 // only echoes the schema errors reported beside it.
+                let errs = after.errors;
                 let many = errs.len() > 1;
                 for e in errs {
                     if many
@@ -358,14 +383,16 @@ impl ObjectRuns {
                     // A no-op update ratchets everything whose value is unchanged; `required`
                     // and list-type (duplicate) errors come back on any update that touches
                     // the enclosing object, so they count as not softened.
-                    let softened = noop.error.is_none()
+                    let softened = noop.is_ok()
                         && !kept.contains(&e.message)
                         && e.kind != "Required value"
                         && e.kind != "Duplicate value";
-                    run.errors.push((Some(field), e.message, softened));
+                    object_run.errors.push((Some(field), e.message, softened));
                 }
+                }
+                Ok(_) => {}
             }
-            runs.runs.push(run);
+            runs.runs.push(object_run);
         }
         notes.push(format!(
             "objects: {} of {} sample objects were valid with the old CRD and were run against the new one",

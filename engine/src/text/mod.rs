@@ -1,0 +1,7 @@
+//! Text: reading YAML and JSON as Kubernetes does (sigs.k8s.io/yaml over go-yaml v2),
+//! where each node stands in the text, and formatting-preserving edits of that text.
+//! Knows nothing of CRDs beyond a document's `kind`.
+
+pub mod edit;
+pub mod positions;
+pub mod yaml;

@@ -1,0 +1,4 @@
+//! The JSON wire shapes crdlab speaks: the `crdlab batch` protocol
+//! (shared/docs/vector-format.md) over the engine's typed API.
+
+pub mod batch;
