@@ -2,7 +2,7 @@
 //! (a table per group, for pull-request comments), `json` (`{"breaking", "findings"}`)
 //! and `yaml` (the same document).
 
-use super::{Finding, Ratcheting, Report, Severity, Validator};
+use crate::analysis::diff::finding::{Finding, Ratcheting, Report, Severity, Validator};
 
 /// The output formats of `crdlab diff`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
