@@ -42,7 +42,7 @@ fn main() {
             // what the parts cost.
             for _ in 0..10 {
                 let t = Instant::now();
-                let v = crdlab::crd::parse_crd_text(&text).expect("reads");
+                let v = crdlab::text::crd_document::parse_crd_text(&text).expect("reads");
                 let read = t.elapsed();
                 let c = crdlab::CompiledCrd::from_value(&v, kube).expect("compiles");
                 let compile = t.elapsed() - read;
@@ -92,9 +92,9 @@ fn main() {
             // The same without the YAML reading: the compile of the JSON value only.
             let edited = edit_one_rule(&text).expect("the CRD has a rule to edit");
             let mut cache = crdlab::crd::CompileCache::default();
-            let v = crdlab::crd::parse_crd_text(&text).expect("reads");
+            let v = crdlab::text::crd_document::parse_crd_text(&text).expect("reads");
             crdlab::CompiledCrd::from_value_cached(&v, None, kube, &mut cache).expect("compiles");
-            let v2 = crdlab::crd::parse_crd_text(&edited).expect("reads");
+            let v2 = crdlab::text::crd_document::parse_crd_text(&edited).expect("reads");
             let t = Instant::now();
             let c = recompile_value(&v2, &mut cache);
             eprintln!(

@@ -101,11 +101,11 @@ impl<'r> CrdInput<'r> {
         }
     }
 
-    /// The CRD's JSON value: its text's CRD document ([`crate::crd::parse_crd_text`]).
-    fn value(&self) -> Result<Cow<'r, Value>, crate::LoadError> {
+    /// The CRD's JSON value: its text's CRD document ([`crate::text::crd_document::parse_crd_text`]).
+    fn value(&self) -> Result<Cow<'r, Value>, crate::text::crd_document::LoadError> {
         match *self {
             CrdInput::File { text, .. } | CrdInput::Text(text) => {
-                crate::crd::parse_crd_text(text).map(Cow::Owned)
+                crate::text::crd_document::parse_crd_text(text).map(Cow::Owned)
             }
             CrdInput::Json(v) => Ok(Cow::Borrowed(v)),
         }

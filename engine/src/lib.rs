@@ -38,7 +38,8 @@ pub mod wire;
 #[cfg(feature = "wasm")]
 pub mod wasm;
 
-pub use crd::{CompiledCrd, LoadError};
+pub use crd::CompiledCrd;
+pub use text::crd_document::LoadError;
 pub use engine::Engine;
 pub use wire::batch::{Answer, Request};
 pub use version::KubeVersion;

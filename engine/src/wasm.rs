@@ -725,15 +725,15 @@ pub fn diff(
     let _call = enter()?;
     let config = match config.as_deref() {
         Some(text) if !text.trim().is_empty() => {
-            crate::analysis::diff::Config::parse(text).map_err(|e| js_error(&e, "config", None))?
+            crate::analysis::diff::config::Config::parse(text).map_err(|e| js_error(&e, "config", None))?
         }
-        _ => crate::analysis::diff::Config::default(),
+        _ => crate::analysis::diff::config::Config::default(),
     };
     let kubernetes_version = match kubernetes_version.as_deref() {
         Some(v) => Some(crate::version::KubeVersion::parse(v).map_err(|e| js_error(&e, "kubernetesVersion", None))?),
         None => None,
     };
-    let opts = crate::analysis::diff::Options { config, objects: Vec::new(), kubernetes_version };
-    let report = crate::analysis::diff::diff(old_crd, new_crd, &opts).map_err(|e| js_error(&e, "crd", None))?;
+    let opts = crate::analysis::diff::side::Options { config, objects: Vec::new(), kubernetes_version };
+    let report = crate::analysis::diff::run::diff(old_crd, new_crd, &opts).map_err(|e| js_error(&e, "crd", None))?;
     to_js(&report)
 }

@@ -2,6 +2,7 @@
 //! where each node stands in the text, and formatting-preserving edits of that text.
 //! Knows nothing of CRDs beyond a document's `kind`.
 
+pub mod crd_document;
 pub mod edit;
 pub mod positions;
 pub mod yaml;

@@ -273,11 +273,11 @@ impl Source {
         Ok(Source { value, map })
     }
 
-    /// The CRD of a text, chosen as [`crate::crd::parse_crd_text`] chooses it.
-    pub fn read_crd(text: &str) -> Result<Source, crate::LoadError> {
+    /// The CRD of a text, chosen as [`crate::text::crd_document::parse_crd_text`] chooses it.
+    pub fn read_crd(text: &str) -> Result<Source, crate::text::crd_document::LoadError> {
         let mut docs = crate::text::yaml::read_documents_with_positions(text)?;
         let values: Vec<Value> = docs.iter_mut().map(|(v, _)| std::mem::take(v)).collect();
-        let chosen = crate::crd::choose_crd_document(&values)?;
+        let chosen = crate::text::crd_document::choose_crd_document(&values)?;
         let (_, map) = docs.swap_remove(chosen);
         let value = values.into_iter().nth(chosen).unwrap_or(Value::Null);
         Ok(Source { value, map })
@@ -723,7 +723,7 @@ spec:
             "{\"kind\": \"CustomResourceDefinition\", \"spec\": {}}".to_string(),
         ] {
             let ours = Source::read_crd(&text).map(|s| s.value);
-            let loader = crate::crd::parse_crd_text(&text);
+            let loader = crate::text::crd_document::parse_crd_text(&text);
             assert_eq!(ours, loader, "{:?}", text);
         }
     }

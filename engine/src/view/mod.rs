@@ -430,7 +430,7 @@ fn read_object_text(text: &str, what: &str) -> Result<Source, InputError> {
     let s = Source::read(text).map_err(|e| read_error(text, format!("cannot read {}: {}", what, e.message), e.line, e.column))?;
     if !s.value.is_object() {
         return Err(InputError {
-            message: format!("the {} must be a YAML/JSON object, not {}", what, crate::crd::json_type_name(&s.value)),
+            message: format!("the {} must be a YAML/JSON object, not {}", what, crate::text::crd_document::json_type_name(&s.value)),
             range: None,
         });
     }

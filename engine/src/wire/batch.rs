@@ -155,7 +155,7 @@ fn crd_input<'r>(
         Some(other) => Err(format!(
             "{} must be YAML/JSON text or an object, not {}",
             what,
-            crate::crd::json_type_name(other)
+            crate::text::crd_document::json_type_name(other)
         )),
         None => Ok(None),
     }

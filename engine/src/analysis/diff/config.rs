@@ -219,7 +219,7 @@ impl Config {
             other => {
                 return Err(format!(
                     "the configuration must be a mapping, not {}",
-                    crate::crd::json_type_name(other)
+                    crate::text::crd_document::json_type_name(other)
                 ))
             }
         };

@@ -32,7 +32,7 @@ pub struct Side {
 
 impl Side {
     pub fn load(text: &str, what: &str) -> Result<Side, String> {
-        let json = crate::crd::parse_crd_text(text).map_err(|e| format!("{}: {}", what, e))?;
+        let json = crate::text::crd_document::parse_crd_text(text).map_err(|e| format!("{}: {}", what, e))?;
         let compiled = crate::crd::CompiledCrd::from_value(&json, KubeVersion::LATEST)
             .map_err(|e| format!("{}: {}", what, e))?;
         Ok(Side {

@@ -412,7 +412,7 @@ fn choose(docs: &[(Value, yaml::SourceMap)], doc: Doc) -> Result<usize, EditErro
                 documents: present.len(),
             }),
         },
-        Doc::Crd => crate::crd::choose_crd_document(docs.iter().map(|(v, _)| v))
+        Doc::Crd => crate::text::crd_document::choose_crd_document(docs.iter().map(|(v, _)| v))
             .map_err(|e| EditError::NoCrd(e.to_string())),
     }
 }
@@ -3110,7 +3110,7 @@ spec:
             eprintln!("skipped: {} is missing", path.display());
             return;
         };
-        let crd = crate::crd::parse_crd_text(&text).unwrap();
+        let crd = crate::text::crd_document::parse_crd_text(&text).unwrap();
         // Every `x-kubernetes-validations` list, by pointer.
         let mut lists = Vec::new();
         let mut stack = vec![(String::new(), &crd)];
@@ -3180,7 +3180,7 @@ spec:
             .plan(pointer, op)
             .unwrap_or_else(|e| panic!("{}: {}", pointer, e));
         let out = e.apply(text);
-        let new = crate::crd::parse_crd_text(&out).unwrap();
+        let new = crate::text::crd_document::parse_crd_text(&out).unwrap();
         assert_eq!(new, expected(old.clone(), pointer, op), "{}", pointer);
         assert!(e.end - e.start < 2000, "{}: a large edit", pointer);
     }
@@ -3220,7 +3220,7 @@ spec:
             let Ok(prepared) = Prepared::new(&text, Doc::Crd) else {
                 continue;
             };
-            let Ok(crd) = crate::crd::parse_crd_text(&text) else {
+            let Ok(crd) = crate::text::crd_document::parse_crd_text(&text) else {
                 continue;
             };
             let mut ops: Vec<(String, &str, Value)> = Vec::new();
@@ -3276,7 +3276,7 @@ spec:
                 match prepared.plan(p, op) {
                     Ok(e) => {
                         let out = e.apply(&text);
-                        let new = crate::crd::parse_crd_text(&out).unwrap();
+                        let new = crate::text::crd_document::parse_crd_text(&out).unwrap();
                         assert_eq!(new, expected(crd.clone(), p, op), "{}", p);
                     }
                     Err(e) => failures.push(format!("{}: {}: {}", f.display(), p, e)),
