@@ -8,7 +8,7 @@
 //! - [`evaluate`]: expression mode; [`version`].
 //!
 //! Every error, warning, compile error and rule carries, where it came from text, the range
-//! to underline ([`crate::text::yaml::Range`]: 1-based lines, 1-based UTF-16 columns, UTF-16
+//! to underline ([`crate::text::source_map::Range`]: 1-based lines, 1-based UTF-16 columns, UTF-16
 //! offsets); the answers are built in [`crate::text::positions`]. Documents cross the boundary as
 //! JSON (text, or an object through `JSON.stringify`, then the engine's depth-limited
 //! reader), so a hostile object cannot exhaust the wasm stack; options cross with
@@ -17,12 +17,14 @@
 //! since a panic would abort the module.
 
 use crate::crd::CompiledVersion;
-use crate::text::positions::{self, AnnotatedAnswer, Diagnostic, EvalResult, Rule, Source};
+use crate::text::positions::{self, Source};
+use crate::view::diagnostics::{Diagnostic, Rule};
+use crate::wire::annotated::{AnnotatedAnswer, EvalResult};
 use crate::engine::Engine;
 use crate::wire::batch::Request;
 use crate::strategy;
 use crate::version::KubeVersion;
-use crate::text::yaml::Range;
+use crate::text::source_map::Range;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::cell::RefCell;
@@ -329,7 +331,7 @@ fn json_of(v: &JsValue, what: &str) -> Result<Value, JsValue> {
         )
     })?;
     let text = text.as_string().unwrap_or_default();
-    crate::text::yaml::read_json(&text)
+    crate::text::json::read_json(&text)
         .map_err(|e| js_error(&format!("{}: {}", what, e.message), what, None))
 }
 
@@ -479,7 +481,7 @@ pub fn validate(request: ValidateRequestArg) -> Result<JsValue, JsValue> {
         let version: Option<&CompiledVersion> = compiled
             .as_ref()
             .and_then(|c| c.version(req.version.as_deref()));
-        to_js(&positions::annotate(
+        to_js(&crate::wire::annotated::annotate(
             answer,
             crd.as_ref(),
             version,
@@ -546,11 +548,11 @@ pub fn compile(
     let compiled = crate::CompiledCrd::from_value(&value, kube)
         .map_err(|e| js_error(&e.to_string(), "crd", None))?;
     let reports: Vec<_> = compiled.crd_errors.iter().map(|e| e.to_report_for(compiled.kube_version)).collect();
-    let crd_errors = positions::crd_diagnostics(&reports, source.as_ref());
+    let crd_errors = crate::view::diagnostics::crd_diagnostics(&reports, source.as_ref());
     let rules = compiled
         .versions
         .iter()
-        .flat_map(|v| positions::version_rules(v, source.as_ref()))
+        .flat_map(|v| crate::view::diagnostics::version_rules(v, source.as_ref()))
         .collect();
     Ok(CompiledCrdHandle {
         crd: Arc::new(compiled),
@@ -650,11 +652,11 @@ impl CompiledCrdHandle {
         let warnings: Vec<_> = out.warnings.iter().map(|e| e.to_report_for(crd.kube_version)).collect();
         let answer = AnnotatedAnswer {
             unknown_field_ranges: src
-                .map(|s| positions::unknown_field_ranges(&out.unknown_fields, s)),
+                .map(|s| crate::view::diagnostics::unknown_field_ranges(&out.unknown_fields, s)),
             defaulted: Some(out.defaulted),
             unknown_fields: Some(out.unknown_fields),
-            errors: Some(positions::object_diagnostics(&errors, src)),
-            warnings: Some(positions::object_diagnostics(&warnings, src)),
+            errors: Some(crate::view::diagnostics::object_diagnostics(&errors, src)),
+            warnings: Some(crate::view::diagnostics::object_diagnostics(&warnings, src)),
             remaining_budget: out.remaining_budget,
             ..Default::default()
         };

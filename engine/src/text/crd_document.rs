@@ -2,7 +2,8 @@
 //! CustomResourceDefinition, and why a text holds none. Looks only at each document's
 //! `kind`, so the loader, the editors' positions and the text edits make the same choice.
 
-use crate::text::yaml::{read_documents, ReadError};
+use crate::text::read_error::ReadError;
+use crate::text::yaml::read_documents;
 use serde_json::Value;
 use std::fmt;
 

@@ -5,4 +5,8 @@
 pub mod crd_document;
 pub mod edit;
 pub mod positions;
+pub mod json;
+pub mod read_error;
+pub mod scalars;
+pub mod source_map;
 pub mod yaml;

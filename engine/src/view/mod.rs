@@ -11,16 +11,18 @@
 //! - [`kubectl`]: what `kubectl apply` prints for the answer;
 //! - [`share`]: the whole state in a URL fragment.
 
+pub mod diagnostics;
 pub mod kubectl;
 pub mod share;
 pub mod tree;
 
 use crate::analysis::explain::{self, BoundFix, RuleExplanation};
 use crate::crd::CompiledCrd;
-use crate::text::positions::{self, Diagnostic, Source};
+use crate::text::positions::{self, Source};
+use crate::view::diagnostics::Diagnostic;
 use crate::strategy;
 use crate::version::KubeVersion;
-use crate::text::yaml::Range;
+use crate::text::source_map::Range;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
@@ -292,7 +294,7 @@ fn compile_crd(text: &str, kube: KubeVersion) -> CrdState {
         }
     };
     let reports: Vec<_> = compiled.crd_errors.iter().map(|e| e.to_report_for(kube)).collect();
-    view.errors = positions::crd_diagnostics(&reports, Some(&source));
+    view.errors = crate::view::diagnostics::crd_diagnostics(&reports, Some(&source));
     view.warnings = compiled.crd_warnings.clone();
     view.versions = compiled.versions.iter().map(|v| v.name.clone()).collect();
     view.storage_version = compiled.version(None).map(|v| v.name.clone());
@@ -487,8 +489,8 @@ fn analyze_object(
     let kube = compiled.kube_version;
     let errors: Vec<_> = outcome.errors.iter().map(|e| e.to_report_for(kube)).collect();
     let warnings: Vec<_> = outcome.warnings.iter().map(|e| e.to_report_for(kube)).collect();
-    out.errors = positions::object_diagnostics(&errors, Some(&obj));
-    out.ratcheted = positions::object_diagnostics(&warnings, Some(&obj));
+    out.errors = crate::view::diagnostics::object_diagnostics(&errors, Some(&obj));
+    out.ratcheted = crate::view::diagnostics::object_diagnostics(&warnings, Some(&obj));
     out.remaining_budget = outcome.remaining_budget;
     // kubectl prints the name the apiserver generated.
     if let Some(g) = &outcome.generated_name {
@@ -498,7 +500,7 @@ fn analyze_object(
         .unknown_fields
         .iter()
         .cloned()
-        .zip(positions::unknown_field_ranges(&outcome.unknown_fields, &obj))
+        .zip(crate::view::diagnostics::unknown_field_ranges(&outcome.unknown_fields, &obj))
         .collect();
     out.defaulted_fields = tree::added_fields(&obj.value, &outcome.defaulted, &outcome.unknown_fields);
     out.defaulted_text = serde_json::to_string_pretty(&outcome.defaulted).unwrap_or_default();

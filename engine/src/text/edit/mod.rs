@@ -3,13 +3,16 @@
 //! editor. Only the bytes that change are touched: comments, quoting, key order,
 //! indentation, line endings and the other documents of a stream stay as they were.
 //!
-//! Positions come from the reader's [`crate::text::yaml::SourceMap`], so the text is read
+//! Positions come from the reader's [`crate::text::source_map::SourceMap`], so the text is read
 //! exactly as the rest of crdlab reads it. Every edit is checked before it is returned:
 //! the new text, read again, must give the old documents with exactly the one change
 //! applied; an edit that would not (a layout this module does not model) is refused with
 //! [`EditError::Unverified`] rather than handed back wrong.
 
-use crate::text::yaml::{self, NodeStyle, PosChildren, PosNode, Range, ReadError};
+use crate::text::json::read_json;
+use crate::text::read_error::{ReadError, MAX_DEPTH};
+use crate::text::source_map::{NodeStyle, PosChildren, PosNode, Range, SourceMap};
+use crate::text::yaml;
 use serde_json::{Map, Value};
 use std::fmt;
 use std::sync::OnceLock;
@@ -294,7 +297,7 @@ pub struct Prepared<'t> {
     text: &'t str,
     /// The byte-order mark's length: the reader's offsets start after it.
     bom: usize,
-    docs: Vec<(Value, yaml::SourceMap)>,
+    docs: Vec<(Value, SourceMap)>,
     index: usize,
     json: bool,
     nl: &'static str,
@@ -346,7 +349,7 @@ impl<'t> Prepared<'t> {
             seps: &self.seps,
         };
         if let Op::Set(v) | Op::Append(v) = op {
-            if depth_of(v) > yaml::MAX_DEPTH {
+            if depth_of(v) > MAX_DEPTH {
                 return Err(ed.unsupported(None, "the value nests too deeply"));
             }
         }
@@ -403,7 +406,7 @@ impl<'t> Prepared<'t> {
 }
 
 /// The document to edit.
-fn choose(docs: &[(Value, yaml::SourceMap)], doc: Doc) -> Result<usize, EditError> {
+fn choose(docs: &[(Value, SourceMap)], doc: Doc) -> Result<usize, EditError> {
     let present: Vec<usize> = (0..docs.len()).filter(|&i| !docs[i].0.is_null()).collect();
     match doc {
         Doc::Single => match present.as_slice() {
@@ -420,11 +423,11 @@ fn choose(docs: &[(Value, yaml::SourceMap)], doc: Doc) -> Result<usize, EditErro
 /// A JSON text (read as JSON, not as YAML), as the reader decides it.
 fn is_json(body: &str, documents: usize) -> bool {
     let t = body.trim_start();
-    documents == 1 && (t.starts_with('{') || t.starts_with('[')) && yaml::read_json(t).is_ok()
+    documents == 1 && (t.starts_with('{') || t.starts_with('[')) && read_json(t).is_ok()
 }
 
 /// Where a document's text can begin: after the previous documents' nodes.
-fn doc_floor(docs: &[(Value, yaml::SourceMap)], index: usize) -> usize {
+fn doc_floor(docs: &[(Value, SourceMap)], index: usize) -> usize {
     docs[..index]
         .iter()
         .filter_map(|(_, m)| m.root.as_ref())
@@ -517,7 +520,7 @@ fn depth_of(v: &Value) -> usize {
     let mut stack = vec![(v, 1usize)];
     while let Some((v, d)) = stack.pop() {
         max = max.max(d);
-        if d > yaml::MAX_DEPTH {
+        if d > MAX_DEPTH {
             break;
         }
         match v {
@@ -652,13 +655,13 @@ fn expected_value(doc: &Value, segs: &[String], op: Op, pointer: &str) -> Result
 /// The new text must read as the old documents with the one change.
 fn verify(
     new_body: &str,
-    docs: &[(Value, yaml::SourceMap)],
+    docs: &[(Value, SourceMap)],
     index: usize,
     expected: &Value,
     json: bool,
 ) -> Result<(), String> {
     if json {
-        yaml::read_json(new_body.trim_start()).map_err(|e| format!("no longer JSON: {}", e))?;
+        read_json(new_body.trim_start()).map_err(|e| format!("no longer JSON: {}", e))?;
     }
     let new_docs = yaml::read_documents(new_body).map_err(|e| e.to_string())?;
     if new_docs.len() != docs.len() {
@@ -2272,11 +2275,11 @@ mod tests {
             match cur {
                 Value::Array(a) => {
                     let k: usize = s.parse().unwrap();
-                    parent.push(yaml::PathSeg::Index(k));
+                    parent.push(crate::text::source_map::PathSeg::Index(k));
                     cur = &a[k];
                 }
                 _ => {
-                    parent.push(yaml::PathSeg::Key(s.clone()));
+                    parent.push(crate::text::source_map::PathSeg::Key(s.clone()));
                     cur = &cur[s.as_str()];
                 }
             }
