@@ -2,7 +2,9 @@
 
 use crate::analysis::diff::finding::{Finding, Report, Severity, Validator};
 use crate::analysis::diff::side::{Options, Side};
-use crate::analysis::diff::{cel, crd, version};
+use crate::analysis::diff::cel;
+use crate::analysis::diff::crd;
+use crate::analysis::diff::version;
 
 /// Compares two CRDs (YAML or JSON text).
 pub fn diff(old_text: &str, new_text: &str, opts: &Options) -> Result<Report, String> {
