@@ -294,7 +294,7 @@ fn every_example_file_reads_and_every_crd_decodes() {
         let id = id_of(&e);
         let files = files_of(&e);
         let crd_text = read(&files[0]);
-        let crd = crdlab::crd::parse_crd_text(&crd_text)
+        let crd = crdlab::text::crd_document::parse_crd_text(&crd_text)
             .unwrap_or_else(|err| panic!("example {}: {}: {}", id, files[0], err));
         let model = crdlab::crd::decode_crd(&crd)
             .unwrap_or_else(|err| panic!("example {}: {}: {}", id, files[0], err));

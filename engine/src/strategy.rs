@@ -77,11 +77,11 @@ pub fn validate_object(
     opts: &ValidateOptions,
 ) -> Result<Outcome, String> {
     if !obj.is_object() {
-        return Err(format!("object must be a JSON object, not {}", crate::crd::json_type_name(obj)));
+        return Err(format!("object must be a JSON object, not {}", crate::text::crd_document::json_type_name(obj)));
     }
     if let Some(o) = old {
         if !o.is_object() {
-            return Err(format!("oldObject must be a JSON object, not {}", crate::crd::json_type_name(o)));
+            return Err(format!("oldObject must be a JSON object, not {}", crate::text::crd_document::json_type_name(o)));
         }
     }
     let mut new = obj.clone();

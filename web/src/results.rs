@@ -2,7 +2,7 @@
 //! pruning and defaulting did, and the runtime budget left.
 
 use crate::{App, Msg, Pane};
-use crdlab::text::positions::Diagnostic;
+use crdlab::view::diagnostics::Diagnostic;
 use crdlab::view::kubectl::Verdict;
 use crdlab::view::tree::State;
 use crdlab::view::{Analysis, InputError};

@@ -73,7 +73,7 @@ fn real_crds_match_the_apiserver() {
                 .entry(file.to_string())
                 .or_insert_with(|| {
                     let t = std::fs::read_to_string(dir.join("crds").join(file)).unwrap();
-                    let val = crate::crd::parse_crd_text(&t).unwrap();
+                    let val = crate::text::crd_document::parse_crd_text(&t).unwrap();
                     crate::crd::decode_crd(&val).unwrap()
                 })
                 .clone();
