@@ -204,3 +204,54 @@ impl Engine {
     }
 
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CRD: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object}
+";
+
+    #[test]
+    fn compiles_each_source_and_release_once() {
+        let mut engine = Engine::new();
+        let kube = KubeVersion::PROTOCOL_DEFAULT;
+        let a = engine.compile(CrdInput::Text(CRD), None, kube).unwrap();
+        let b = engine.compile(CrdInput::Text(CRD), None, kube).unwrap();
+        assert!(Arc::ptr_eq(&a, &b), "the same text and release come from the cache");
+        let value = crate::text::crd_document::parse_crd_text(CRD).unwrap();
+        let c = engine.compile(CrdInput::Json(&value), None, kube).unwrap();
+        assert!(!Arc::ptr_eq(&a, &c), "a JSON value is another source");
+        assert_eq!(c.crd.spec.versions.len(), 1);
+        if KubeVersion::LATEST != kube {
+            let d = engine.compile(CrdInput::Text(CRD), None, KubeVersion::LATEST).unwrap();
+            assert!(!Arc::ptr_eq(&a, &d), "another release compiles again");
+        }
+    }
+
+    #[test]
+    fn compile_errors_keep_the_loaders_text() {
+        let mut engine = Engine::new();
+        let kube = KubeVersion::PROTOCOL_DEFAULT;
+        assert_eq!(
+            engine.compile(CrdInput::Text("kind: ConfigMap\n"), None, kube).unwrap_err(),
+            "no CustomResourceDefinition found: the document holds ConfigMap"
+        );
+        let old = engine
+            .compile(CrdInput::Text(CRD), Some(CrdInput::Text("kind: Secret\n")), kube)
+            .unwrap_err();
+        assert_eq!(old, "old CRD: no CustomResourceDefinition found: the document holds Secret");
+    }
+}
