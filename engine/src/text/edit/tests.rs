@@ -158,20 +158,20 @@ const SCHEMA: &str = "\
 spec:
   versions:
   - name: v1
-schema:
-  openAPIV3Schema:
-    type: object
-    properties:
-      spec:
-        type: object # the spec
+    schema:
+      openAPIV3Schema:
+        type: object
         properties:
-          replicas:
-            type: integer
-        x-kubernetes-validations:
-        - rule: \"self.replicas >= 0\"   # keep me
-          message: must not be negative
-        - rule: 'self.replicas < 10'
-      list: {type: array, items: {type: string}}
+          spec:
+            type: object # the spec
+            properties:
+              replicas:
+                type: integer
+            x-kubernetes-validations:
+            - rule: \"self.replicas >= 0\"   # keep me
+              message: must not be negative
+            - rule: 'self.replicas < 10'
+          list: {type: array, items: {type: string}}
 ";
 const RULES: &str =
     "/spec/versions/0/schema/openAPIV3Schema/properties/spec/x-kubernetes-validations";
