@@ -54,15 +54,15 @@ fn main() {
     let mut read = Vec::new();
     for _ in 0..10 {
         let t = Instant::now();
-        let v = crdlab::crd::parse_crd_text(&crd_text).expect("reads");
+        let v = crdlab::text::crd_document::parse_crd_text(&crd_text).expect("reads");
         read.push(t.elapsed());
         drop(v);
     }
 
     // Re-compiles after an edit: every text is new (the engine's per-text cache misses),
     // one rule differs from the previous compile's; the engine's compile cache has the rest.
-    let mut engine = crdlab::request::Engine::new();
-    let request = |text: String| crdlab::request::Request {
+    let mut engine = crdlab::engine::Engine::new();
+    let request = |text: String| crdlab::wire::batch::Request {
         crd: Some(serde_json::Value::String(text)),
         ..Default::default()
     };
@@ -71,7 +71,7 @@ fn main() {
     let mut recompile = Vec::new();
     let mut recompile_value = Vec::new();
     let mut cache = crdlab::crd::CompileCache::default();
-    let value = crdlab::crd::parse_crd_text(&crd_text).expect("reads");
+    let value = crdlab::text::crd_document::parse_crd_text(&crd_text).expect("reads");
     crdlab::CompiledCrd::from_value_cached(&value, None, kube, &mut cache).expect("compiles");
     for n in 0..10 {
         let edited = edit_first_rule(&crd_text, n).expect("a rule to edit");
@@ -80,7 +80,7 @@ fn main() {
         recompile.push(t.elapsed());
         assert!(answer.error.is_none(), "{:?}", answer.error);
         // The same without reading the YAML text (what the compile itself costs).
-        let v = crdlab::crd::parse_crd_text(&edited).expect("reads");
+        let v = crdlab::text::crd_document::parse_crd_text(&edited).expect("reads");
         let t = Instant::now();
         let c =
             crdlab::CompiledCrd::from_value_cached(&v, None, kube, &mut cache).expect("compiles");

@@ -2,7 +2,7 @@
 //! `valgrind --tool=callgrind target/release/examples/compile_profile MODE CRD_FILE`.
 //! MODE `cold` compiles the CRD once (a fresh `CompiledCrd::from_text`); `warm` compiles it
 //! twice and `--toggle-collect='*compile_again'` counts the second; `edit` asks an
-//! [`crdlab::request::Engine`] for the CRD, then for the CRD with one rule edited (the
+//! [`crdlab::engine::Engine`] for the CRD, then for the CRD with one rule edited (the
 //! re-compile the playground does per keystroke; `--toggle-collect='*recompile'` counts only
 //! that one); `edit-value` does the same below the YAML reading (`*recompile_value`).
 use std::time::Instant;
@@ -42,7 +42,7 @@ fn main() {
             // what the parts cost.
             for _ in 0..10 {
                 let t = Instant::now();
-                let v = crdlab::crd::parse_crd_text(&text).expect("reads");
+                let v = crdlab::text::crd_document::parse_crd_text(&text).expect("reads");
                 let read = t.elapsed();
                 let c = crdlab::CompiledCrd::from_value(&v, kube).expect("compiles");
                 let compile = t.elapsed() - read;
@@ -66,15 +66,15 @@ fn main() {
             let n: usize = c
                 .versions
                 .iter()
-                .filter_map(|v| crdlab::cel::explain::explain(&c, Some(&v.name)).ok())
+                .filter_map(|v| crdlab::analysis::explain::explain(&c, Some(&v.name)).ok())
                 .map(|e| e.rules.len())
                 .sum();
             eprintln!("explain every version: {:?} ({} rules)", t.elapsed(), n);
         }
         "edit" => {
             let edited = edit_one_rule(&text).expect("the CRD has a rule to edit");
-            let mut engine = crdlab::request::Engine::new();
-            let req = |t: &str| crdlab::request::Request {
+            let mut engine = crdlab::engine::Engine::new();
+            let req = |t: &str| crdlab::wire::batch::Request {
                 crd: Some(serde_json::Value::String(t.to_string())),
                 ..Default::default()
             };
@@ -92,9 +92,9 @@ fn main() {
             // The same without the YAML reading: the compile of the JSON value only.
             let edited = edit_one_rule(&text).expect("the CRD has a rule to edit");
             let mut cache = crdlab::crd::CompileCache::default();
-            let v = crdlab::crd::parse_crd_text(&text).expect("reads");
+            let v = crdlab::text::crd_document::parse_crd_text(&text).expect("reads");
             crdlab::CompiledCrd::from_value_cached(&v, None, kube, &mut cache).expect("compiles");
-            let v2 = crdlab::crd::parse_crd_text(&edited).expect("reads");
+            let v2 = crdlab::text::crd_document::parse_crd_text(&edited).expect("reads");
             let t = Instant::now();
             let c = recompile_value(&v2, &mut cache);
             eprintln!(
@@ -126,9 +126,9 @@ fn recompile_value(
 
 #[inline(never)]
 fn recompile(
-    engine: &mut crdlab::request::Engine,
-    req: &crdlab::request::Request,
-) -> crdlab::request::Answer {
+    engine: &mut crdlab::engine::Engine,
+    req: &crdlab::wire::batch::Request,
+) -> crdlab::wire::batch::Answer {
     engine.handle(req)
 }
 

@@ -8,7 +8,7 @@ fn main() {
     let mut best = [Duration::MAX; 5];
     for _ in 0..7 {
         let t = Instant::now();
-        let v = crdlab::crd::parse_crd_text(&text).unwrap();
+        let v = crdlab::text::crd_document::parse_crd_text(&text).unwrap();
         let t1 = t.elapsed();
         let crd = crdlab::crd::decode_crd(&v).unwrap();
         let t2 = t.elapsed();

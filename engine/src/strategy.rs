@@ -4,7 +4,6 @@
 //! `ValidateUpdate`, and the status strategy).
 
 use crate::crd::compiled::{CompiledCrd, CompiledVersion};
-use crate::crd::load::json_type_name;
 use crate::crd::model::JsonSchemaProps;
 use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::schema::cel::validation::validate as validate_rules;
@@ -82,11 +81,11 @@ pub fn validate_object(
     opts: &ValidateOptions,
 ) -> Result<Outcome, String> {
     if !obj.is_object() {
-        return Err(format!("object must be a JSON object, not {}", json_type_name(obj)));
+        return Err(format!("object must be a JSON object, not {}", crate::text::crd_document::json_type_name(obj)));
     }
     if let Some(o) = old {
         if !o.is_object() {
-            return Err(format!("oldObject must be a JSON object, not {}", json_type_name(o)));
+            return Err(format!("oldObject must be a JSON object, not {}", crate::text::crd_document::json_type_name(o)));
         }
     }
     let mut new = obj.clone();

@@ -8,20 +8,23 @@
 //! - [`evaluate`]: expression mode; [`version`].
 //!
 //! Every error, warning, compile error and rule carries, where it came from text, the range
-//! to underline ([`crate::yaml::Range`]: 1-based lines, 1-based UTF-16 columns, UTF-16
-//! offsets); the answers are built in [`crate::positions`]. Documents cross the boundary as
+//! to underline ([`crate::text::source_map::Range`]: 1-based lines, 1-based UTF-16 columns, UTF-16
+//! offsets); the answers are built in [`crate::text::positions`]. Documents cross the boundary as
 //! JSON (text, or an object through `JSON.stringify`, then the engine's depth-limited
 //! reader), so a hostile object cannot exhaust the wasm stack; options cross with
 //! serde-wasm-bindgen. Failures are thrown as JS `Error`s (with `input`, and `line`,
 //! `column`, `range` when the failure has a place in a text); nothing here unwraps data,
 //! since a panic would abort the module.
 
-use crate::crd::compiled::CompiledVersion;
-use crate::positions::{self, AnnotatedAnswer, Diagnostic, EvalResult, Rule, Source};
-use crate::request::{Engine, Request};
+use crate::crd::CompiledVersion;
+use crate::text::positions::{self, Source};
+use crate::view::diagnostics::{Diagnostic, Rule};
+use crate::wire::annotated::{AnnotatedAnswer, EvalResult};
+use crate::engine::Engine;
+use crate::wire::batch::Request;
 use crate::strategy;
 use crate::version::KubeVersion;
-use crate::yaml::Range;
+use crate::text::source_map::Range;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::cell::RefCell;
@@ -328,7 +331,7 @@ fn json_of(v: &JsValue, what: &str) -> Result<Value, JsValue> {
         )
     })?;
     let text = text.as_string().unwrap_or_default();
-    crate::yaml::read_json(&text)
+    crate::text::json::read_json(&text)
         .map_err(|e| js_error(&format!("{}: {}", what, e.message), what, None))
 }
 
@@ -478,7 +481,7 @@ pub fn validate(request: ValidateRequestArg) -> Result<JsValue, JsValue> {
         let version: Option<&CompiledVersion> = compiled
             .as_ref()
             .and_then(|c| c.version(req.version.as_deref()));
-        to_js(&positions::annotate(
+        to_js(&crate::wire::annotated::annotate(
             answer,
             crd.as_ref(),
             version,
@@ -545,11 +548,11 @@ pub fn compile(
     let compiled = crate::CompiledCrd::from_value(&value, kube)
         .map_err(|e| js_error(&e.to_string(), "crd", None))?;
     let reports: Vec<_> = compiled.crd_errors.iter().map(|e| e.to_report_for(compiled.kube_version)).collect();
-    let crd_errors = positions::crd_diagnostics(&reports, source.as_ref());
+    let crd_errors = crate::view::diagnostics::crd_diagnostics(&reports, source.as_ref());
     let rules = compiled
         .versions
         .iter()
-        .flat_map(|v| positions::version_rules(v, source.as_ref()))
+        .flat_map(|v| crate::view::diagnostics::version_rules(v, source.as_ref()))
         .collect();
     Ok(CompiledCrdHandle {
         crd: Arc::new(compiled),
@@ -565,7 +568,7 @@ impl CompiledCrdHandle {
     #[wasm_bindgen(js_name = explainCosts, unchecked_return_type = "CostExplanation")]
     pub fn explain_costs(&self, version: Option<String>) -> Result<JsValue, JsValue> {
         let _call = enter()?;
-        let e = crate::cel::explain::explain(&self.crd, version.as_deref()).map_err(|e| js_error(&e, "version", None))?;
+        let e = crate::analysis::explain::explain(&self.crd, version.as_deref()).map_err(|e| js_error(&e, "version", None))?;
         to_js(&e)
     }
 
@@ -573,7 +576,7 @@ impl CompiledCrdHandle {
     #[wasm_bindgen(js_name = versionMatrix, unchecked_return_type = "RuleVersionRow[]")]
     pub fn version_matrix(&self) -> Result<JsValue, JsValue> {
         let _call = enter()?;
-        to_js(&crate::versions::rule_versions(&self.crd))
+        to_js(&crate::analysis::versions::rule_versions(&self.crd))
     }
 }
 
@@ -634,13 +637,13 @@ impl CompiledCrdHandle {
         let old_object: Option<JsValue> = old_object.map(Into::into);
         let opts: ObjectOptions = self::options(options, "options")?;
         let crd = &self.crd;
-        let ver = crate::request::version_of(crd, opts.version.as_deref()).map_err(|m| js_error(&m, "options", None))?;
+        let ver = crate::engine::version_of(crd, opts.version.as_deref()).map_err(|m| js_error(&m, "options", None))?;
         let (obj, obj_source) = read_object(&object, "object")?;
         let old = match old_object {
             Some(o) if !is_absent(&o) => Some(read_object(&o, "oldObject")?.0),
             _ => None,
         };
-        let vopts = crate::request::validate_options(opts.subresource.as_deref(), opts.ratcheting, opts.emulate_request, crd.kube_version)
+        let vopts = crate::engine::validate_options(opts.subresource.as_deref(), opts.ratcheting, opts.emulate_request, crd.kube_version)
             .map_err(|m| js_error(&m, "options", None))?;
         let out = strategy::validate_object(crd, ver, &obj, old.as_ref(), &vopts)
             .map_err(|e| js_error(&e, "object", None))?;
@@ -649,11 +652,11 @@ impl CompiledCrdHandle {
         let warnings: Vec<_> = out.warnings.iter().map(|e| e.to_report_for(crd.kube_version)).collect();
         let answer = AnnotatedAnswer {
             unknown_field_ranges: src
-                .map(|s| positions::unknown_field_ranges(&out.unknown_fields, s)),
+                .map(|s| crate::view::diagnostics::unknown_field_ranges(&out.unknown_fields, s)),
             defaulted: Some(out.defaulted),
             unknown_fields: Some(out.unknown_fields),
-            errors: Some(positions::object_diagnostics(&errors, src)),
-            warnings: Some(positions::object_diagnostics(&warnings, src)),
+            errors: Some(crate::view::diagnostics::object_diagnostics(&errors, src)),
+            warnings: Some(crate::view::diagnostics::object_diagnostics(&warnings, src)),
             remaining_budget: out.remaining_budget,
             ..Default::default()
         };
@@ -724,15 +727,15 @@ pub fn diff(
     let _call = enter()?;
     let config = match config.as_deref() {
         Some(text) if !text.trim().is_empty() => {
-            crate::diff::Config::parse(text).map_err(|e| js_error(&e, "config", None))?
+            crate::analysis::diff::config::Config::parse(text).map_err(|e| js_error(&e, "config", None))?
         }
-        _ => crate::diff::Config::default(),
+        _ => crate::analysis::diff::config::Config::default(),
     };
     let kubernetes_version = match kubernetes_version.as_deref() {
         Some(v) => Some(crate::version::KubeVersion::parse(v).map_err(|e| js_error(&e, "kubernetesVersion", None))?),
         None => None,
     };
-    let opts = crate::diff::Options { config, objects: Vec::new(), kubernetes_version };
-    let report = crate::diff::diff(old_crd, new_crd, &opts).map_err(|e| js_error(&e, "crd", None))?;
+    let opts = crate::analysis::diff::side::Options { config, objects: Vec::new(), kubernetes_version };
+    let report = crate::analysis::diff::run::diff(old_crd, new_crd, &opts).map_err(|e| js_error(&e, "crd", None))?;
     to_js(&report)
 }

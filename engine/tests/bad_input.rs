@@ -1,7 +1,8 @@
 //! Bad input never panics: each case gets a clear error (with a position where there is
 //! source text).
 
-use crdlab::request::{Engine, Request};
+use crdlab::engine::Engine;
+use crdlab::wire::batch::Request;
 use crdlab::{CompiledCrd, KubeVersion};
 use serde_json::{json, Value};
 
@@ -60,17 +61,17 @@ fn huge_documents() {
     assert!(a.error.is_none(), "{:?}", a.error);
     // A 70 MiB text is refused with a clear error.
     let text = format!("a: \"{}\"", "x".repeat(70 * 1024 * 1024));
-    let e = crdlab::yaml::read_document(&text).unwrap_err();
+    let e = crdlab::text::yaml::read_document(&text).unwrap_err();
     assert!(e.message.contains("bytes"), "{}", e);
 }
 
 #[test]
 fn deep_nesting() {
     let deep_json = "[".repeat(10_000) + &"]".repeat(10_000);
-    let e = crdlab::yaml::read_document(&deep_json).unwrap_err();
+    let e = crdlab::text::yaml::read_document(&deep_json).unwrap_err();
     assert!(e.message.contains("nesting deeper than"), "{}", e);
     let deep_yaml: String = (0..10_000).map(|i| format!("{}a:\n", " ".repeat(i))).collect();
-    let e = crdlab::yaml::read_document(&deep_yaml).unwrap_err();
+    let e = crdlab::text::yaml::read_document(&deep_yaml).unwrap_err();
     assert!(e.message.contains("nesting deeper than") && e.line.is_some(), "{}", e);
     // A deep object given as JSON text through the request path.
     let obj = format!("{{\"spec\": {}{}}}", "{\"a\":".repeat(10_000), "1".to_string() + &"}".repeat(10_000));

@@ -90,7 +90,7 @@ fn postgres_prints_every_rule_with_its_share() {
         Default::default(),
     )
     .unwrap();
-    let reports = crdlab::request::rule_reports(crd.version(Some("v1beta1")).unwrap());
+    let reports = crdlab::wire::batch::rule_reports(crd.version(Some("v1beta1")).unwrap());
     assert_eq!(reports.len(), 66);
     let mut total: u64 = 0;
     for (r, rep) in rules.iter().zip(&reports) {
@@ -160,7 +160,7 @@ fn over_budget_rules_get_a_verified_bound() {
             let line = format!(
                 "fix: add {}: {} to {} (rule cost would be ",
                 kw,
-                crdlab::cel::explain::group(v),
+                crdlab::analysis::explain::group(v),
                 f["field"].as_str().unwrap()
             );
             assert!(text.contains(&line), "{} not in {}", line, text);
@@ -276,7 +276,7 @@ fn engine_api_explains_a_version() {
           "x-kubernetes-validations":[{"rule":"self.all(t, t.matches('^[a-z]+$'))"}]}}}}}))
     .to_string();
     let compiled = crdlab::crd::CompiledCrd::from_text(&crd, Default::default()).unwrap();
-    let e = crdlab::cel::explain::explain(&compiled, None).unwrap();
+    let e = crdlab::analysis::explain::explain(&compiled, None).unwrap();
     assert_eq!(e.rules.len(), 1);
     let r = &e.rules[0];
     assert_eq!(r.field, "spec.tags");
@@ -291,5 +291,5 @@ fn engine_api_explains_a_version() {
         .iter()
         .any(|n| n.field == "spec.tags[*]" && n.keyword == "maxLength"));
     assert!(!r.fixes.is_empty());
-    assert!(crdlab::cel::explain::explain(&compiled, Some("v9")).is_err());
+    assert!(crdlab::analysis::explain::explain(&compiled, Some("v9")).is_err());
 }

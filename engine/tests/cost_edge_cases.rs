@@ -22,8 +22,7 @@
 
 mod common;
 
-use crdlab::request::rule_reports;
-use crdlab::request::RuleReport;
+use crdlab::wire::batch::{rule_reports, RuleReport};
 use serde_json::{json, Value};
 
 const MAX_REQUEST: u64 = 3_145_728;

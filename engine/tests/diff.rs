@@ -8,7 +8,7 @@
 
 mod common;
 
-use crdlab::diff::{
+use crdlab::analysis::diff::{
     self, report, Config, Enforcement, Finding, Options, Ratcheting, Report, SampleObject,
     Severity, Validator,
 };
@@ -1311,7 +1311,7 @@ fn real_multi_version_crd() {
     assert!(run(&a, &b).findings.is_empty());
     // Against a CRD with a single served version, every served-version difference is new.
     let only_v1 = Config::parse("checks:\n  sameVersion:\n    enabled: false\n").unwrap();
-    let mut old: Value = crdlab::crd::parse_crd_text(&a).unwrap();
+    let mut old: Value = crdlab::text::crd_document::parse_crd_text(&a).unwrap();
     old["spec"]["versions"]
         .as_array_mut()
         .unwrap()

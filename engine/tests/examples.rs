@@ -5,7 +5,8 @@
 //! is checked too: unique ids, every file present and readable, every CRD decodable, and no
 //! YAML file in the folder left out of the picker.
 
-use crdlab::request::{Answer, Engine, Request};
+use crdlab::engine::Engine;
+use crdlab::wire::batch::{Answer, Request};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -293,7 +294,7 @@ fn every_example_file_reads_and_every_crd_decodes() {
         let id = id_of(&e);
         let files = files_of(&e);
         let crd_text = read(&files[0]);
-        let crd = crdlab::crd::parse_crd_text(&crd_text)
+        let crd = crdlab::text::crd_document::parse_crd_text(&crd_text)
             .unwrap_or_else(|err| panic!("example {}: {}: {}", id, files[0], err));
         let model = crdlab::crd::decode_crd(&crd)
             .unwrap_or_else(|err| panic!("example {}: {}: {}", id, files[0], err));
@@ -303,7 +304,7 @@ fn every_example_file_reads_and_every_crd_decodes() {
             id
         );
         for f in &files[1..] {
-            let obj = crdlab::yaml::read_document(&read(f))
+            let obj = crdlab::text::yaml::read_document(&read(f))
                 .unwrap_or_else(|err| panic!("example {}: {}: {}", id, f, err));
             // The object must be of the CRD's kind, or the example validates nothing useful.
             assert_eq!(

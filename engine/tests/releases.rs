@@ -5,7 +5,8 @@
 mod common;
 
 use common::crd;
-use crdlab::request::{Engine, Request};
+use crdlab::engine::Engine;
+use crdlab::wire::batch::Request;
 use serde_json::{json, Value};
 
 fn obj(spec: Value) -> Value {
@@ -227,7 +228,7 @@ fn reserved_words_as_field_names_from_compatibility_1_31() {
     let a = Engine::new().handle(&req);
     assert!(a.crd_errors.unwrap_or_default().is_empty());
     // The version matrix names 1.32.
-    let rows = crdlab::versions::rule_versions_of_text(&c).unwrap();
+    let rows = crdlab::analysis::versions::rule_versions_of_text(&c).unwrap();
     assert_eq!(rows[0].lowest_version.as_deref(), Some("1.32"), "{:?}", rows[0]);
 }
 

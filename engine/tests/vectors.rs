@@ -7,7 +7,8 @@
 //! the list: the list only shrinks). `CRDLAB_WRITE_EXPECTED_FAILURES=1` rewrites the list
 //! from the current results (review the diff before committing it).
 
-use crdlab::request::{Answer, Engine};
+use crdlab::engine::Engine;
+use crdlab::wire::batch::Answer;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};

@@ -1,4 +1,4 @@
-//! The version matrix (`crdlab::versions`, `crdlab versions`) and the stored-expression
+//! The version matrix (`crdlab::analysis::versions`, `crdlab versions`) and the stored-expression
 //! environment of CRD updates (`oldCrd`, `crdlab validate --old-crd`).
 
 // Needs the `crdlab` binary, built with the `cli` feature (on by default).
@@ -6,8 +6,9 @@
 
 mod common;
 
-use crdlab::request::{Engine, Request};
-use crdlab::versions::{accepted_on, rule_versions_of_text, RuleVersionRow};
+use crdlab::engine::Engine;
+use crdlab::wire::batch::Request;
+use crdlab::analysis::versions::{accepted_on, rule_versions_of_text, RuleVersionRow};
 use crdlab::{CompiledCrd, KubeVersion};
 use serde_json::Value;
 use std::process::Command;

@@ -3,7 +3,7 @@
 
 use crate::editor::Editor;
 use crate::{App, Msg};
-use crdlab::diff::{self, Report, Severity};
+use crdlab::analysis::diff::{self, Report, Severity};
 use crdlab::view::Settings;
 use std::cell::RefCell;
 use yew::html::Scope;

@@ -3,7 +3,7 @@
 //! only when the props differ from what the editor holds (an example loaded, a rule edited
 //! in the rules panel), so typing never fights the cursor.
 
-use crdlab::yaml::Range;
+use crdlab::text::source_map::Range;
 use wasm_bindgen::prelude::*;
 use web_sys::Element;
 use yew::prelude::*;

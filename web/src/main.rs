@@ -118,7 +118,7 @@ pub struct App {
     matrix_timer: Option<Timeout>,
     /// `performance.now()` at the first edit not yet on screen, and what was edited.
     edit_started: Option<(f64, &'static str)>,
-    matrix: Option<(usize, Rc<Vec<crdlab::versions::RuleVersionRow>>)>,
+    matrix: Option<(usize, Rc<Vec<crdlab::analysis::versions::RuleVersionRow>>)>,
     diff: diff::Cache,
     notice: Option<String>,
     share_url: Option<String>,
@@ -283,7 +283,7 @@ impl App {
     }
 
     fn apply_rule_edit(&mut self, edit: RuleEdit) {
-        use crdlab::edit::{self, Doc};
+        use crdlab::text::edit::{self, Doc};
         let result = match &edit {
             RuleEdit::Set { pointer, key, value } => {
                 let target = format!("{}/{}", pointer, key);
@@ -595,7 +595,7 @@ impl Component for App {
                 if let Some(c) = self.ws.compiled() {
                     let id = std::sync::Arc::as_ptr(&c) as usize;
                     if self.matrix.as_ref().map(|m| m.0) != Some(id) {
-                        self.matrix = Some((id, Rc::new(crdlab::versions::rule_versions(&c))));
+                        self.matrix = Some((id, Rc::new(crdlab::analysis::versions::rule_versions(&c))));
                     }
                 }
             }

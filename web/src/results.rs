@@ -2,7 +2,7 @@
 //! pruning and defaulting did, and the runtime budget left.
 
 use crate::{App, Msg, Pane};
-use crdlab::positions::Diagnostic;
+use crdlab::view::diagnostics::Diagnostic;
 use crdlab::view::kubectl::Verdict;
 use crdlab::view::tree::State;
 use crdlab::view::{Analysis, InputError};
@@ -194,5 +194,5 @@ fn budget(remaining: Option<i64>) -> Html {
 
 /// `1234567` → `1,234,567`.
 pub fn group(n: u64) -> String {
-    crdlab::cel::explain::group(n)
+    crdlab::analysis::explain::group(n)
 }

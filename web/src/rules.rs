@@ -1,11 +1,11 @@
 //! The rules pane: every `x-kubernetes-validations` rule of the CRD version, editable in
-//! place (edits are written back into the CRD text by `crdlab::edit`), with its compile
+//! place (edits are written back into the CRD text by `crdlab::text::edit`), with its compile
 //! status, estimated cost against the per-rule limit and the CRD budget, its lowest
 //! Kubernetes version, and the cost explanation with one-click bound fixes.
 
 use crate::results::group;
 use crate::{App, Msg, Pane, RuleEdit};
-use crdlab::versions::RuleVersionRow;
+use crdlab::analysis::versions::RuleVersionRow;
 use crdlab::view::{Analysis, RuleView, VersionView};
 use serde_json::Value;
 use std::rc::Rc;

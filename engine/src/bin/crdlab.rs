@@ -4,7 +4,8 @@
 //! two CRDs).
 
 use clap::{Parser, Subcommand, ValueEnum};
-use crdlab::request::{Answer, Engine, Request};
+use crdlab::engine::Engine;
+use crdlab::wire::batch::{Answer, Request};
 use serde_json::Value;
 use std::io::{BufRead, BufWriter, Write};
 use std::process::ExitCode;
@@ -213,7 +214,7 @@ fn diff(
     kubernetes_version: Option<&str>,
     output: DiffOutput,
 ) -> ExitCode {
-    use crdlab::diff::{self, report};
+    use crdlab::analysis::diff::{self, report};
     let read = |p: &str| std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {}", p, e));
     let run = || -> Result<diff::Report, String> {
         let mut opts = diff::Options::default();
@@ -255,7 +256,7 @@ fn diff(
 }
 
 fn cost(crd: &str, version: Option<&str>, kubernetes_version: Option<&str>, output: Output) -> ExitCode {
-    use crdlab::cel::explain;
+    use crdlab::analysis::explain;
     let run = || -> Result<explain::CostExplanation, String> {
         let text = std::fs::read_to_string(crd).map_err(|e| format!("cannot read {}: {}", crd, e))?;
         let kube = match kubernetes_version {
@@ -285,8 +286,8 @@ fn cost(crd: &str, version: Option<&str>, kubernetes_version: Option<&str>, outp
 }
 
 fn versions(crd: &str, target: Option<&str>, output: Output) -> ExitCode {
-    use crdlab::versions::{accepted_on, rule_versions_of_text};
-    let run = || -> Result<(Vec<crdlab::versions::RuleVersionRow>, Option<crdlab::KubeVersion>), String> {
+    use crdlab::analysis::versions::{accepted_on, rule_versions_of_text};
+    let run = || -> Result<(Vec<crdlab::analysis::versions::RuleVersionRow>, Option<crdlab::KubeVersion>), String> {
         let text = std::fs::read_to_string(crd).map_err(|e| format!("cannot read {}: {}", crd, e))?;
         let target = target.map(crdlab::KubeVersion::parse).transpose()?;
         Ok((rule_versions_of_text(&text).map_err(|e| e.to_string())?, target))

@@ -1060,7 +1060,7 @@ mod tests {
                 let Ok(crd_text) = std::fs::read_to_string(sh.join("crds").join(crd_file)) else {
                     continue;
                 };
-                let Ok(crd_json) = crate::crd::load::parse_crd_text(&crd_text) else {
+                let Ok(crd_json) = crate::text::crd_document::parse_crd_text(&crd_text) else {
                     continue;
                 };
                 let Ok(crd) = crate::crd::load::decode_crd(&crd_json) else {

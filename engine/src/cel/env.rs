@@ -59,7 +59,7 @@ pub struct EnvOptions {
     pub compat_minor: u32,
     /// The Kubernetes release (minor) whose server binary compiles and runs the program:
     /// its cel-go and apiserver cost code decide the static and runtime cost figures
-    /// ([`crate::cel::cost::CostModel`]), whatever the compatibility version.
+    /// ([`crate::cel::cost_model::CostModel`]), whatever the compatibility version.
     pub release_minor: u32,
     /// Optional syntax (`?.`, `[?]`, `{?k: v}`) — on with the optional library (1.28+).
     pub optional_syntax: bool,

@@ -14,7 +14,6 @@ pub mod cost;
 pub mod cost_model;
 pub mod env;
 pub mod environment;
-pub mod explain;
 pub mod eval;
 pub mod interpreter;
 pub mod library;

@@ -3,7 +3,8 @@
 //! on a create or an update (apiextensions `preexistingExpressions`); and the cache that
 //! compiles share ([`CompileCache`]).
 
-use crate::crd::load::{decode_crd, parse_crd_text, LoadError};
+use crate::crd::load::decode_crd;
+use crate::text::crd_document::{parse_crd_text, LoadError};
 use crate::crd::model::{CustomResourceDefinition, JsonSchemaProps};
 use crate::crd::validation;
 use crate::field::ErrorList;
@@ -196,7 +197,7 @@ impl CompiledCrd {
 
 /// What compiles of CRDs share ([`CompiledCrd::from_value_cached`]): compiled rules and
 /// rule sets ([`RuleCache`]). Bounded; held by
-/// [`crate::request::Engine`] across requests. (Compiled `pattern`s are shared per thread:
+/// [`crate::wire::batch::Engine`] across requests. (Compiled `pattern`s are shared per thread:
 /// [`crate::go::regexp::compile_re2_cached`].)
 #[derive(Default)]
 pub struct CompileCache {

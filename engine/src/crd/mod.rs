@@ -9,4 +9,4 @@ pub mod model;
 pub mod validation;
 
 pub use compiled::{CompileCache, CompiledCrd, CompiledVersion};
-pub use load::{choose_crd_document, decode_crd, json_type_name, parse_crd_text, LoadError};
+pub use load::decode_crd;

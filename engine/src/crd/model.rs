@@ -671,18 +671,21 @@ mod tests {
     /// The derived untagged decoders the hand-written ones replace.
     #[derive(Debug, Deserialize)]
     #[serde(untagged)]
+    #[allow(dead_code)] // read only through Debug, to compare with the new decoders
     enum OldArray {
         Schema(Box<JsonSchemaProps>),
         Array(Vec<JsonSchemaProps>),
     }
     #[derive(Debug, Deserialize)]
     #[serde(untagged)]
+    #[allow(dead_code)] // read only through Debug, to compare with the new decoders
     enum OldBool {
         Bool(bool),
         Schema(Box<JsonSchemaProps>),
     }
     #[derive(Debug, Deserialize)]
     #[serde(untagged)]
+    #[allow(dead_code)] // read only through Debug, to compare with the new decoders
     enum OldStrings {
         Strings(Vec<String>),
         Schema(Box<JsonSchemaProps>),

@@ -5,7 +5,7 @@
 //! `<kind>.<group>/<name> created|configured|unchanged`. Warnings (the CRD's, and the unknown
 //! fields `--validate=warn` reports instead of rejecting) come first as `Warning: ...`.
 
-use super::{CrdView, ObjectView};
+use crate::view::model::{CrdView, ObjectView};
 use serde::Serialize;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]

@@ -22,7 +22,7 @@ pub struct State {
     #[serde(default)]
     pub old_crd: String,
     #[serde(default)]
-    pub settings: super::Settings,
+    pub settings: crate::view::model::Settings,
     /// The pane shown (`results`, `rules`, `diff`, ...).
     #[serde(default)]
     pub tab: String,
@@ -98,7 +98,7 @@ mod tests {
             object: "{}".into(),
             old_object: String::new(),
             old_crd: "x".repeat(10_000),
-            settings: super::super::Settings {
+            settings: crate::view::model::Settings {
                 version: Some("v1".into()),
                 kubernetes_version: Some("1.30".into()),
                 ratcheting: Some(false),

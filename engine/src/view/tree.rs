@@ -7,8 +7,9 @@
 //! renders it with one loop and no recursion.
 
 use crate::crd::model::JsonSchemaProps;
-use crate::positions::{self, Diagnostic};
-use crate::yaml::PathSeg;
+use crate::text::positions;
+use crate::view::diagnostics::Diagnostic;
+use crate::text::source_map::PathSeg;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::HashMap;

@@ -73,8 +73,8 @@ fn real_crds_match_the_apiserver() {
                 .entry(file.to_string())
                 .or_insert_with(|| {
                     let t = std::fs::read_to_string(dir.join("crds").join(file)).unwrap();
-                    let val = crate::crd::load::parse_crd_text(&t).unwrap();
-                    crate::crd::load::decode_crd(&val).unwrap()
+                    let val = crate::text::crd_document::parse_crd_text(&t).unwrap();
+                    crate::crd::decode_crd(&val).unwrap()
                 })
                 .clone();
             let mut expected: Vec<String> = v["expect"]["crdErrors"]

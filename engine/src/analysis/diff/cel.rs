@@ -12,15 +12,17 @@
 //! - `objects`: sample objects valid with the old CRD that the new one rejects, each error
 //!   with whether a no-op update still passes thanks to ratcheting.
 
-use super::config::{Config, PropertyChecks};
-use super::property::{flatten, PropertyFinding, Step};
-use super::{schema_of, Enforcement, Finding, Ratcheting, SampleObject, Severity, Side, Validator};
+use crate::analysis::diff::config::Config;
+use crate::analysis::diff::finding::{severity, Finding, Ratcheting, Severity, Validator};
+use crate::analysis::diff::property::{flatten, Step};
+use crate::analysis::diff::side::{schema_of, SampleObject, Side};
+use crate::analysis::diff::xvalidations::{as_rules, rule_text, str_field};
 use crate::schema::cel::compile::{compile_node_rules, compile_rules, RuleTree};
 use crate::schema::cel::validation::validate;
 use crate::crd::model::JsonSchemaProps;
-use crate::go::json::json_string;
 use crate::go::strconv::quote;
-use crate::request::{Engine, Request};
+use crate::engine::{validate_options, version_of, CrdInput, Engine};
+use crate::field::ErrorReport;
 use crate::version::KubeVersion;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -29,209 +31,6 @@ use std::collections::BTreeMap;
 pub const PER_RULE_COST_LIMIT: u64 = 10_000_000;
 /// StaticEstimatedCRDCostLimit: the sum over one version's schema.
 pub const PER_SCHEMA_COST_LIMIT: u64 = 100_000_000;
-
-fn severity(e: Enforcement) -> Option<Severity> {
-    match e {
-        Enforcement::Error => Some(Severity::Error),
-        Enforcement::Warn => Some(Severity::Warning),
-        _ => None,
-    }
-}
-
-fn rule_text(r: &Value) -> &str {
-    r.get("rule").and_then(Value::as_str).unwrap_or("")
-}
-
-fn str_field<'v>(r: &'v Value, k: &str) -> &'v str {
-    r.get(k).and_then(Value::as_str).unwrap_or("")
-}
-
-/// `json.Marshal(apiextensionsv1.ValidationRule)` (omitempty fields, pointers kept).
-pub fn rule_json(r: &Value) -> String {
-    let mut out = String::from("{");
-    let mut first = true;
-    let mut field = |out: &mut String, k: &str, v: &Value| {
-        if !first {
-            out.push(',');
-        }
-        first = false;
-        json_string(k, out);
-        out.push(':');
-        out.push_str(&crate::go::json::json_marshal(v));
-    };
-    for k in ["rule", "message", "messageExpression"] {
-        if let Some(Value::String(s)) = r.get(k) {
-            if !s.is_empty() {
-                field(&mut out, k, &Value::String(s.clone()));
-            }
-        }
-    }
-    if let Some(v @ Value::String(_)) = r.get("reason") {
-        field(&mut out, "reason", v);
-    }
-    if let Some(Value::String(s)) = r.get("fieldPath") {
-        if !s.is_empty() {
-            field(&mut out, "fieldPath", &Value::String(s.clone()));
-        }
-    }
-    if let Some(v @ Value::Bool(_)) = r.get("optionalOldSelf") {
-        field(&mut out, "optionalOldSelf", v);
-    }
-    out.push('}');
-    out
-}
-
-fn as_rules(v: Option<&Value>) -> Vec<&Value> {
-    match v {
-        Some(Value::Array(a)) => a.iter().filter(|r| r.is_object()).collect(),
-        _ => Vec::new(),
-    }
-}
-
-/// The `xvalidations` check on one property: rules are matched by their text; those left
-/// over are paired as "changed" when they share a message (or, failing that, their
-/// position), the rest are added or removed.
-pub fn compare_rules(
-    old: Option<&Value>,
-    new: Option<&Value>,
-    cfg: &PropertyChecks,
-) -> Vec<PropertyFinding> {
-    let olds = as_rules(old);
-    let news = as_rules(new);
-    let mut old_used = vec![false; olds.len()];
-    let mut new_pair: Vec<Option<usize>> = vec![None; news.len()];
-    // 1. Same rule text.
-    for (j, n) in news.iter().enumerate() {
-        if let Some(i) =
-            (0..olds.len()).find(|&i| !old_used[i] && rule_text(olds[i]) == rule_text(n))
-        {
-            old_used[i] = true;
-            new_pair[j] = Some(i);
-        }
-    }
-    let mut changed: Vec<(usize, usize)> = Vec::new();
-    // 2. Same message or messageExpression.
-    for (j, n) in news.iter().enumerate() {
-        if new_pair[j].is_some() {
-            continue;
-        }
-        let same_msg = |o: &Value| {
-            (!str_field(n, "message").is_empty()
-                && str_field(n, "message") == str_field(o, "message"))
-                || (!str_field(n, "messageExpression").is_empty()
-                    && str_field(n, "messageExpression") == str_field(o, "messageExpression"))
-        };
-        if let Some(i) = (0..olds.len()).find(|&i| !old_used[i] && same_msg(olds[i])) {
-            old_used[i] = true;
-            new_pair[j] = Some(i);
-            changed.push((i, j));
-        }
-    }
-    // 3. Same position.
-    for j in 0..news.len() {
-        if new_pair[j].is_none() && j < olds.len() && !old_used[j] {
-            old_used[j] = true;
-            new_pair[j] = Some(j);
-            changed.push((j, j));
-        }
-    }
-    let e = cfg.xvalidations;
-    let Some(sev) = severity(e) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    let rule_finding = |message: String, rule: &Value| PropertyFinding {
-        check: "xvalidations",
-        message,
-        severity: sev,
-        ratcheting: if rule_text(rule).contains("oldSelf") {
-            Ratcheting::NotSoftened
-        } else {
-            Ratcheting::Softened
-        },
-        rule: Some(rule.clone()),
-    };
-    if cfg.xvalidations_removal {
-        for (i, o) in olds.iter().enumerate() {
-            if !old_used[i] {
-                out.push(PropertyFinding {
-                    check: "xvalidations",
-                    message: format!("x-kubernetes-validations removed: {}", rule_json(o)),
-                    severity: sev,
-                    ratcheting: Ratcheting::NotApplicable,
-                    rule: None,
-                });
-            }
-        }
-    }
-    if cfg.xvalidations_addition {
-        for (j, n) in news.iter().enumerate() {
-            if new_pair[j].is_none() {
-                out.push(rule_finding(
-                    format!("x-kubernetes-validations added: {}", rule_json(n)),
-                    n,
-                ));
-            }
-        }
-    }
-    for (j, n) in news.iter().enumerate() {
-        let Some(i) = new_pair[j] else { continue };
-        let o = olds[i];
-        let is_changed = changed.contains(&(i, j));
-        if (is_changed || o.get("optionalOldSelf") != n.get("optionalOldSelf"))
-            && cfg.xvalidations_addition
-        {
-            {
-                let what = if is_changed {
-                    format!(
-                        "x-kubernetes-validations rule changed : {} -> {}",
-                        quote(rule_text(o)),
-                        quote(rule_text(n))
-                    )
-                } else {
-                    format!(
-                        "x-kubernetes-validations optionalOldSelf changed for rule {} : {} -> {}",
-                        quote(rule_text(n)),
-                        show_opt(o.get("optionalOldSelf")),
-                        show_opt(n.get("optionalOldSelf"))
-                    )
-                };
-                out.push(rule_finding(what, n));
-            }
-        }
-        for (k, name) in [
-            ("message", "message"),
-            ("messageExpression", "messageExpression"),
-            ("reason", "reason"),
-            ("fieldPath", "fieldPath"),
-        ] {
-            let (x, y) = (str_field(o, k), str_field(n, k));
-            if x != y {
-                out.push(PropertyFinding {
-                    check: "xvalidations",
-                    message: format!(
-                        "x-kubernetes-validations {} changed for rule {} : {} -> {}",
-                        name,
-                        quote(rule_text(n)),
-                        quote(x),
-                        quote(y)
-                    ),
-                    severity: Severity::Warning,
-                    ratcheting: Ratcheting::NotApplicable,
-                    rule: None,
-                });
-            }
-        }
-    }
-    out
-}
-
-fn show_opt(v: Option<&Value>) -> String {
-    match v {
-        Some(v) => crate::go::json::json_marshal(v),
-        None => "nil".into(),
-    }
-}
 
 // ------------------------------------------------------------------ sample objects
 
@@ -266,6 +65,40 @@ fn display_name(o: &SampleObject) -> String {
     }
 }
 
+/// An object's errors and defaulted value as the apiserver answers a create (or, with
+/// `old_object`, an update) of `version` of the CRD `side`, ratcheting on and the CRD's own
+/// checks skipped; `Err` when it cannot run (no such version, not an object).
+struct ObjectAnswer {
+    defaulted: Value,
+    errors: Vec<ErrorReport>,
+}
+
+fn run_object(
+    engine: &mut Engine,
+    side: &Side,
+    version: &str,
+    object: &Value,
+    old_object: Option<&Value>,
+    kube: KubeVersion,
+) -> Result<ObjectAnswer, String> {
+    // The side was compiled for the latest release; another target compiles it again
+    // (through the engine's cache, once per release).
+    let compiled;
+    let crd = if side.compiled.kube_version == kube {
+        &side.compiled
+    } else {
+        compiled = engine.compile(CrdInput::Text(&side.text), None, kube)?;
+        &*compiled
+    };
+    let ver = version_of(crd, Some(version))?;
+    let opts = validate_options(None, Some(true), None, kube)?;
+    let out = crate::strategy::validate_object(crd, ver, object, old_object, &opts)?;
+    Ok(ObjectAnswer {
+        defaulted: out.defaulted,
+        errors: out.errors.iter().map(|e| e.to_report_for(kube)).collect(),
+    })
+}
+
 impl ObjectRuns {
     /// Runs every sample object against the old CRD (create) and, when it was valid, against
     /// the new one (create, and a no-op update to see what ratcheting keeps).
@@ -280,8 +113,8 @@ impl ObjectRuns {
         if objects.is_empty() {
             return runs;
         }
+        let kube = kube.unwrap_or(KubeVersion::PROTOCOL_DEFAULT);
         let mut engine = Engine::new();
-        let kube_s = kube.map(|k| k.to_string());
         let group = old
             .json
             .pointer("/spec/group")
@@ -303,51 +136,41 @@ impl ObjectRuns {
                 ));
                 continue;
             }
-            let req = |crd: &Side, old_object: Option<Value>| Request {
-                id: Value::Null,
-                crd: Some(Value::String(crd.text.clone())),
-                object: Some(o.value.clone()),
-                old_object,
-                version: Some(v.to_string()),
-                kubernetes_version: kube_s.clone(),
-                ratcheting: Some(true),
-                skip_crd_validation: Some(true),
-                ..Default::default()
+            // Each object as a create (and a no-op update) of this version, ratcheting on, the
+            // CRD's own checks skipped: the sides' compiled CRDs when compiled for `kube`.
+            let mut run = |crd: &Side, old_object: Option<&Value>| {
+                run_object(&mut engine, crd, v, &o.value, old_object, kube)
             };
-            let before = engine.handle(&req(old, None));
-            if let Some(e) = before.error {
-                skipped.push(format!("{}: with the old CRD: {}", name, e));
-                continue;
-            }
-            if before
-                .errors
-                .as_ref()
-                .map(|e| !e.is_empty())
-                .unwrap_or(false)
-            {
+            let before = match run(old, None) {
+                Ok(out) => out,
+                Err(e) => {
+                    skipped.push(format!("{}: with the old CRD: {}", name, e));
+                    continue;
+                }
+            };
+            if !before.errors.is_empty() {
                 skipped.push(format!("{}: already invalid with the old CRD", name));
                 continue;
             }
-            let after = engine.handle(&req(new, None));
-            let mut run = ObjectRun {
+            let after = run(new, None);
+            let mut object_run = ObjectRun {
                 name,
                 version: v.to_string(),
-                defaulted: after.defaulted.clone(),
+                defaulted: after.as_ref().ok().map(|a| a.defaulted.clone()),
                 errors: Vec::new(),
             };
-            if let Some(e) = after.error {
-                run.errors.push((None, e, false));
-            } else if let Some(errs) = after.errors.filter(|e| !e.is_empty()) {
-                let noop = engine.handle(&req(new, Some(o.value.clone())));
+            match after {
+                Err(e) => object_run.errors.push((None, e, false)),
+                Ok(after) if !after.errors.is_empty() => {
+                let noop = run(new, Some(&o.value));
                 let kept: Vec<String> = noop
-                    .errors
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|e| e.message)
-                    .collect();
+                    .as_ref()
+                    .map(|n| n.errors.iter().map(|e| e.message.clone()).collect())
+                    .unwrap_or_default();
                 let schema = new.version_json(v).map(schema_of).unwrap_or(&Value::Null);
                 // "some validation rules were not checked because the object was invalid"
                 // only echoes the schema errors reported beside it.
+                let errs = after.errors;
                 let many = errs.len() > 1;
                 for e in errs {
                     if many
@@ -360,14 +183,16 @@ impl ObjectRuns {
                     // A no-op update ratchets everything whose value is unchanged; `required`
                     // and list-type (duplicate) errors come back on any update that touches
                     // the enclosing object, so they count as not softened.
-                    let softened = noop.error.is_none()
+                    let softened = noop.is_ok()
                         && !kept.contains(&e.message)
                         && e.kind != "Required value"
                         && e.kind != "Duplicate value";
-                    run.errors.push((Some(field), e.message, softened));
+                    object_run.errors.push((Some(field), e.message, softened));
                 }
+                }
+                Ok(_) => {}
             }
-            runs.runs.push(run);
+            runs.runs.push(object_run);
         }
         notes.push(format!(
             "objects: {} of {} sample objects were valid with the old CRD and were run against the new one",
@@ -947,6 +772,8 @@ pub fn rules_by_path(schema: &Value) -> BTreeMap<String, Vec<Value>> {
 mod tests {
     #![allow(clippy::field_reassign_with_default)]
     use super::*;
+    use crate::analysis::diff::config::PropertyChecks;
+    use crate::analysis::diff::xvalidations::compare_rules;
     use serde_json::json;
 
     fn cmp(old: Value, new: Value) -> Vec<String> {

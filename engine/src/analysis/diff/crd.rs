@@ -1,9 +1,10 @@
 //! Whole-CRD checks: `scope`, `existingFieldRemoval`, `storedVersionRemoval` (crdify's
 //! names and messages).
 
-use super::config::Config;
-use super::property::flatten;
-use super::{schema_of, Enforcement, Finding, Ratcheting, Severity, Side, Validator};
+use crate::analysis::diff::config::{Config, Enforcement};
+use crate::analysis::diff::finding::{Finding, Ratcheting, Severity, Validator};
+use crate::analysis::diff::property::flatten;
+use crate::analysis::diff::side::{schema_of, Side};
 use crate::go::strconv::quote;
 use serde_json::Value;
 

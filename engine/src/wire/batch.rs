@@ -1,17 +1,16 @@
 //! The `crdlab batch` protocol (shared/docs/vector-format.md): one [`Request`] in, one
-//! [`Answer`] out. [`Engine`] caches compiled CRDs across requests, so a batch (or an editor)
-//! compiles each CRD once.
+//! [`Answer`] out, converted to and from the engine's typed calls ([`crate::engine`]); the
+//! [`Engine`] caches compiled CRDs across requests, so a batch (or an editor) compiles each
+//! CRD once.
 
-use crate::schema::fingerprint::{FastMap, Hasher128};
-use crate::crd::compiled::{CompileCache, CompiledCrd, CompiledVersion};
+use crate::crd::compiled::{CompiledCrd, CompiledVersion};
 use crate::schema::cel::compile::RuleSummary;
+use crate::engine::{validate_options, version_of, CrdInput, Engine};
 use crate::field::ErrorReport;
-use crate::strategy::{self, ValidateOptions};
+use crate::strategy;
 use crate::version::KubeVersion;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::borrow::Cow;
-use std::hash::Hasher;
 use std::sync::Arc;
 
 /// One request line. Unknown fields are ignored (forward compatibility).
@@ -146,225 +145,54 @@ impl Answer {
     }
 }
 
-/// The named CRD version (default: the storage version), or the error that says which exist.
-pub fn version_of<'c>(
-    crd: &'c CompiledCrd,
-    name: Option<&str>,
-) -> Result<&'c crate::crd::compiled::CompiledVersion, String> {
-    crd.version(name).ok_or_else(|| match name {
-        Some(v) => format!(
-            "the CRD has no version {:?} (it has {})",
-            v,
-            crd.crd
-                .spec
-                .versions
-                .iter()
-                .map(|v| v.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        None => "the CRD has no versions".to_string(),
-    })
-}
-
-/// The request's validation options (subresource, ratcheting, request emulation), with
-/// their defaults; ratcheting defaults to what the targeted release does.
-pub fn validate_options(
-    subresource: Option<&str>,
-    ratcheting: Option<bool>,
-    emulate_request: Option<bool>,
-    kube: KubeVersion,
-) -> Result<ValidateOptions, String> {
-    Ok(ValidateOptions {
-        status_subresource: match subresource {
-            None | Some("") => false,
-            Some("status") => true,
-            Some(other) => {
-                return Err(format!(
-                    "unsupported subresource {:?} (only \"status\")",
-                    other
-                ))
-            }
-        },
-        ratcheting: kube.ratcheting(ratcheting)?,
-        emulate_request: emulate_request.unwrap_or(true),
-    })
-}
-
-/// Compiled CRDs an [`Engine`] keeps at most.
-pub const MAX_CACHED_CRDS: usize = 64;
-/// Bytes of CRD source (text, or JSON) whose compiled CRDs an [`Engine`] keeps at most.
-pub const MAX_CACHED_SOURCE: usize = 16 << 20;
-
-/// Compiles CRDs on demand and keeps them for later requests. A CRD seen before (same
-/// text, old CRD and release) is not compiled again; a different one (an edit) reuses
-/// what earlier compiles computed from identical inputs ([`CompileCache`]).
-#[derive(Default)]
-pub struct Engine {
-    /// Compiled CRDs by fingerprint of their source and release: the source (compared on
-    /// a hit), the compiled CRD, and when it was last used. The source is hashed once per
-    /// request (it can be megabytes).
-    cache: FastMap<(u128, KubeVersion), (String, Arc<CompiledCrd>, u64)>,
-    /// Requests served (the clock of `cache`).
-    uses: u64,
-    /// What the compiles share: compiled rules, rule sets, CEL views of schemas and CRD
-    /// check results, keyed by everything they depend on.
-    pub compile_cache: CompileCache,
-    /// Reads `crdFile` paths; `None` (as in wasm) rejects them.
-    pub file_reader: Option<fn(&str) -> std::io::Result<String>>,
-}
-
-/// A CRD source: its cache key in parts, and its text or JSON value.
-type CrdSource<'r> = (Vec<Cow<'r, str>>, Option<Cow<'r, str>>, Option<&'r Value>);
-
-/// Whether a kept source is the one whose key is `parts`.
-fn same_source(source: &str, parts: &[Cow<'_, str>]) -> bool {
-    let mut rest = source;
-    for p in parts {
-        match rest.strip_prefix(&**p) {
-            Some(r) => rest = r,
-            None => return false,
-        }
-    }
-    rest.is_empty()
-}
-
 /// Text or JSON value given for a CRD or object.
 fn as_document(v: &Value, what: &str) -> Result<Value, String> {
     match v {
         Value::String(text) => {
-            crate::yaml::read_document(text).map_err(|e| format!("cannot read {}: {}", what, e))
+            crate::text::yaml::read_document(text).map_err(|e| format!("cannot read {}: {}", what, e))
         }
         other => Ok(other.clone()),
     }
 }
 
+/// A request's CRD as `crd`/`crdFile` (or `oldCrd`/`oldCrdFile`) give it: a file is read
+/// (with the engine's `file_reader`) into `file_text`, which the input then borrows.
+fn crd_input<'r>(
+    engine: &Engine,
+    file: &'r Option<String>,
+    inline: &'r Option<Value>,
+    what: &str,
+    file_text: &'r mut Option<String>,
+) -> Result<Option<CrdInput<'r>>, String> {
+    if let Some(path) = file {
+        let read = engine
+            .file_reader
+            .ok_or_else(|| format!("{}File is not available here; pass {}", what, what))?;
+        let text = read(path).map_err(|e| format!("cannot read {}File {}: {}", what, path, e))?;
+        let text = file_text.insert(text);
+        return Ok(Some(CrdInput::File { path, text }));
+    }
+    match inline {
+        Some(Value::String(t)) => Ok(Some(CrdInput::Text(t))),
+        Some(v @ Value::Object(_)) => Ok(Some(CrdInput::Json(v))),
+        Some(other) => Err(format!(
+            "{} must be YAML/JSON text or an object, not {}",
+            what,
+            crate::text::crd_document::json_type_name(other)
+        )),
+        None => Ok(None),
+    }
+}
+
+/// The batch protocol's calls on the engine: requests in, answers out.
 impl Engine {
-    pub fn new() -> Engine {
-        Engine::default()
-    }
-
-    /// An engine that reads `crdFile` paths from the file system.
-    pub fn with_file_system() -> Engine {
-        Engine {
-            file_reader: Some(|p| std::fs::read_to_string(p)),
-            ..Default::default()
-        }
-    }
-
-    /// A CRD given as `crd`/`crdFile` (or `oldCrd`/`oldCrdFile`): its cache key (in parts,
-    /// borrowed where it can be: CRD texts can be megabytes), and its text or JSON value.
-    fn crd_source<'r>(
-        &self,
-        file: &'r Option<String>,
-        inline: &'r Option<Value>,
-        what: &str,
-    ) -> Result<Option<CrdSource<'r>>, String> {
-        if let Some(path) = file {
-            let read = self
-                .file_reader
-                .ok_or_else(|| format!("{}File is not available here; pass {}", what, what))?;
-            let text =
-                read(path).map_err(|e| format!("cannot read {}File {}: {}", what, path, e))?;
-            return Ok(Some((
-                vec![Cow::Borrowed("file:"), Cow::Borrowed(path)],
-                Some(Cow::Owned(text)),
-                None,
-            )));
-        }
-        match inline {
-            Some(Value::String(t)) => Ok(Some((
-                vec![Cow::Borrowed("text:"), Cow::Borrowed(t)],
-                Some(Cow::Borrowed(t)),
-                None,
-            ))),
-            Some(v @ Value::Object(_)) => Ok(Some((
-                vec![Cow::Borrowed("json:"), Cow::Owned(v.to_string())],
-                None,
-                Some(v),
-            ))),
-            Some(other) => Err(format!(
-                "{} must be YAML/JSON text or an object, not {}",
-                what,
-                crate::crd::load::json_type_name(other)
-            )),
-            None => Ok(None),
-        }
-    }
-
     /// The compiled CRD of a request, from the cache when the same CRD was seen before.
-    pub fn compiled(
-        &mut self,
-        req: &Request,
-        kube: KubeVersion,
-    ) -> Result<Arc<CompiledCrd>, String> {
-        let (mut key, text, value) = self
-            .crd_source(&req.crd_file, &req.crd, "crd")?
+    pub fn compiled(&mut self, req: &Request, kube: KubeVersion) -> Result<Arc<CompiledCrd>, String> {
+        let (mut crd_text, mut old_text) = (None, None);
+        let crd = crd_input(self, &req.crd_file, &req.crd, "crd", &mut crd_text)?
             .ok_or_else(|| "the request names no CRD (crd or crdFile)".to_string())?;
-        let old = self.crd_source(&req.old_crd_file, &req.old_crd, "oldCrd")?;
-        if let Some((old_key, _, _)) = &old {
-            key.push(Cow::Borrowed("\u{0}old:"));
-            key.extend(old_key.iter().cloned());
-        }
-        // Only CRDs that compiled are kept, so a hit never skips an error below.
-        self.uses += 1;
-        let mut h = Hasher128::new();
-        for part in &key {
-            h.write(part.as_bytes());
-        }
-        let id = (h.finish128(), kube);
-        if let Some((source, c, used)) = self.cache.get_mut(&id) {
-            if same_source(source, &key) {
-                *used = self.uses;
-                return Ok(c.clone());
-            }
-        }
-        let old_value = match &old {
-            Some((_, text, value)) => Some(match (text, value) {
-                (Some(t), _) => {
-                    crate::crd::load::parse_crd_text(t).map_err(|e| format!("old CRD: {}", e))?
-                }
-                (None, Some(v)) => (*v).clone(),
-                _ => unreachable!("either text or value is set"),
-            }),
-            None => None,
-        };
-        let cc = &mut self.compile_cache;
-        let compiled = match (&text, value) {
-            (Some(t), _) => crate::crd::load::parse_crd_text(t)
-                .and_then(|v| CompiledCrd::from_value_cached(&v, old_value.as_ref(), kube, cc)),
-            (None, Some(v)) => CompiledCrd::from_value_cached(v, old_value.as_ref(), kube, cc),
-            _ => unreachable!("either text or value is set"),
-        }
-        .map_err(|e| e.to_string())?;
-        let compiled = Arc::new(compiled);
-        self.keep(id, key.concat(), compiled.clone());
-        Ok(compiled)
-    }
-
-    /// Keeps a compiled CRD, forgetting the least recently used ones beyond
-    /// [`MAX_CACHED_CRDS`] entries or [`MAX_CACHED_SOURCE`] bytes of CRD source: an editor
-    /// that sends every version of a large CRD it edits must not keep them all.
-    fn keep(&mut self, id: (u128, KubeVersion), source: String, compiled: Arc<CompiledCrd>) {
-        // Another source with the same fingerprint (never seen in practice) is replaced.
-        self.cache.remove(&id);
-        let mut size: usize =
-            self.cache.values().map(|(k, _, _)| k.len()).sum::<usize>() + source.len();
-        while !self.cache.is_empty()
-            && (self.cache.len() >= MAX_CACHED_CRDS || size > MAX_CACHED_SOURCE)
-        {
-            let Some((oldest, len)) = self
-                .cache
-                .iter()
-                .min_by_key(|(_, (_, _, used))| *used)
-                .map(|(k, v)| (*k, v.0.len()))
-            else {
-                break;
-            };
-            size -= len;
-            self.cache.remove(&oldest);
-        }
-        self.cache.insert(id, (source, compiled, self.uses));
+        let old = crd_input(self, &req.old_crd_file, &req.old_crd, "oldCrd", &mut old_text)?;
+        self.compile(crd, old, kube)
     }
 
     /// Answers one request; never panics on bad input (errors become `error`).

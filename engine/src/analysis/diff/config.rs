@@ -210,7 +210,7 @@ impl Config {
         if text.trim().is_empty() {
             return Ok(Config::default());
         }
-        let v = crate::yaml::read_document(text)
+        let v = crate::text::yaml::read_document(text)
             .map_err(|e| format!("cannot read the configuration: {}", e))?;
         let mut cfg = Config::default();
         let m = match &v {
@@ -219,7 +219,7 @@ impl Config {
             other => {
                 return Err(format!(
                     "the configuration must be a mapping, not {}",
-                    crate::crd::load::json_type_name(other)
+                    crate::text::crd_document::json_type_name(other)
                 ))
             }
         };

@@ -1,13 +1,13 @@
 //! Diagnostics an editor can underline: the `field.Path` of an error (as answers print it,
 //! `spec.containers[0].env[FOO]`) mapped to the range of the CRD or object text it came
-//! from, through the [`SourceMap`] the reader built ([`crate::yaml::read_document_with_positions`]).
+//! from, through the [`SourceMap`] the reader built ([`crate::text::yaml::read_document_with_positions`]).
 //!
 //! A printed path is ambiguous (`[0]` is an index or a key, a property name may hold a dot),
 //! so it is resolved against the document's JSON value. A path the text does not have (a
 //! required field that is missing, a value that came from an alias) maps to its deepest
 //! ancestor the text has.
 
-use crate::yaml::{PathSeg, Range, SourceMap};
+use crate::text::source_map::{PathSeg, Range, SourceMap};
 use serde_json::Value;
 
 /// One step of a printed field path: `.name` or `[text]`.
@@ -162,7 +162,7 @@ pub fn crd_range(field: &str, crd: &Value, map: &SourceMap) -> Option<Located> {
     locate(&json_path(&segs, crd), map)
 }
 
-/// The range of a rule's text in the CRD: `schema_path` as [`crate::request::RuleReport`]
+/// The range of a rule's text in the CRD: `schema_path` as [`crate::wire::batch::RuleReport`]
 /// prints it (`openAPIV3Schema.properties[spec].x-kubernetes-validations[0]`), in the
 /// version at `version_index` of `spec.versions`.
 pub fn rule_range(
@@ -213,7 +213,7 @@ fn crd_text_path(mut segs: Vec<FieldSeg>, crd: &Value) -> Vec<FieldSeg> {
 }
 
 /// A range for a reading error at `line`/`column` (1-based, columns in characters, as
-/// [`crate::yaml::ReadError`] counts them): from there to the end of the line (the last
+/// [`crate::text::read_error::ReadError`] counts them): from there to the end of the line (the last
 /// character of the line when the error is at its end).
 pub fn error_range(text: &str, line: usize, column: usize) -> Option<Range> {
     let lines: Vec<&str> = text.split('\n').collect();
@@ -255,9 +255,6 @@ pub fn error_range(text: &str, line: usize, column: usize) -> Option<Range> {
     })
 }
 
-// ---------------------------------------------------------------------------------------
-// Answers with positions: what the npm package returns (`src/wasm.rs`), built here so that
-// native tests cover it.
 
 /// A document read from text: its JSON value and where each node stands.
 #[derive(Clone, Debug)]
@@ -267,316 +264,27 @@ pub struct Source {
 }
 
 impl Source {
-    /// One document (see [`crate::yaml::read_document`]).
-    pub fn read(text: &str) -> Result<Source, crate::yaml::ReadError> {
-        let (value, map) = crate::yaml::read_document_with_positions(text)?;
+    /// One document (see [`crate::text::yaml::read_document`]).
+    pub fn read(text: &str) -> Result<Source, crate::text::read_error::ReadError> {
+        let (value, map) = crate::text::yaml::read_document_with_positions(text)?;
         Ok(Source { value, map })
     }
 
-    /// The CRD of a text, chosen as [`crate::crd::load::parse_crd_text`] chooses it.
-    pub fn read_crd(text: &str) -> Result<Source, crate::LoadError> {
-        let mut docs = crate::yaml::read_documents_with_positions(text)?;
+    /// The CRD of a text, chosen as [`crate::text::crd_document::parse_crd_text`] chooses it.
+    pub fn read_crd(text: &str) -> Result<Source, crate::text::crd_document::LoadError> {
+        let mut docs = crate::text::yaml::read_documents_with_positions(text)?;
         let values: Vec<Value> = docs.iter_mut().map(|(v, _)| std::mem::take(v)).collect();
-        let chosen = crate::crd::load::choose_crd_document(&values)?;
+        let chosen = crate::text::crd_document::choose_crd_document(&values)?;
         let (_, map) = docs.swap_remove(chosen);
         let value = values.into_iter().nth(chosen).unwrap_or(Value::Null);
         Ok(Source { value, map })
     }
 }
 
-
-/// An error of an answer (`{field, type, detail, message}`), with the range of the text it
-/// came from when there is one: the CRD's text for `crdErrors`, the object's for `errors`
-/// and `warnings`.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
-pub struct Diagnostic {
-    /// The field path, as the apiserver prints it (`spec.containers[0].name`).
-    pub field: String,
-    /// `Invalid value`, `Required value`, ...
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub detail: String,
-    /// The apiserver's message: `<field>: <type>: <value>: <detail>`.
-    pub message: String,
-    /// Where to underline (absent when the input was given as an object, not text).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional))]
-    pub range: Option<Range>,
-    /// `false` when the field is not in the text (a missing required field): `range` is
-    /// then its closest ancestor's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional))]
-    pub exact: Option<bool>,
-}
-
-/// A CEL rule of the CRD (`x-kubernetes-validations`), with the range of its `rule` text.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
-pub struct Rule {
-    /// The CRD version the rule belongs to.
-    pub version: String,
-    /// `openAPIV3Schema.properties[spec].x-kubernetes-validations[0]`.
-    pub schema_path: String,
-    pub rule: String,
-    pub uses_old_self: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional))]
-    pub max_cost: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional))]
-    pub max_cardinality: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional))]
-    pub estimated_cost: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional))]
-    pub range: Option<Range>,
-}
-
-/// A cost range `{min, max}`.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
-pub struct CostEstimate {
-    pub min: u64,
-    pub max: u64,
-}
-
-/// Expression mode's answer (`evaluate`, or a request with `mode: "eval"`).
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
-pub struct EvalResult {
-    /// The expression does not compile (parse or type-check error, cel-go's text).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional))]
-    pub compile_error: Option<String>,
-    /// The expression checks but cannot become a program (e.g. a bad constant regex).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional))]
-    pub program_error: Option<String>,
-    /// The CEL type of the result (`int`, `list(string)`, ...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional))]
-    pub output_type: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional))]
-    pub estimated_cost: Option<CostEstimate>,
-    /// The result as plain JSON.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional, type = "JsonValue"))]
-    pub value: Option<Value>,
-    /// The result with its CEL types (`{"int": 1}`, ...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional, type = "JsonValue"))]
-    pub typed_value: Option<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional))]
-    pub eval_error: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional))]
-    pub actual_cost: Option<u64>,
-}
-
-impl EvalResult {
-    /// From expression mode's answer fields ([`crate::cel::eval::evaluate`]); a JSON `null`
-    /// result stays a value.
-    pub fn from_fields(f: &serde_json::Map<String, Value>) -> EvalResult {
-        let s = |k: &str| f.get(k).and_then(Value::as_str).map(str::to_string);
-        let u = |k: &str| f.get(k).and_then(Value::as_u64);
-        EvalResult {
-            compile_error: s("compileError"),
-            program_error: s("programError"),
-            output_type: s("outputType"),
-            estimated_cost: f.get("estimatedCost").and_then(|c| {
-                Some(CostEstimate {
-                    min: c.get("min")?.as_u64()?,
-                    max: c.get("max")?.as_u64()?,
-                })
-            }),
-            value: f.get("value").cloned(),
-            typed_value: f.get("typedValue").cloned(),
-            eval_error: s("evalError"),
-            actual_cost: u("actualCost"),
-        }
-    }
-}
-
-/// The `crdlab batch` answer with positions: every error, warning and rule carries the
-/// range of the text it came from. Failures (`error` in a batch answer) are not here: the
-/// npm package throws them.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "wasm", derive(tsify::Tsify), tsify(rename = "Answer"))]
-pub struct AnnotatedAnswer {
-    /// The request's `id` (absent for a compiled CRD's `validate`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional, type = "JsonValue"))]
-    pub id: Option<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional))]
-    pub crd_errors: Option<Vec<Diagnostic>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional))]
-    pub crd_warnings: Option<Vec<String>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional))]
-    pub rules: Option<Vec<Rule>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional))]
-    pub rule_cost_total: Option<u64>,
-    /// The object after pruning and defaulting.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional, type = "JsonValue"))]
-    pub defaulted: Option<Value>,
-    /// Paths of the fields pruned from the object.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional))]
-    pub unknown_fields: Option<Vec<String>>,
-    /// Beside `unknownFields`, one each: where the pruned field stands in the object's text.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional, type = "(Range | null)[]"))]
-    pub unknown_field_ranges: Option<Vec<Option<Range>>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional))]
-    pub errors: Option<Vec<Diagnostic>>,
-    /// Ratcheted errors (updates).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional))]
-    pub warnings: Option<Vec<Diagnostic>>,
-    /// CEL's runtime budget left (absent when no rule ran).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional))]
-    pub remaining_budget: Option<i64>,
-    /// Expression mode's fields.
-    #[serde(flatten)]
-    pub eval: EvalResult,
-}
-
-/// Errors with the ranges `locate` finds for their fields.
-pub fn diagnostics(
-    errs: &[crate::field::ErrorReport],
-    locate: impl Fn(&str) -> Option<Located>,
-) -> Vec<Diagnostic> {
-    errs.iter()
-        .map(|e| {
-            let at = locate(&e.field);
-            Diagnostic {
-                field: e.field.clone(),
-                kind: e.kind.clone(),
-                detail: e.detail.clone(),
-                message: e.message.clone(),
-                range: at.map(|l| l.range),
-                exact: at.map(|l| l.exact),
-            }
-        })
-        .collect()
-}
-
-/// A CRD's `crdErrors`, located in its text.
-pub fn crd_diagnostics(
-    errs: &[crate::field::ErrorReport],
-    crd: Option<&Source>,
-) -> Vec<Diagnostic> {
-    diagnostics(errs, |f| crd.and_then(|s| crd_range(f, &s.value, &s.map)))
-}
-
-/// An object's errors, located in its text.
-pub fn object_diagnostics(
-    errs: &[crate::field::ErrorReport],
-    obj: Option<&Source>,
-) -> Vec<Diagnostic> {
-    diagnostics(errs, |f| {
-        obj.and_then(|s| object_range(f, &s.value, &s.map))
-    })
-}
-
-/// Where each pruned field (`unknownFields`) stands in the object's text: its key.
-pub fn unknown_field_ranges(fields: &[String], obj: &Source) -> Vec<Option<Range>> {
-    fields
-        .iter()
-        .map(|f| {
-            let path = json_path(&parse_field_path(f), &obj.value);
-            let (node, depth) = obj.map.nearest(&path)?;
-            Some(match node.key {
-                Some(k) if depth == path.len() => k,
-                _ => node.underline(),
-            })
-        })
-        .collect()
-}
-
-/// The rules of one version, each with the range of its text in the CRD.
-pub fn version_rules(ver: &crate::crd::compiled::CompiledVersion, crd: Option<&Source>) -> Vec<Rule> {
-    crate::request::rule_reports(ver)
-        .into_iter()
-        .map(|r| Rule {
-            range: crd
-                .and_then(|s| rule_range(&r.schema_path, ver.index, &s.value, &s.map))
-                .map(|l| l.range),
-            version: ver.name.clone(),
-            schema_path: r.schema_path,
-            rule: r.rule,
-            uses_old_self: r.uses_old_self,
-            max_cost: r.max_cost,
-            max_cardinality: r.max_cardinality,
-            estimated_cost: r.estimated_cost,
-        })
-        .collect()
-}
-
-/// A batch answer with positions: `crd` is the CRD's text (when given as text) and
-/// `version` the version validated against; `obj` is the object's text.
-pub fn annotate(
-    answer: crate::request::Answer,
-    crd: Option<&Source>,
-    version: Option<&crate::crd::compiled::CompiledVersion>,
-    obj: Option<&Source>,
-) -> AnnotatedAnswer {
-    let unknown_field_ranges = match (&answer.unknown_fields, obj) {
-        (Some(u), Some(s)) => Some(unknown_field_ranges(u, s)),
-        _ => None,
-    };
-    let rules = match (answer.rules, version) {
-        (Some(_), Some(v)) => Some(version_rules(v, crd)),
-        (Some(rs), None) => Some(
-            rs.into_iter()
-                .map(|r| Rule {
-                    version: String::new(),
-                    schema_path: r.schema_path,
-                    rule: r.rule,
-                    uses_old_self: r.uses_old_self,
-                    max_cost: r.max_cost,
-                    max_cardinality: r.max_cardinality,
-                    estimated_cost: r.estimated_cost,
-                    range: None,
-                })
-                .collect(),
-        ),
-        (None, _) => None,
-    };
-    AnnotatedAnswer {
-        id: Some(answer.id),
-        crd_errors: answer.crd_errors.map(|e| crd_diagnostics(&e, crd)),
-        crd_warnings: answer.crd_warnings,
-        rules,
-        rule_cost_total: answer.rule_cost_total,
-        defaulted: answer.defaulted,
-        unknown_fields: answer.unknown_fields,
-        unknown_field_ranges,
-        errors: answer.errors.map(|e| object_diagnostics(&e, obj)),
-        warnings: answer.warnings.map(|e| object_diagnostics(&e, obj)),
-        remaining_budget: answer.remaining_budget,
-        eval: EvalResult::from_fields(&answer.eval),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::yaml::read_document_with_positions;
+    use crate::text::yaml::read_document_with_positions;
 
     fn lines(l: Option<Located>) -> (u32, u32, u32, u32, bool) {
         let l = l.expect("a range");
@@ -723,7 +431,7 @@ spec:
             "{\"kind\": \"CustomResourceDefinition\", \"spec\": {}}".to_string(),
         ] {
             let ours = Source::read_crd(&text).map(|s| s.value);
-            let loader = crate::crd::load::parse_crd_text(&text);
+            let loader = crate::text::crd_document::parse_crd_text(&text);
             assert_eq!(ours, loader, "{:?}", text);
         }
     }
@@ -752,44 +460,5 @@ spec:
             (2, 5, 6, 9)
         );
         assert!(error_range("x", 0, 1).is_none());
-    }
-
-    #[test]
-    fn answers_carry_ranges() {
-        let crd_text = CRD.replace("self.x >", "self.x > 1").replace(
-            "names: {kind: Widget, plural: widgets}",
-            "names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}",
-        );
-        let crd_text = crd_text.replace("            type: object\n            x-kubernetes", "            type: object\n            properties:\n              x: {type: integer, maximum: 5}\n            x-kubernetes");
-        let obj_text = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec:\n  x: 7\n  extra: 1\n";
-        let req = crate::Request {
-            crd: Some(Value::String(crd_text.clone())),
-            object: Some(Value::String(obj_text.into())),
-            ..Default::default()
-        };
-        let mut engine = crate::Engine::new();
-        let answer = engine.handle(&req);
-        assert_eq!(answer.error, None);
-        let crd = Source::read_crd(&crd_text).unwrap();
-        let compiled = engine
-            .compiled(&req, crate::KubeVersion::default())
-            .unwrap();
-        let obj = Source::read(obj_text).unwrap();
-        let a = annotate(answer, Some(&crd), compiled.version(None), Some(&obj));
-        assert_eq!(a.crd_errors.as_deref(), Some(&[][..]));
-        let errs = a.errors.unwrap();
-        assert_eq!(errs.len(), 1, "{:?}", errs);
-        assert_eq!(errs[0].field, "spec.x");
-        let r = errs[0].range.unwrap();
-        assert_eq!(
-            (r.start_line, r.start_column, r.end_line, r.end_column),
-            (5, 6, 5, 7)
-        );
-        let rules = a.rules.unwrap();
-        let r = rules[0].range.unwrap();
-        assert_eq!((r.start_line, r.start_column, r.end_column), (22, 21, 31));
-        assert_eq!(a.unknown_fields.unwrap(), vec!["spec.extra"]);
-        let r = a.unknown_field_ranges.unwrap()[0].unwrap();
-        assert_eq!((r.start_line, r.start_column, r.end_column), (6, 3, 8));
     }
 }

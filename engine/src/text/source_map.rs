@@ -1,698 +1,7 @@
-//! Reading YAML and JSON the way Kubernetes does (sigs.k8s.io/yaml over go-yaml v2, then
-//! the apiserver's JSON decoding): YAML 1.1 booleans, go-yaml's number resolution, no
-//! timestamps, floats without a fraction becoming integers, duplicate keys rejected (as
-//! kubectl's strict decoding does), anchors and aliases. The builder is iterative, so
-//! hostile nesting ends in an error, never a stack overflow.
+//! Source positions: where each node of a document stands in its text, built while the
+//! reader parses (YAML events, or a scan of a JSON text), in the units editors take.
 
-use serde_json::{Map, Number, Value};
-use std::fmt;
-use yaml_rust2::parser::{Event, Parser, Tag};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
-
-/// Deepest nesting accepted in any document (objects plus lists).
-pub const MAX_DEPTH: usize = 512;
-/// Largest document accepted, in bytes (a generous multiple of the apiserver's 3 MiB limit,
-/// so that oversized objects can still be read and reported by validation).
-pub const MAX_BYTES: usize = 64 * 1024 * 1024;
-
-/// A reading error with its position (1-based line and column) when known.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ReadError {
-    pub message: String,
-    pub line: Option<usize>,
-    pub column: Option<usize>,
-}
-
-impl fmt::Display for ReadError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.line, self.column) {
-            (Some(l), Some(c)) => write!(f, "line {}, column {}: {}", l, c, self.message),
-            (Some(l), None) => write!(f, "line {}: {}", l, self.message),
-            _ => f.write_str(&self.message),
-        }
-    }
-}
-
-impl std::error::Error for ReadError {}
-
-fn err_at(message: impl Into<String>, mark: Option<&Marker>) -> ReadError {
-    ReadError {
-        message: message.into(),
-        line: mark.map(|m| m.line()),
-        column: mark.map(|m| m.col() + 1),
-    }
-}
-
-/// Reads every document of a YAML stream (or one JSON document).
-pub fn read_documents(text: &str) -> Result<Vec<Value>, ReadError> {
-    // A byte-order mark is not part of the first key (editors on Windows write one).
-    let text = strip_bom(text);
-    Ok(read_documents_impl(text, false)?
-        .into_iter()
-        .map(|(v, _)| v)
-        .collect())
-}
-
-/// Reads every document like [`read_documents`], each with its [`SourceMap`]: where every
-/// node of the JSON value stands in `text`.
-pub fn read_documents_with_positions(text: &str) -> Result<Vec<(Value, SourceMap)>, ReadError> {
-    let text = strip_bom(text);
-    Ok(read_documents_impl(text, true)?
-        .into_iter()
-        .map(|(v, p)| (v, p.unwrap_or_else(|| SourceMap::empty(text))))
-        .collect())
-}
-
-fn read_documents_impl(
-    text: &str,
-    track: bool,
-) -> Result<Vec<(Value, Option<SourceMap>)>, ReadError> {
-    if text.len() > MAX_BYTES {
-        return Err(err_at(
-            format!(
-                "document is {} bytes, more than the {} bytes crdlab reads",
-                text.len(),
-                MAX_BYTES
-            ),
-            None,
-        ));
-    }
-    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
-    if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        // JSON: numbers keep the int/float distinction the apiserver's JSON decoder makes.
-        // A JSON text that fails may still be YAML flow style; fall back to YAML then.
-        match read_json(trimmed) {
-            Ok(v) => {
-                let map = if track {
-                    Some(json_source_map(text, text.len() - trimmed.len()))
-                } else {
-                    None
-                };
-                return Ok(vec![(v, map)]);
-            }
-            Err(e) if looks_like_json(trimmed) => {
-                return Err(shift_position(e, &text[..text.len() - trimmed.len()]))
-            }
-            Err(_) => {}
-        }
-    }
-    read_yaml_impl(text, track)
-}
-
-/// Reads exactly one document; empty input is an error.
-pub fn read_document(text: &str) -> Result<Value, ReadError> {
-    let mut docs = read_documents(text)?;
-    docs.retain(|d| !d.is_null());
-    match docs.len() {
-        0 => Err(err_at("empty document", None)),
-        _ => Ok(docs.swap_remove(0)),
-    }
-}
-
-/// Reads exactly one document like [`read_document`], with its [`SourceMap`].
-pub fn read_document_with_positions(text: &str) -> Result<(Value, SourceMap), ReadError> {
-    let mut docs = read_documents_with_positions(text)?;
-    docs.retain(|(d, _)| !d.is_null());
-    match docs.len() {
-        0 => Err(err_at("empty document", None)),
-        _ => Ok(docs.swap_remove(0)),
-    }
-}
-
-/// A JSON error's position counted from the start of the whole text (JSON is read after
-/// the leading blanks, `skipped`).
-fn shift_position(mut e: ReadError, skipped: &str) -> ReadError {
-    let newlines = skipped.matches('\n').count();
-    if let Some(l) = e.line.as_mut() {
-        if *l == 1 {
-            let last = skipped.rsplit('\n').next().unwrap_or("");
-            e.column = e.column.map(|c| c + last.chars().count());
-        }
-        *l += newlines;
-    }
-    e
-}
-
-fn looks_like_json(t: &str) -> bool {
-    // A document that is JSON from its first line on (quoted keys) is judged as JSON.
-    t.starts_with('{') && t[1..].trim_start().starts_with('"') || t.starts_with("[")
-}
-
-/// Reads JSON with serde_json after checking the nesting depth without recursion.
-pub fn read_json(text: &str) -> Result<Value, ReadError> {
-    check_json_depth(text)?;
-    let mut de = serde_json::Deserializer::from_str(text);
-    de.disable_recursion_limit();
-    let v = <Value as serde::Deserialize>::deserialize(&mut de).map_err(|e| json_err(text, e))?;
-    de.end().map_err(|e| json_err(text, e))?;
-    Ok(v)
-}
-
-/// serde_json counts columns in bytes; ours count characters.
-fn json_err(text: &str, e: serde_json::Error) -> ReadError {
-    let column = text
-        .split('\n')
-        .nth(e.line().saturating_sub(1))
-        .map(|l| {
-            let mut b = e.column().min(l.len());
-            while !l.is_char_boundary(b) {
-                b -= 1;
-            }
-            l[..b].chars().count().max(1)
-        })
-        .unwrap_or(e.column());
-    ReadError {
-        message: format!("invalid JSON: {}", strip_pos(&e.to_string())),
-        line: Some(e.line()),
-        column: Some(column),
-    }
-}
-
-fn strip_pos(s: &str) -> String {
-    match s.rfind(" at line ") {
-        Some(i) => s[..i].to_string(),
-        None => s.to_string(),
-    }
-}
-
-fn check_json_depth(text: &str) -> Result<(), ReadError> {
-    let mut depth = 0usize;
-    let mut in_str = false;
-    let mut esc = false;
-    let (mut line, mut col) = (1usize, 0usize);
-    for c in text.chars() {
-        col += 1;
-        if c == '\n' {
-            line += 1;
-            col = 0;
-        }
-        if in_str {
-            if esc {
-                esc = false;
-            } else if c == '\\' {
-                esc = true;
-            } else if c == '"' {
-                in_str = false;
-            }
-            continue;
-        }
-        match c {
-            '"' => in_str = true,
-            '{' | '[' => {
-                depth += 1;
-                if depth > MAX_DEPTH {
-                    return Err(ReadError {
-                        message: format!("nesting deeper than {} levels", MAX_DEPTH),
-                        line: Some(line),
-                        column: Some(col),
-                    });
-                }
-            }
-            '}' | ']' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    Ok(())
-}
-
-enum Frame {
-    Seq {
-        items: Vec<Value>,
-        anchor: usize,
-    },
-    Map {
-        map: Map<String, Value>,
-        key: Option<(String, Marker)>,
-        anchor: usize,
-        merged: Vec<String>,
-    },
-}
-
-/// Reads a YAML stream into JSON values, one per document.
-pub fn read_yaml(text: &str) -> Result<Vec<Value>, ReadError> {
-    Ok(read_yaml_impl(text, false)?
-        .into_iter()
-        .map(|(v, _)| v)
-        .collect())
-}
-
-/// The YAML builder; with `track`, a [`SourceMap`] is built beside each document.
-///
-/// The scanner is yaml-rust2 with go-yaml v2's acceptance of quoted scalars whose
-/// continuation lines stand left of their block (vendor/yaml-rust2/CRDLAB-PATCH.md).
-fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMap>)>, ReadError> {
-    let mut parser = Parser::new_from_str(text);
-    let mut pos = if track {
-        Some(PosBuilder {
-            merge_keys: true,
-            ..PosBuilder::new(text)
-        })
-    } else {
-        None
-    };
-    let mut docs = Vec::new();
-    let mut stack: Vec<Frame> = Vec::new();
-    let mut anchors: std::collections::HashMap<usize, Value> = Default::default();
-    let mut doc_value: Option<Value> = None;
-    loop {
-        let (ev, mark) = parser.next_token().map_err(|e| {
-            let m = *e.marker();
-            err_at(format!("yaml: {}", e.info()), Some(&m))
-        })?;
-        let finished: Option<(Value, usize)> = match ev {
-            Event::StreamStart | Event::Nothing => None,
-            Event::StreamEnd => break,
-            Event::DocumentStart => {
-                doc_value = None;
-                anchors.clear();
-                if let Some(p) = pos.as_mut() {
-                    p.root = None;
-                }
-                None
-            }
-            Event::DocumentEnd => {
-                let map = pos.as_mut().map(|p| p.take_root());
-                docs.push((doc_value.take().unwrap_or(Value::Null), map));
-                None
-            }
-            Event::Alias(id) => match anchors.get(&id) {
-                Some(v) => {
-                    if let Some(p) = pos.as_mut() {
-                        p.leaf(&mark, None);
-                    }
-                    Some((v.clone(), 0))
-                }
-                None => return Err(err_at("yaml: unknown anchor referenced", Some(&mark))),
-            },
-            Event::Scalar(s, style, anchor, tag) => {
-                // Keys are resolved by the map frame (they become strings).
-                let is_key = matches!(stack.last(), Some(Frame::Map { key: None, .. }));
-                if is_key {
-                    let k = resolve_key(&s, style, tag.as_ref(), &mark)?;
-                    if let Some(Frame::Map { key, .. }) = stack.last_mut() {
-                        *key = Some((k, mark));
-                    }
-                    if let Some(p) = pos.as_mut() {
-                        p.key(&mark, &s, style);
-                    }
-                    if anchor > 0 {
-                        anchors.insert(anchor, Value::String(s));
-                    }
-                    None
-                } else {
-                    let v = resolve_scalar(&s, style, tag.as_ref(), &mark)?;
-                    if let Some(p) = pos.as_mut() {
-                        p.leaf(&mark, Some((&s, style)));
-                        p.props(anchor > 0, tag.is_some());
-                    }
-                    Some((v, anchor))
-                }
-            }
-            Event::SequenceStart(anchor, tag) => {
-                if stack.len() >= MAX_DEPTH {
-                    return Err(err_at(
-                        format!("nesting deeper than {} levels", MAX_DEPTH),
-                        Some(&mark),
-                    ));
-                }
-                stack.push(Frame::Seq {
-                    items: Vec::new(),
-                    anchor,
-                });
-                if let Some(p) = pos.as_mut() {
-                    p.open(&mark, b'[');
-                    p.open_props(anchor > 0, tag.is_some());
-                }
-                None
-            }
-            Event::MappingStart(anchor, tag) => {
-                if stack.len() >= MAX_DEPTH {
-                    return Err(err_at(
-                        format!("nesting deeper than {} levels", MAX_DEPTH),
-                        Some(&mark),
-                    ));
-                }
-                stack.push(Frame::Map {
-                    map: Map::new(),
-                    key: None,
-                    anchor,
-                    merged: Vec::new(),
-                });
-                if let Some(p) = pos.as_mut() {
-                    p.open(&mark, b'{');
-                    p.open_props(anchor > 0, tag.is_some());
-                }
-                None
-            }
-            Event::SequenceEnd => match stack.pop() {
-                Some(Frame::Seq { items, anchor }) => {
-                    if let Some(p) = pos.as_mut() {
-                        p.close(&mark, b']');
-                    }
-                    Some((Value::Array(items), anchor))
-                }
-                _ => return Err(err_at("yaml: unbalanced sequence", Some(&mark))),
-            },
-            Event::MappingEnd => match stack.pop() {
-                Some(Frame::Map { map, anchor, .. }) => {
-                    if let Some(p) = pos.as_mut() {
-                        p.close(&mark, b'}');
-                    }
-                    Some((Value::Object(map), anchor))
-                }
-                _ => return Err(err_at("yaml: unbalanced mapping", Some(&mark))),
-            },
-        };
-        if let Some((value, anchor)) = finished {
-            if anchor > 0 {
-                anchors.insert(anchor, value.clone());
-            }
-            match stack.last_mut() {
-                None => {
-                    if let Some(p) = pos.as_mut() {
-                        p.attach(None);
-                    }
-                    doc_value = Some(value)
-                }
-                Some(Frame::Seq { items, .. }) => {
-                    if let Some(p) = pos.as_mut() {
-                        p.attach(None);
-                    }
-                    items.push(value)
-                }
-                Some(Frame::Map {
-                    map, key, merged, ..
-                }) => {
-                    let (k, kmark) = match key.take() {
-                        Some(k) => k,
-                        None => {
-                            // A non-scalar key: go-yaml would make it a map key that JSON
-                            // cannot hold.
-                            return Err(err_at(
-                                "error converting YAML to JSON: yaml: invalid map key: complex keys are not supported",
-                                Some(&mark),
-                            ));
-                        }
-                    };
-                    if let Some(p) = pos.as_mut() {
-                        p.attach(Some(&k));
-                    }
-                    if k == "<<" {
-                        merge_into(map, merged, value, &kmark)?;
-                    } else {
-                        if map.contains_key(&k) && !merged.contains(&k) {
-                            return Err(err_at(
-                                format!(
-                                    "error converting YAML to JSON: yaml: unmarshal errors:\n  line {}: key {} already set in map",
-                                    kmark.line(),
-                                    crate::go::strconv::quote(&k)
-                                ),
-                                Some(&kmark),
-                            ));
-                        }
-                        merged.retain(|m| m != &k);
-                        map.insert(k, value);
-                    }
-                }
-            }
-        }
-    }
-    if let Some(v) = doc_value {
-        let map = pos.as_mut().map(|p| p.take_root());
-        docs.push((v, map));
-    }
-    Ok(docs)
-}
-
-/// `<<: *anchor` (or a list of them): keys not already present are merged in.
-fn merge_into(
-    map: &mut Map<String, Value>,
-    merged: &mut Vec<String>,
-    v: Value,
-    mark: &Marker,
-) -> Result<(), ReadError> {
-    let sources = match v {
-        Value::Object(m) => vec![m],
-        Value::Array(a) => {
-            let mut out = Vec::new();
-            for x in a {
-                match x {
-                    Value::Object(m) => out.push(m),
-                    _ => {
-                        return Err(err_at(
-                            "yaml: map merge requires map or sequence of maps as the value",
-                            Some(mark),
-                        ))
-                    }
-                }
-            }
-            out
-        }
-        _ => {
-            return Err(err_at(
-                "yaml: map merge requires map or sequence of maps as the value",
-                Some(mark),
-            ))
-        }
-    };
-    for m in sources {
-        for (k, v) in m {
-            if !map.contains_key(&k) {
-                merged.push(k.clone());
-                map.insert(k, v);
-            }
-        }
-    }
-    Ok(())
-}
-
-fn tag_suffix(tag: Option<&Tag>) -> Option<&str> {
-    tag.map(|t| t.suffix.as_str())
-}
-
-/// A resolved plain scalar, per go-yaml v2's `resolve`.
-enum Resolved {
-    Null,
-    Bool(bool),
-    Int(i64),
-    Uint(u64),
-    Float(f64),
-    Str,
-}
-
-fn resolve_plain(s: &str) -> Resolved {
-    match s {
-        "" | "~" | "null" | "Null" | "NULL" => return Resolved::Null,
-        "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => {
-            return Resolved::Bool(true)
-        }
-        "n" | "N" | "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => {
-            return Resolved::Bool(false)
-        }
-        ".nan" | ".NaN" | ".NAN" => return Resolved::Float(f64::NAN),
-        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
-            return Resolved::Float(f64::INFINITY)
-        }
-        "-.inf" | "-.Inf" | "-.INF" => return Resolved::Float(f64::NEG_INFINITY),
-        _ => {}
-    }
-    let first = s.as_bytes()[0];
-    if !(first.is_ascii_digit() || first == b'-' || first == b'+' || first == b'.') {
-        return Resolved::Str;
-    }
-    let plain: String = s.chars().filter(|&c| c != '_').collect();
-    if let Some(i) = go_parse_int(&plain) {
-        return Resolved::Int(i);
-    }
-    if let Some(u) = go_parse_uint(&plain) {
-        return Resolved::Uint(u);
-    }
-    if is_yaml_float(&plain) {
-        if let Ok(f) = plain.parse::<f64>() {
-            return Resolved::Float(f);
-        }
-    }
-    if let Some(rest) = plain.strip_prefix("0b") {
-        if let Ok(i) = i64::from_str_radix(rest, 2) {
-            return Resolved::Int(i);
-        }
-    } else if let Some(rest) = plain.strip_prefix("-0b") {
-        if let Ok(i) = i64::from_str_radix(rest, 2) {
-            return Resolved::Int(-i);
-        }
-    }
-    Resolved::Str
-}
-
-/// `strconv.ParseInt(s, 0, 64)`: sign, then 0x/0o/0b prefixes or a leading 0 for octal.
-fn go_parse_int(s: &str) -> Option<i64> {
-    let (neg, body) = match s.as_bytes().first()? {
-        b'-' => (true, &s[1..]),
-        b'+' => (false, &s[1..]),
-        _ => (false, s),
-    };
-    let u = go_parse_uint(body)?;
-    if neg {
-        if u <= i64::MAX as u64 + 1 {
-            Some((u as i128 * -1) as i64)
-        } else {
-            None
-        }
-    } else if u <= i64::MAX as u64 {
-        Some(u as i64)
-    } else {
-        None
-    }
-}
-
-fn go_parse_uint(s: &str) -> Option<u64> {
-    if s.is_empty() {
-        return None;
-    }
-    let (radix, digits) = if let Some(r) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        (16, r)
-    } else if let Some(r) = s.strip_prefix("0o").or_else(|| s.strip_prefix("0O")) {
-        (8, r)
-    } else if let Some(r) = s.strip_prefix("0b").or_else(|| s.strip_prefix("0B")) {
-        (2, r)
-    } else if s.len() > 1 && s.starts_with('0') {
-        (8, &s[1..])
-    } else {
-        (10, s)
-    };
-    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
-        return None;
-    }
-    u64::from_str_radix(digits, radix).ok()
-}
-
-/// go-yaml's `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`.
-fn is_yaml_float(s: &str) -> bool {
-    let b = s.as_bytes();
-    let mut i = 0;
-    if i < b.len() && (b[i] == b'-' || b[i] == b'+') {
-        i += 1;
-    }
-    let start = i;
-    if i < b.len() && b[i] == b'.' {
-        i += 1;
-        let d = i;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-        if i == d {
-            return false;
-        }
-    } else {
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-        if i == start {
-            return false;
-        }
-        if i < b.len() && b[i] == b'.' {
-            i += 1;
-            while i < b.len() && b[i].is_ascii_digit() {
-                i += 1;
-            }
-        }
-    }
-    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
-        i += 1;
-        if i < b.len() && (b[i] == b'-' || b[i] == b'+') {
-            i += 1;
-        }
-        let d = i;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-        if i == d {
-            return false;
-        }
-    }
-    i == b.len()
-}
-
-/// A float as it reaches the apiserver after sigs.k8s.io/yaml's JSON step: json.Marshal
-/// prints integral values without a fraction, which then decode as integers.
-fn float_value(f: f64, mark: &Marker) -> Result<Value, ReadError> {
-    if !f.is_finite() {
-        return Err(err_at(
-            format!(
-                "error converting YAML to JSON: json: unsupported value: {}",
-                crate::go::fmt::format_float_v(f)
-            ),
-            Some(mark),
-        ));
-    }
-    let printed = crate::go::json::format_float_json(f);
-    if !printed.contains(['.', 'e', 'E']) {
-        if let Ok(i) = printed.parse::<i64>() {
-            return Ok(Value::Number(i.into()));
-        }
-    }
-    Ok(Number::from_f64(f)
-        .map(Value::Number)
-        .unwrap_or(Value::Null))
-}
-
-fn resolve_scalar(
-    s: &str,
-    style: TScalarStyle,
-    tag: Option<&Tag>,
-    mark: &Marker,
-) -> Result<Value, ReadError> {
-    let explicit = tag_suffix(tag);
-    if style != TScalarStyle::Plain
-        || explicit == Some("str")
-        || explicit == Some("tag:yaml.org,2002:str")
-    {
-        return Ok(Value::String(s.to_string()));
-    }
-    if explicit == Some("binary") {
-        return Ok(Value::String(s.split_whitespace().collect()));
-    }
-    Ok(match resolve_plain(s) {
-        Resolved::Null => Value::Null,
-        Resolved::Bool(b) => Value::Bool(b),
-        Resolved::Int(i) => Value::Number(i.into()),
-        // Beyond int64 the apiserver's JSON decoder keeps a float64.
-        Resolved::Uint(u) => float_value(u as f64, mark)?,
-        Resolved::Float(f) => float_value(f, mark)?,
-        Resolved::Str => Value::String(s.to_string()),
-    })
-}
-
-/// Map keys become JSON strings the way sigs.k8s.io/yaml converts go-yaml's keys.
-fn resolve_key(
-    s: &str,
-    style: TScalarStyle,
-    tag: Option<&Tag>,
-    mark: &Marker,
-) -> Result<String, ReadError> {
-    if style != TScalarStyle::Plain || tag_suffix(tag) == Some("str") {
-        return Ok(s.to_string());
-    }
-    Ok(match resolve_plain(s) {
-        Resolved::Null => "null".to_string(),
-        Resolved::Bool(b) => b.to_string(),
-        Resolved::Int(i) => i.to_string(),
-        Resolved::Uint(u) => u.to_string(),
-        Resolved::Float(f) => {
-            if !f.is_finite() {
-                return Err(err_at(
-                    "error converting YAML to JSON: invalid map key",
-                    Some(mark),
-                ));
-            }
-            crate::go::fmt::format_float_v(f)
-        }
-        Resolved::Str => s.to_string(),
-    })
-}
-
-// ---------------------------------------------------------------------------------------
-// Source positions: where each node of a document stands in its text.
 
 /// A range of source text as editors take it: 1-based lines, 1-based columns counted in
 /// UTF-16 code units (Monaco; CodeMirror 5 and LSP take the column minus one), the end
@@ -991,7 +300,7 @@ struct PosFrame {
 
 /// Builds a [`SourceMap`] from the reader's events (YAML) or the JSON scanner's tokens,
 /// with byte offsets.
-struct PosBuilder<'a> {
+pub(crate) struct PosBuilder<'a> {
     loc: Locator<'a>,
     stack: Vec<PosFrame>,
     done: Option<Built>,
@@ -1001,7 +310,7 @@ struct PosBuilder<'a> {
 }
 
 impl<'a> PosBuilder<'a> {
-    fn new(text: &'a str) -> PosBuilder<'a> {
+    pub(crate) fn new(text: &'a str) -> PosBuilder<'a> {
         PosBuilder {
             loc: Locator::new(text),
             stack: Vec::new(),
@@ -1011,11 +320,24 @@ impl<'a> PosBuilder<'a> {
         }
     }
 
-    fn text(&self) -> &'a str {
+    /// A builder for a YAML text, whose `<<` merge keys take no position of their own.
+    pub(crate) fn for_yaml(text: &'a str) -> PosBuilder<'a> {
+        PosBuilder {
+            merge_keys: true,
+            ..PosBuilder::new(text)
+        }
+    }
+
+    pub(crate) fn text(&self) -> &'a str {
         self.loc.text
     }
 
-    fn take_root(&mut self) -> SourceMap {
+    /// A new document of the stream begins: the previous one's root is dropped.
+    pub(crate) fn start_document(&mut self) {
+        self.root = None;
+    }
+
+    pub(crate) fn take_root(&mut self) -> SourceMap {
         self.stack.clear();
         self.done = None;
         SourceMap {
@@ -1023,13 +345,13 @@ impl<'a> PosBuilder<'a> {
         }
     }
 
-    fn key_span(&mut self, start: usize, end: usize) {
+    pub(crate) fn key_span(&mut self, start: usize, end: usize) {
         if let Some(f) = self.stack.last_mut() {
             f.pending_key = Some((start, end));
         }
     }
 
-    fn leaf_span(&mut self, start: usize, end: usize) {
+    pub(crate) fn leaf_span(&mut self, start: usize, end: usize) {
         let key = self.stack.last_mut().and_then(|f| f.pending_key.take());
         let value = self.loc.range(start, end);
         let style = if self.text().as_bytes().get(start) == Some(&b'"') {
@@ -1054,7 +376,7 @@ impl<'a> PosBuilder<'a> {
         });
     }
 
-    fn open_at(&mut self, byte: usize, bracket: u8) {
+    pub(crate) fn open_at(&mut self, byte: usize, bracket: u8) {
         let key = self.stack.last_mut().and_then(|f| f.pending_key.take());
         let is_bracket = self.text().as_bytes().get(byte) == Some(&bracket);
         let children = if bracket == b'{' {
@@ -1075,7 +397,7 @@ impl<'a> PosBuilder<'a> {
         });
     }
 
-    fn close_at(&mut self, byte: usize, bracket: u8) {
+    pub(crate) fn close_at(&mut self, byte: usize, bracket: u8) {
         let Some(f) = self.stack.pop() else { return };
         let flow = f.bracket && self.text().as_bytes().get(byte) == Some(&bracket);
         let (start, end) = match (flow, f.first) {
@@ -1111,7 +433,7 @@ impl<'a> PosBuilder<'a> {
     }
 
     /// Attaches the node just finished to its parent (under `key` in a map).
-    fn attach(&mut self, key: Option<&str>) {
+    pub(crate) fn attach(&mut self, key: Option<&str>) {
         let Some(b) = self.done.take() else { return };
         match self.stack.last_mut() {
             None => self.root = Some(b.node),
@@ -1131,25 +453,25 @@ impl<'a> PosBuilder<'a> {
 
     // YAML events: markers count chars.
 
-    fn byte_of(&self, mark: &Marker) -> usize {
+    pub(crate) fn byte_of(&self, mark: &Marker) -> usize {
         self.loc.at_mark(mark).byte
     }
 
-    fn key(&mut self, mark: &Marker, s: &str, style: TScalarStyle) {
+    pub(crate) fn key(&mut self, mark: &Marker, s: &str, style: TScalarStyle) {
         let (a, b) = self.scalar_span(mark, s, style);
         self.key_span(a, b);
     }
 
     /// Records the anchor and tag of the node just finished (a scalar) or just opened (a
     /// collection).
-    fn props(&mut self, anchored: bool, tagged: bool) {
+    pub(crate) fn props(&mut self, anchored: bool, tagged: bool) {
         if let Some(b) = self.done.as_mut() {
             b.node.anchored = anchored;
             b.node.tagged = tagged;
         }
     }
 
-    fn open_props(&mut self, anchored: bool, tagged: bool) {
+    pub(crate) fn open_props(&mut self, anchored: bool, tagged: bool) {
         if let Some(f) = self.stack.last_mut() {
             f.anchored = anchored;
             f.tagged = tagged;
@@ -1157,7 +479,7 @@ impl<'a> PosBuilder<'a> {
     }
 
     /// A value scalar (`Some`) or an alias (`None`).
-    fn leaf(&mut self, mark: &Marker, scalar: Option<(&str, TScalarStyle)>) {
+    pub(crate) fn leaf(&mut self, mark: &Marker, scalar: Option<(&str, TScalarStyle)>) {
         let (a, b) = match scalar {
             Some((s, style)) => self.scalar_span(mark, s, style),
             None => {
@@ -1185,19 +507,19 @@ impl<'a> PosBuilder<'a> {
         }
     }
 
-    fn open(&mut self, mark: &Marker, bracket: u8) {
+    pub(crate) fn open(&mut self, mark: &Marker, bracket: u8) {
         let b = self.byte_of(mark);
         self.open_at(b, bracket);
     }
 
-    fn close(&mut self, mark: &Marker, bracket: u8) {
+    pub(crate) fn close(&mut self, mark: &Marker, bracket: u8) {
         let b = self.byte_of(mark);
         self.close_at(b, bracket);
     }
 
     /// The bytes a scalar's text covers, from its marker (the scalar's first character;
     /// for block scalars the first content line) and its value.
-    fn scalar_span(&self, mark: &Marker, s: &str, style: TScalarStyle) -> (usize, usize) {
+    pub(crate) fn scalar_span(&self, mark: &Marker, s: &str, style: TScalarStyle) -> (usize, usize) {
         let text = self.text();
         let start = self.byte_of(mark);
         let rest = &text[start..];
@@ -1301,7 +623,7 @@ fn match_folded(text: &str, s: &str) -> Option<usize> {
 
 /// The source map of a JSON text that `read_json` accepted, from byte `start` (after a BOM
 /// and leading blanks). An iterative scanner: the text is known to be valid JSON.
-fn json_source_map(text: &str, start: usize) -> SourceMap {
+pub(crate) fn json_source_map(text: &str, start: usize) -> SourceMap {
     struct Frame {
         object: bool,
         expect_key: bool,
@@ -1395,103 +717,12 @@ fn json_source_map(text: &str, start: usize) -> SourceMap {
     p.take_root()
 }
 
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-
-    fn one(s: &str) -> Value {
-        read_document(s).unwrap()
-    }
-
-    #[test]
-    fn yaml11_booleans_and_numbers() {
-        assert_eq!(one("a: yes\nb: off\nc: 'yes'\nd: 1.0\ne: 1.5\nf: 0x1F\ng: 017\nh: 2024-01-01\ni: ~\nj: 1_000"),
-            json!({"a": true, "b": false, "c": "yes", "d": 1, "e": 1.5, "f": 31, "g": 15, "h": "2024-01-01", "i": null, "j": 1000}));
-    }
-
-    #[test]
-    fn keys_become_strings() {
-        // go-yaml v2 resolves `on` and `y` as booleans, keys included: both become "true".
-        assert_eq!(
-            one("1: a\non: c\n0x10: d\n"),
-            json!({"1": "a", "true": "c", "16": "d"})
-        );
-        assert_eq!(one("y: 1\nn: 2\n"), json!({"true": 1, "false": 2}));
-    }
-
-    #[test]
-    fn duplicate_keys_are_errors() {
-        let e = read_document("a: 1\nb: 2\na: 3\n").unwrap_err();
-        assert!(e.message.contains("key \"a\" already set in map"), "{}", e);
-        assert_eq!(e.line, Some(3));
-    }
-
-    #[test]
-    fn anchors_and_merge() {
-        assert_eq!(
-            one("base: &b {a: 1, b: 2}\nd:\n  <<: *b\n  b: 3\n"),
-            json!({"base": {"a": 1, "b": 2}, "d": {"a": 1, "b": 3}})
-        );
-    }
-
-    #[test]
-    fn byte_order_mark_is_ignored() {
-        assert_eq!(one("\u{feff}a: 1\n"), json!({"a": 1}));
-    }
-
-    #[test]
-    fn multi_document() {
-        let d = read_documents("a: 1\n---\nb: 2\n").unwrap();
-        assert_eq!(d, vec![json!({"a": 1}), json!({"b": 2})]);
-    }
-
-    #[test]
-    fn json_keeps_float_vs_int() {
-        let v = one("{\"a\": 1.0, \"b\": 2}");
-        assert!(v["a"].is_f64());
-        assert!(v["b"].is_i64());
-    }
-
-    #[test]
-    fn deep_nesting_is_an_error() {
-        let deep = "[".repeat(10_000) + &"]".repeat(10_000);
-        let e = read_document(&deep).unwrap_err();
-        assert!(e.message.contains("nesting deeper than"), "{}", e);
-        let deep_yaml = "a:\n".to_string()
-            + &(1..3000)
-                .map(|i| format!("{}a:\n", " ".repeat(i)))
-                .collect::<String>();
-        assert!(read_document(&deep_yaml).is_err());
-    }
-
-    #[test]
-    fn malformed_yaml_has_position() {
-        let e = read_document("a: [1, 2\nb: c").unwrap_err();
-        assert!(e.line.is_some());
-    }
-
-    #[test]
-    fn quoted_scalars_may_continue_left_of_their_block() {
-        // go-yaml v2 folds the lines of a quoted scalar whatever their indentation.
-        let text = "a:\n  - d: 'one two\n  three ''x''\n\n   four'\n    e: \"x\\\"y\n z\\\n w\"\n  - 1\nb: 2\n";
-        assert_eq!(
-            one(text),
-            json!({"a": [{"d": "one two three 'x'\nfour", "e": "x\"y zw"}, 1], "b": 2})
-        );
-        // Positions stay those of the original text.
-        let (_, map) = read_document_with_positions(text).unwrap();
-        let b = map.get(&seg("b")).unwrap();
-        assert_eq!((b.value.start_line, b.value.start_column), (10, 4));
-        let e = map.get(&seg("a/0/e")).unwrap();
-        assert_eq!(
-            (e.value.start_line, e.value.start_column, e.value.end_line, e.value.end_column),
-            (6, 8, 8, 4)
-        );
-        // A document indicator or the end of the stream still ends it with an error.
-        assert!(read_document("a:\n  b: 'x\n---\n'\n").is_err());
-        assert!(read_document("a:\n  b: \"x\ny").is_err());
-    }
+    use crate::text::yaml::{read_document, read_document_with_positions, read_documents_with_positions};
 
     fn seg(path: &str) -> Vec<PathSeg> {
         path.split('/')
@@ -1641,9 +872,27 @@ mod tests {
         let deep = "[".repeat(10_000) + &"]".repeat(10_000);
         assert!(read_document_with_positions(&deep).is_err());
     }
+
+    #[test]
+    fn quoted_scalars_may_continue_left_of_their_block() {
+        // go-yaml v2 folds the lines of a quoted scalar whatever their indentation.
+        let text = "a:\n  - d: 'one two\n  three ''x''\n\n   four'\n    e: \"x\\\"y\n z\\\n w\"\n  - 1\nb: 2\n";
+        assert_eq!(
+            read_document(text).unwrap(),
+            json!({"a": [{"d": "one two three 'x'\nfour", "e": "x\"y zw"}, 1], "b": 2})
+        );
+        // Positions stay those of the original text.
+        let (_, map) = read_document_with_positions(text).unwrap();
+        let b = map.get(&seg("b")).unwrap();
+        assert_eq!((b.value.start_line, b.value.start_column), (10, 4));
+        let e = map.get(&seg("a/0/e")).unwrap();
+        assert_eq!(
+            (e.value.start_line, e.value.start_column, e.value.end_line, e.value.end_column),
+            (6, 8, 8, 4)
+        );
+        // A document indicator or the end of the stream still ends it with an error.
+        assert!(read_document("a:\n  b: 'x\n---\n'\n").is_err());
+        assert!(read_document("a:\n  b: \"x\ny").is_err());
+    }
 }
 
-/// The text without a leading UTF-8 byte-order mark.
-pub fn strip_bom(text: &str) -> &str {
-    text.strip_prefix('\u{feff}').unwrap_or(text)
-}

@@ -1,7 +1,7 @@
 //! Beyond the apiserver: why a rule costs what it costs, and the smallest schema bound
 //! that brings it under the per-rule limit.
 //!
-//! For every rule of a version: the figures the apiserver computes ([`super::cost`]), the
+//! For every rule of a version: the figures the apiserver computes ([`crate::cel::cost`]), the
 //! subexpressions that carry the estimate (comprehensions with their iteration counts,
 //! expensive calls), the schema nodes the estimator read sizes from (and the ancestors whose
 //! cardinality multiplies the rule), and — for a rule over
@@ -9,7 +9,7 @@
 //! the smallest `maxLength` / `maxItems` / `maxProperties` that fixes it. Bounds are found
 //! by binary search, re-running the estimator on a copy of the schema with the bound set.
 
-use super::cost::{self, NodeTrace, TraceKind};
+use crate::cel::cost::{self, NodeTrace, TraceKind};
 use crate::cel::cost_model::{SizeEstimate, SizeHints, MAX_REQUEST_SIZE_BYTES};
 use crate::cel::schema_sizes::{self, RuleCost, SchemaSizes};
 use crate::schema::cel::compile::{CompiledRule, RuleTree};
@@ -348,8 +348,8 @@ fn steps_of_cel_path(node: &JsonSchemaProps, path: &[String]) -> Option<Vec<Step
             field => {
                 let (k, child) = cur.properties.iter().find(|(k, _)| {
                     k.as_str() == field
-                        || super::value::escape(k, false).as_deref() == Some(field)
-                        || super::value::escape(k, true).as_deref() == Some(field)
+                        || crate::cel::value::escape(k, false).as_deref() == Some(field)
+                        || crate::cel::value::escape(k, true).as_deref() == Some(field)
                 })?;
                 out.push(Step::Property(k.clone()));
                 cur = child;
@@ -361,7 +361,7 @@ fn steps_of_cel_path(node: &JsonSchemaProps, path: &[String]) -> Option<Vec<Step
 
 /// Re-estimates a rule at `steps` of `root` (schema as written).
 fn rule_cost_at(
-    checked: &super::checker::Checked,
+    checked: &crate::cel::checker::Checked,
     root: &JsonSchemaProps,
     steps: &[Step],
 ) -> Option<RuleCost> {
@@ -383,7 +383,7 @@ fn rule_cost_at(
 /// `rule_steps` within the limit (one more does not), by binary search over re-estimates:
 /// the loosest bound that fixes the rule. `None` when even 0 does not.
 fn loosest_bound(
-    checked: &super::checker::Checked,
+    checked: &crate::cel::checker::Checked,
     root: &JsonSchemaProps,
     rule_steps: &[Step],
     targets: &[(Vec<Step>, &'static str)],
@@ -566,7 +566,7 @@ fn explain_rule(
 
 /// The comprehensions and calls carrying the cost, most expensive first.
 fn breakdown(
-    checked: &super::checker::Checked,
+    checked: &crate::cel::checker::Checked,
     trace: &[NodeTrace],
     max_cost: u64,
 ) -> Vec<CostTerm> {
@@ -661,7 +661,7 @@ fn display_function(f: &str) -> String {
 }
 
 /// The source text of a node, from its position to where its brackets close.
-fn snippet(checked: &super::checker::Checked, id: u64) -> String {
+fn snippet(checked: &crate::cel::checker::Checked, id: u64) -> String {
     let text: Vec<char> = checked.source.text.chars().collect();
     let ids = subtree_ids(&checked.expr, id);
     let offs: Vec<usize> = ids

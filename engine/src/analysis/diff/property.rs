@@ -5,8 +5,10 @@
 //! longer has, compared then with an empty node — each check compares its keywords and
 //! marks them handled; whatever differs after all checks ran is `unhandled`.
 
-use super::config::{EnumAddition, LimitCheck, PropertyChecks};
-use super::{Enforcement, Ratcheting, Severity};
+use crate::analysis::diff::config::{EnumAddition, LimitCheck, PropertyChecks};
+use crate::analysis::diff::config::Enforcement;
+use crate::analysis::diff::finding::{severity, PropertyFinding, Ratcheting};
+use crate::analysis::diff::xvalidations::compare_rules;
 use crate::go::fmt::format_float_v;
 use crate::go::json::json_marshal;
 use crate::go::strconv::quote;
@@ -256,26 +258,6 @@ pub fn local(v: &Value) -> Map<String, Value> {
     out
 }
 
-/// One result of a property check.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PropertyFinding {
-    pub check: &'static str,
-    pub message: String,
-    pub severity: Severity,
-    pub ratcheting: Ratcheting,
-    /// For `xvalidations` findings on an added or changed rule: the rule (JSON) and
-    /// whether it uses `oldSelf`, so sample objects can judge it.
-    pub rule: Option<Value>,
-}
-
-fn severity(e: Enforcement) -> Option<Severity> {
-    match e {
-        Enforcement::Error => Some(Severity::Error),
-        Enforcement::Warn => Some(Severity::Warning),
-        _ => None,
-    }
-}
-
 /// Collects one check's messages under its enforcement.
 struct Out<'o> {
     list: &'o mut Vec<PropertyFinding>,
@@ -389,7 +371,7 @@ pub fn compare_properties(
         let x = a.remove("x-kubernetes-validations");
         let y = b.remove("x-kubernetes-validations");
         if x != y {
-            for f in super::cel::compare_rules(x.as_ref(), y.as_ref(), cfg) {
+            for f in compare_rules(x.as_ref(), y.as_ref(), cfg) {
                 out.list.push(f);
             }
         }

@@ -2,10 +2,11 @@
 //! version of the new one) and `servedVersion` (every pair of served versions of the new
 //! CRD, lower priority first: `v1alpha1 -> v1`), as crdify pairs them.
 
-use super::cel::ObjectRuns;
-use super::config::Config;
-use super::property::compare_schemas;
-use super::{schema_of, Finding, Side, Validator};
+use crate::analysis::diff::cel::ObjectRuns;
+use crate::analysis::diff::config::Config;
+use crate::analysis::diff::finding::{Finding, Validator};
+use crate::analysis::diff::property::compare_schemas;
+use crate::analysis::diff::side::{schema_of, Side};
 use serde_json::Value;
 use std::cmp::Ordering;
 

@@ -2,7 +2,7 @@
 //! (a table per group, for pull-request comments), `json` (`{"breaking", "findings"}`)
 //! and `yaml` (the same document).
 
-use super::{Finding, Ratcheting, Report, Severity, Validator};
+use crate::analysis::diff::finding::{Finding, Ratcheting, Report, Severity, Validator};
 
 /// The output formats of `crdlab diff`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -310,7 +310,7 @@ mod tests {
     fn yaml_reads_back_as_the_json() {
         let r = sample();
         let y = yaml(&r);
-        let back = crate::yaml::read_document(&y).unwrap();
+        let back = crate::text::yaml::read_document(&y).unwrap();
         assert_eq!(back, serde_json::to_value(&r).unwrap(), "{}", y);
         assert!(
             y.starts_with(

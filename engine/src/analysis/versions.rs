@@ -21,8 +21,8 @@ use crate::crd::model::{
     CustomResourceDefinition, ValidationRule, FIELD_PATH_SINCE, MESSAGE_EXPRESSION_SINCE,
     OPTIONAL_OLD_SELF_SINCE, REASON_SINCE,
 };
-use crate::crd::compiled::CompiledCrd;
-use crate::crd::load::LoadError;
+use crate::crd::CompiledCrd;
+use crate::text::crd_document::LoadError;
 use crate::version::KubeVersion;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -423,7 +423,7 @@ pub fn rule_versions_of_value(v: &Value) -> Result<Vec<RuleVersionRow>, LoadErro
 
 /// The version matrix of a CRD given as YAML or JSON text.
 pub fn rule_versions_of_text(text: &str) -> Result<Vec<RuleVersionRow>, LoadError> {
-    rule_versions_of_value(&crate::crd::load::parse_crd_text(text)?)
+    rule_versions_of_value(&crate::text::crd_document::parse_crd_text(text)?)
 }
 
 /// Whether a rule row is accepted on `kube`.

@@ -1,0 +1,8 @@
+//! Beyond the apiserver: what crdlab computes on top of the engine's answers — the cost
+//! explanation of each rule ([`explain`]), each rule's lowest release ([`versions`]) and
+//! breaking changes between two CRDs ([`diff`]). These call the engine's typed API
+//! ([`crate::engine`], [`crate::crd`], [`crate::strategy`]), never the batch protocol.
+
+pub mod diff;
+pub mod explain;
+pub mod versions;

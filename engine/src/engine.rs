@@ -1,0 +1,257 @@
+//! The engine's typed API, what the tools call (the CLI's batch protocol, the npm package,
+//! the playground, the analyses): compile a CRD for a release through a cache of compiled
+//! CRDs, pick a version, validate an object (`strategy::validate_object`, the apiserver's
+//! create/update path). No JSON wire shapes here: `wire::batch` converts its requests into
+//! these calls.
+
+use crate::schema::fingerprint::{FastMap, Hasher128};
+use crate::crd::{CompileCache, CompiledCrd};
+use crate::strategy::ValidateOptions;
+use crate::version::KubeVersion;
+use serde_json::Value;
+use std::borrow::Cow;
+use std::hash::Hasher;
+use std::sync::Arc;
+
+/// The named CRD version (default: the storage version), or the error that says which exist.
+pub fn version_of<'c>(
+    crd: &'c CompiledCrd,
+    name: Option<&str>,
+) -> Result<&'c crate::crd::CompiledVersion, String> {
+    crd.version(name).ok_or_else(|| match name {
+        Some(v) => format!(
+            "the CRD has no version {:?} (it has {})",
+            v,
+            crd.crd
+                .spec
+                .versions
+                .iter()
+                .map(|v| v.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        None => "the CRD has no versions".to_string(),
+    })
+}
+
+/// A request's validation options (subresource, ratcheting, request emulation), with
+/// their defaults; ratcheting defaults to what the targeted release does.
+pub fn validate_options(
+    subresource: Option<&str>,
+    ratcheting: Option<bool>,
+    emulate_request: Option<bool>,
+    kube: KubeVersion,
+) -> Result<ValidateOptions, String> {
+    Ok(ValidateOptions {
+        status_subresource: match subresource {
+            None | Some("") => false,
+            Some("status") => true,
+            Some(other) => {
+                return Err(format!(
+                    "unsupported subresource {:?} (only \"status\")",
+                    other
+                ))
+            }
+        },
+        ratcheting: kube.ratcheting(ratcheting)?,
+        emulate_request: emulate_request.unwrap_or(true),
+    })
+}
+
+/// Compiled CRDs an [`Engine`] keeps at most.
+pub const MAX_CACHED_CRDS: usize = 64;
+/// Bytes of CRD source (text, or JSON) whose compiled CRDs an [`Engine`] keeps at most.
+pub const MAX_CACHED_SOURCE: usize = 16 << 20;
+
+/// Compiles CRDs on demand and keeps them for later requests. A CRD seen before (same
+/// text, old CRD and release) is not compiled again; a different one (an edit) reuses
+/// what earlier compiles computed from identical inputs ([`CompileCache`]).
+#[derive(Default)]
+pub struct Engine {
+    /// Compiled CRDs by fingerprint of their source and release: the source (compared on
+    /// a hit), the compiled CRD, and when it was last used. The source is hashed once per
+    /// request (it can be megabytes).
+    cache: FastMap<(u128, KubeVersion), (String, Arc<CompiledCrd>, u64)>,
+    /// Requests served (the clock of `cache`).
+    uses: u64,
+    /// What the compiles share: compiled rules, rule sets, CEL views of schemas and CRD
+    /// check results, keyed by everything they depend on.
+    pub compile_cache: CompileCache,
+    /// Reads `crdFile` paths; `None` (as in wasm) rejects them.
+    pub file_reader: Option<fn(&str) -> std::io::Result<String>>,
+}
+
+/// A CRD as a tool hands it to [`Engine::compile`]: its text (YAML/JSON, possibly several
+/// documents), its JSON value, or a file's text named by its path (the path, not the text,
+/// is its cache key, as for `crdFile`).
+#[derive(Clone, Copy, Debug)]
+pub enum CrdInput<'r> {
+    File { path: &'r str, text: &'r str },
+    Text(&'r str),
+    Json(&'r Value),
+}
+
+impl<'r> CrdInput<'r> {
+    /// The cache key in parts, borrowed where it can be (CRD texts can be megabytes).
+    fn key(&self) -> Vec<Cow<'r, str>> {
+        match *self {
+            CrdInput::File { path, .. } => vec![Cow::Borrowed("file:"), Cow::Borrowed(path)],
+            CrdInput::Text(t) => vec![Cow::Borrowed("text:"), Cow::Borrowed(t)],
+            CrdInput::Json(v) => vec![Cow::Borrowed("json:"), Cow::Owned(v.to_string())],
+        }
+    }
+
+    /// The CRD's JSON value: its text's CRD document ([`crate::text::crd_document::parse_crd_text`]).
+    fn value(&self) -> Result<Cow<'r, Value>, crate::text::crd_document::LoadError> {
+        match *self {
+            CrdInput::File { text, .. } | CrdInput::Text(text) => {
+                crate::text::crd_document::parse_crd_text(text).map(Cow::Owned)
+            }
+            CrdInput::Json(v) => Ok(Cow::Borrowed(v)),
+        }
+    }
+}
+
+/// Whether a kept source is the one whose key is `parts`.
+fn same_source(source: &str, parts: &[Cow<'_, str>]) -> bool {
+    let mut rest = source;
+    for p in parts {
+        match rest.strip_prefix(&**p) {
+            Some(r) => rest = r,
+            None => return false,
+        }
+    }
+    rest.is_empty()
+}
+
+impl Engine {
+    pub fn new() -> Engine {
+        Engine::default()
+    }
+
+    /// An engine that reads `crdFile` paths from the file system.
+    pub fn with_file_system() -> Engine {
+        Engine {
+            file_reader: Some(|p| std::fs::read_to_string(p)),
+            ..Default::default()
+        }
+    }
+
+    /// The compiled CRD for `kube`, from the cache when the same CRD (and old CRD) was
+    /// compiled before. `old` is the CRD being replaced: its presence makes the CRD an
+    /// update, where unchanged rules compile in the stored-expressions environment.
+    pub fn compile(
+        &mut self,
+        crd: CrdInput<'_>,
+        old: Option<CrdInput<'_>>,
+        kube: KubeVersion,
+    ) -> Result<Arc<CompiledCrd>, String> {
+        let mut key = crd.key();
+        if let Some(old) = &old {
+            key.push(Cow::Borrowed("\u{0}old:"));
+            key.extend(old.key());
+        }
+        // Only CRDs that compiled are kept, so a hit never skips an error below.
+        self.uses += 1;
+        let mut h = Hasher128::new();
+        for part in &key {
+            h.write(part.as_bytes());
+        }
+        let id = (h.finish128(), kube);
+        if let Some((source, c, used)) = self.cache.get_mut(&id) {
+            if same_source(source, &key) {
+                *used = self.uses;
+                return Ok(c.clone());
+            }
+        }
+        let old_value = match &old {
+            Some(o) => Some(o.value().map_err(|e| format!("old CRD: {}", e))?),
+            None => None,
+        };
+        let cc = &mut self.compile_cache;
+        let compiled = crd
+            .value()
+            .and_then(|v| CompiledCrd::from_value_cached(&v, old_value.as_deref(), kube, cc))
+            .map_err(|e| e.to_string())?;
+        let compiled = Arc::new(compiled);
+        self.keep(id, key.concat(), compiled.clone());
+        Ok(compiled)
+    }
+
+    /// Keeps a compiled CRD, forgetting the least recently used ones beyond
+    /// [`MAX_CACHED_CRDS`] entries or [`MAX_CACHED_SOURCE`] bytes of CRD source: an editor
+    /// that sends every version of a large CRD it edits must not keep them all.
+    fn keep(&mut self, id: (u128, KubeVersion), source: String, compiled: Arc<CompiledCrd>) {
+        // Another source with the same fingerprint (never seen in practice) is replaced.
+        self.cache.remove(&id);
+        let mut size: usize =
+            self.cache.values().map(|(k, _, _)| k.len()).sum::<usize>() + source.len();
+        while !self.cache.is_empty()
+            && (self.cache.len() >= MAX_CACHED_CRDS || size > MAX_CACHED_SOURCE)
+        {
+            let Some((oldest, len)) = self
+                .cache
+                .iter()
+                .min_by_key(|(_, (_, _, used))| *used)
+                .map(|(k, v)| (*k, v.0.len()))
+            else {
+                break;
+            };
+            size -= len;
+            self.cache.remove(&oldest);
+        }
+        self.cache.insert(id, (source, compiled, self.uses));
+    }
+
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CRD: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object}
+";
+
+    #[test]
+    fn compiles_each_source_and_release_once() {
+        let mut engine = Engine::new();
+        let kube = KubeVersion::PROTOCOL_DEFAULT;
+        let a = engine.compile(CrdInput::Text(CRD), None, kube).unwrap();
+        let b = engine.compile(CrdInput::Text(CRD), None, kube).unwrap();
+        assert!(Arc::ptr_eq(&a, &b), "the same text and release come from the cache");
+        let value = crate::text::crd_document::parse_crd_text(CRD).unwrap();
+        let c = engine.compile(CrdInput::Json(&value), None, kube).unwrap();
+        assert!(!Arc::ptr_eq(&a, &c), "a JSON value is another source");
+        assert_eq!(c.crd.spec.versions.len(), 1);
+        if KubeVersion::LATEST != kube {
+            let d = engine.compile(CrdInput::Text(CRD), None, KubeVersion::LATEST).unwrap();
+            assert!(!Arc::ptr_eq(&a, &d), "another release compiles again");
+        }
+    }
+
+    #[test]
+    fn compile_errors_keep_the_loaders_text() {
+        let mut engine = Engine::new();
+        let kube = KubeVersion::PROTOCOL_DEFAULT;
+        assert_eq!(
+            engine.compile(CrdInput::Text("kind: ConfigMap\n"), None, kube).unwrap_err(),
+            "no CustomResourceDefinition found: the document holds ConfigMap"
+        );
+        let old = engine
+            .compile(CrdInput::Text(CRD), Some(CrdInput::Text("kind: Secret\n")), kube)
+            .unwrap_err();
+        assert_eq!(old, "old CRD: no CustomResourceDefinition found: the document holds Secret");
+    }
+}

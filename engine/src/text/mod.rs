@@ -1,0 +1,20 @@
+//! Text: reading YAML and JSON as Kubernetes does (sigs.k8s.io/yaml over go-yaml v2),
+//! where each node stands in the text, and formatting-preserving edits of that text.
+//! Knows nothing of CRDs beyond a document's `kind`; imports nothing above it.
+//!
+//! - [`yaml`]: the reader (documents of a stream, anchors, duplicate keys) over
+//!   [`scalars`] (go-yaml's scalar resolution), [`json`] (JSON texts) and
+//!   [`read_error`] (its error and bounds);
+//! - [`source_map`]: where each node stands ([`source_map::Range`] in editors' units);
+//! - [`positions`]: a printed field path (`spec.x[0]`) mapped to its range;
+//! - [`crd_document`]: which document of a stream is the CRD;
+//! - [`edit`]: formatting-preserving edits addressed by JSON pointer.
+
+pub mod crd_document;
+pub mod edit;
+pub mod json;
+pub mod positions;
+pub mod read_error;
+pub mod scalars;
+pub mod source_map;
+pub mod yaml;
