@@ -12,6 +12,7 @@
 //! - [`share`]: the whole state in a URL fragment.
 
 pub mod kubectl;
+pub mod policy;
 pub mod share;
 pub mod tree;
 
