@@ -5,6 +5,8 @@
 //! [`Workspace::analyze`], which reuses the compiled CRD while only the objects change.
 //! The panes are components that render what they are given and report changes through
 //! callbacks: [`toolbar::Toolbar`], [`results::Results`], [`rules::Rules`], [`diff::Diff`].
+//! They are struct components: none needs hooks, and Yew's hook machinery would add wasm
+//! for each of them.
 //! What the engine knows (budgets, releases, the edit policy for rule fields) comes from
 //! `crdlab::view`.
 
@@ -195,6 +197,16 @@ pub struct App {
     _hash: Option<EventListener>,
 }
 
+/// Whether two texts are equal, without reading them when they are the same string: the
+/// CRD text is megabytes, and every render hands the editors the texts they already hold.
+pub fn same_text(a: &AttrValue, b: &AttrValue) -> bool {
+    match (a, b) {
+        (AttrValue::Rc(x), AttrValue::Rc(y)) if Rc::ptr_eq(x, y) => true,
+        (AttrValue::Static(x), AttrValue::Static(y)) if std::ptr::eq(*x, *y) => true,
+        _ => a == b,
+    }
+}
+
 fn now() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or(0.0)
 }
@@ -269,7 +281,7 @@ impl App {
 
     fn analyze(&mut self) {
         self.pending = None;
-        let crd_changed = self.analysed_crd != self.crd;
+        let crd_changed = !same_text(&self.analysed_crd, &self.crd);
         let t0 = now();
         let old = if self.show_old { self.old_object.as_str() } else { "" };
         self.analysis = Rc::new(self.ws.analyze(&self.crd, &self.object, old, &self.settings));
@@ -541,7 +553,7 @@ impl Component for App {
                 self.edit_started = Some((t0, kind));
             }
         }
-        // The version matrix compiles every rule at 12 releases: only for the rules pane,
+        // The version matrix compiles every rule at every release: only for the rules pane,
         // after it is on screen, and once per compiled CRD.
         if self.tab == Tab::Rules && self.matrix_timer.is_none() {
             let stale = match (&self.matrix, self.ws.compiled()) {

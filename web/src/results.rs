@@ -77,8 +77,6 @@ fn state_label(s: State) -> &'static str {
     }
 }
 
-/// The results pane (a struct component: no hooks needed, and it costs less wasm than a
-/// function component).
 pub struct Results;
 
 impl Component for Results {

@@ -1,5 +1,5 @@
 //! The rules pane: every `x-kubernetes-validations` rule of the CRD version, editable in
-//! place (edits are written back into the CRD text by `crdlab::edit`), with its compile
+//! place (edits are written back into the CRD text, formatting kept), with its compile
 //! status, estimated cost against the per-rule limit and the CRD budget, its lowest
 //! Kubernetes version, and the cost explanation with one-click bound fixes. What may be
 //! edited, and how an edit becomes CRD text, is the engine's (`crdlab::view::policy`): the
