@@ -549,9 +549,15 @@ fn release_lists_come_from_the_table() {
     let src = |p: &str| std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(p)).unwrap();
     let wasm = src("src/wasm.rs");
     assert!(wasm.contains("kubernetes_versions: KubeVersion::supported_names()"));
-    let web = src("../web/src/main.rs");
-    assert!(web.contains("crdlab::KubeVersion::supported_names_newest_first()"));
-    assert!(web.contains("crdlab::KubeVersion::LATEST.to_string()"));
+    // The playground reads them through crdlab::view::policy (its toolbar is web/src/toolbar.rs).
+    let mut web = String::new();
+    for f in ["main.rs", "toolbar.rs", "results.rs", "rules.rs", "diff.rs", "editor.rs"] {
+        web.push_str(&src(&format!("../web/src/{}", f)));
+    }
+    assert!(web.contains("policy::releases_newest_first()"));
+    assert!(web.contains("policy::default_release()"));
+    assert_eq!(crdlab::view::policy::releases_newest_first().iter().map(|v| v.to_string()).collect::<Vec<_>>(), newest_first);
+    assert_eq!(crdlab::view::policy::default_release(), KubeVersion::LATEST);
     let cli = src("src/bin/crdlab.rs");
     for code in [&web, &cli] {
         for v in &table {

@@ -1,18 +1,35 @@
 //! The diff tab: an old CRD against the CRD being edited (crd-diff/crdify checks plus CEL
 //! rule changes, evaluated on the objects in the editors), findings grouped per field.
+//!
+//! The app keeps the last report ([`Cache`], so switching tabs does not recompute it) and
+//! hands it to the [`Diff`] pane with the old CRD's text.
 
 use crate::editor::Editor;
-use crate::{App, Msg};
+use crate::Same;
 use crdlab::analysis::diff::{self, Report, Severity};
 use crdlab::view::Settings;
 use std::cell::RefCell;
-use yew::html::Scope;
+use std::rc::Rc;
 use yew::prelude::*;
+
+/// A diff's outcome: the report, or why the CRDs could not be compared.
+pub type Outcome = Result<Report, String>;
 
 /// The last diff, recomputed only when an input changed.
 #[derive(Default)]
 pub struct Cache {
-    last: RefCell<Option<(u64, Result<Report, String>)>>,
+    last: RefCell<Option<(u64, Rc<Outcome>)>>,
+}
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub old_crd: AttrValue,
+    /// `None` while there is no old CRD.
+    pub report: Option<Same<Rc<Outcome>>>,
+    pub dark: bool,
+    pub on_old_crd: Callback<String>,
+    /// "use the current CRD as the old one".
+    pub on_copy: Callback<()>,
 }
 
 fn key(parts: &[&str]) -> u64 {
@@ -41,23 +58,45 @@ fn run(old_crd: &str, crd: &str, object: &str, old_object: &str, settings: &Sett
 }
 
 impl Cache {
-    #[allow(clippy::too_many_arguments)]
-    pub fn view(&self, old_crd: &str, crd: &str, object: &str, old_object: &str, settings: &Settings, dark: bool, link: &Scope<App>) -> Html {
+    /// The diff of the inputs: the last one if they did not change (`None`: no old CRD).
+    pub fn report(&self, old_crd: &str, crd: &str, object: &str, old_object: &str, settings: &Settings) -> Option<Rc<Outcome>> {
+        if old_crd.trim().is_empty() {
+            return None;
+        }
         let k = key(&[old_crd, crd, object, old_object, settings.kubernetes_version.as_deref().unwrap_or("")]);
         let fresh = matches!(&*self.last.borrow(), Some((lk, _)) if *lk == k);
-        if !fresh && !old_crd.trim().is_empty() {
-            *self.last.borrow_mut() = Some((k, run(old_crd, crd, object, old_object, settings)));
+        if !fresh {
+            *self.last.borrow_mut() = Some((k, Rc::new(run(old_crd, crd, object, old_object, settings))));
         }
-        let last = self.last.borrow();
-        let report = if old_crd.trim().is_empty() { None } else { last.as_ref().map(|(_, r)| r) };
-        html! {
+        self.last.borrow().as_ref().map(|(_, r)| r.clone())
+    }
+}
+
+pub struct Diff;
+
+impl Component for Diff {
+    type Message = ();
+    type Properties = Props;
+
+    fn create(_ctx: &Context<Self>) -> Self {
+        Diff
+    }
+
+    fn view(&self, ctx: &Context<Self>) -> Html {
+        view(ctx.props())
+    }
+}
+
+fn view(p: &Props) -> Html {
+    let report = p.report.as_ref().map(|r| &*r.0);
+    html! {
             <div class="diff" data-testid="diff">
                 <p class="hint">
                     { "Paste the CRD as it is deployed today; the CRD editor holds the new one. Findings say what breaks existing clients and stored objects; CEL rule changes are run on the objects in the editors. " }
-                    <button class="link" data-testid="diff-copy" onclick={link.callback(|_| Msg::CopyCrdToOld)}>{ "use the current CRD as the old one" }</button>
+                    <button class="link" data-testid="diff-copy" onclick={p.on_copy.reform(|_| ())}>{ "use the current CRD as the old one" }</button>
                 </p>
-                <Editor value={AttrValue::from(old_crd.to_string())} on_change={link.callback(Msg::OldCrd)} testid="old-crd-editor"
-                    label="Old CustomResourceDefinition (as deployed)" dark={dark} class="old-crd" />
+                <Editor value={p.old_crd.clone()} on_change={p.on_old_crd.clone()} testid="old-crd-editor"
+                    label="Old CustomResourceDefinition (as deployed)" dark={p.dark} class="old-crd" />
                 {
                     match report {
                         None => html! { <p class="none">{ "No old CRD yet." }</p> },
@@ -67,7 +106,6 @@ impl Cache {
                 }
             </div>
         }
-    }
 }
 
 fn findings(r: &Report) -> Html {

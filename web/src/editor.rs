@@ -56,7 +56,7 @@ impl Mark {
     }
 }
 
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 pub struct Props {
     pub value: AttrValue,
     pub on_change: Callback<String>,
@@ -75,6 +75,21 @@ pub struct Props {
     /// Receives the handle once created (to focus or reveal lines from elsewhere).
     #[prop_or_default]
     pub on_ready: Option<Callback<std::rc::Rc<Handle>>>,
+}
+
+impl PartialEq for Props {
+    fn eq(&self, o: &Props) -> bool {
+        crate::same_text(&self.value, &o.value)
+            && self.on_change == o.on_change
+            && self.testid == o.testid
+            && self.label == o.label
+            && self.language == o.language
+            && self.marks == o.marks
+            && self.dark == o.dark
+            && self.single_line == o.single_line
+            && self.class == o.class
+            && self.on_ready == o.on_ready
+    }
 }
 
 pub struct Editor {
@@ -156,7 +171,7 @@ impl Component for Editor {
     fn changed(&mut self, ctx: &Context<Self>, old: &Props) -> bool {
         let p = ctx.props();
         if let Some(h) = &self.handle {
-            if p.value != old.value && h.get_doc() != p.value.as_str() {
+            if !crate::same_text(&p.value, &old.value) && h.get_doc() != p.value.as_str() {
                 h.set_doc(&p.value);
             }
             if p.marks != old.marks {

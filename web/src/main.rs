@@ -3,17 +3,29 @@
 //!
 //! One [`App`] component holds the texts and settings; every edit re-runs
 //! [`Workspace::analyze`], which reuses the compiled CRD while only the objects change.
-//! The panes only render the [`Analysis`]: `results`, `rules`, `diff`.
+//! The panes are components that render what they are given and report changes through
+//! callbacks: [`toolbar::Toolbar`], [`results::Results`], [`rules::Rules`], [`diff::Diff`].
+//! They are struct components: none needs hooks, and Yew's hook machinery would add wasm
+//! for each of them.
+//! What the engine knows (budgets, releases, the edit policy for rule fields) comes from
+//! `crdlab::view`.
 
 mod diff;
 mod editor;
 mod results;
 mod rules;
+mod toolbar;
 
+use crdlab::view::policy::{self, RuleEdit};
 use crdlab::view::share::{self, State};
 use crdlab::view::{Analysis, Settings, Workspace};
 use editor::{Editor, Handle, Mark};
+use gloo_events::{EventListener, EventListenerOptions};
+use gloo_timers::callback::Timeout;
+use results::Place;
+use std::ops::Deref;
 use std::rc::Rc;
+use std::sync::Arc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -36,7 +48,39 @@ pub struct Example {
 /// A CRD edit is analysed at once while compiling is quick; when the last compile took
 /// longer than a frame, edits wait this long for the typing to pause.
 const SLOW_COMPILE_MS: f64 = 16.0;
-const CRD_DEBOUNCE_MS: i32 = 150;
+const CRD_DEBOUNCE_MS: u32 = 150;
+/// The version matrix waits this long after the rules pane is on screen.
+const MATRIX_DELAY_MS: u32 = 200;
+
+/// A shared value as a property: equal when it is the same allocation, so a pane re-renders
+/// only when the app replaced what it shows (comparing an analysis field by field would cost
+/// more than rendering it).
+pub struct Same<P>(pub P);
+
+impl<P: Clone> Clone for Same<P> {
+    fn clone(&self) -> Self {
+        Same(self.0.clone())
+    }
+}
+
+impl<T: ?Sized> PartialEq for Same<Rc<T>> {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl<T: ?Sized> PartialEq for Same<Arc<T>> {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl<P> Deref for Same<P> {
+    type Target = P;
+    fn deref(&self) -> &P {
+        &self.0
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tab {
@@ -69,16 +113,6 @@ pub enum Pane {
     OldObject,
 }
 
-/// A change to one field of a rule in the rules panel.
-#[derive(Clone, Debug, PartialEq)]
-pub enum RuleEdit {
-    Set { pointer: String, key: &'static str, value: serde_json::Value },
-    Add { node_pointer: String },
-    Delete { pointer: String },
-    /// Schema bounds (`maxItems: 100`) set together: a cost fix.
-    Bounds(Vec<(String, String, u64)>),
-}
-
 pub enum Msg {
     Crd(String),
     Object(String),
@@ -100,19 +134,53 @@ pub enum Msg {
     CopyCrdToOld,
 }
 
+/// The app's callbacks, made once so the panes' properties stay equal between renders.
+struct Callbacks {
+    crd: Callback<String>,
+    object: Callback<String>,
+    old_object: Callback<String>,
+    old_crd: Callback<String>,
+    settings: Callback<Settings>,
+    example: Callback<String>,
+    share: Callback<()>,
+    theme: Callback<()>,
+    rule: Callback<RuleEdit>,
+    reveal: Callback<Place>,
+    copy_crd: Callback<()>,
+}
+
+impl Callbacks {
+    fn new(link: &yew::html::Scope<App>) -> Callbacks {
+        Callbacks {
+            crd: link.callback(Msg::Crd),
+            object: link.callback(Msg::Object),
+            old_object: link.callback(Msg::OldObject),
+            old_crd: link.callback(Msg::OldCrd),
+            settings: link.callback(Msg::Settings),
+            example: link.callback(Msg::Example),
+            share: link.callback(|()| Msg::Share),
+            theme: link.callback(|()| Msg::ToggleTheme),
+            rule: link.callback(Msg::Rule),
+            reveal: link.callback(|(pane, line, column)| Msg::Reveal(pane, line, column)),
+            copy_crd: link.callback(|()| Msg::CopyCrdToOld),
+        }
+    }
+}
+
 pub struct App {
     ws: Workspace,
-    crd: String,
-    object: String,
-    old_object: String,
-    old_crd: String,
+    // The texts are shared strings: handing one to an editor or a pane copies no text.
+    crd: AttrValue,
+    object: AttrValue,
+    old_object: AttrValue,
+    old_crd: AttrValue,
     settings: Settings,
     tab: Tab,
     dark: bool,
     show_old: bool,
-    analysis: Analysis,
+    analysis: Rc<Analysis>,
     /// The CRD text the analysis was computed from (the editor may be ahead while debouncing).
-    analysed_crd: String,
+    analysed_crd: AttrValue,
     last_compile_ms: f64,
     pending: Option<Timeout>,
     matrix_timer: Option<Timeout>,
@@ -123,58 +191,19 @@ pub struct App {
     notice: Option<String>,
     share_url: Option<String>,
     editors: Vec<(Pane, Rc<Handle>)>,
-    example: String,
+    example: AttrValue,
+    callbacks: Callbacks,
     _keys: Option<EventListener>,
     _hash: Option<EventListener>,
 }
 
-/// A `setTimeout` that is cleared when dropped.
-pub struct Timeout {
-    id: i32,
-    _closure: Closure<dyn FnMut()>,
-}
-
-impl Timeout {
-    fn new(ms: i32, f: impl FnOnce() + 'static) -> Option<Timeout> {
-        let mut f = Some(f);
-        let closure = Closure::<dyn FnMut()>::new(move || {
-            if let Some(f) = f.take() {
-                f()
-            }
-        });
-        let id = web_sys::window()?
-            .set_timeout_with_callback_and_timeout_and_arguments_0(closure.as_ref().unchecked_ref(), ms)
-            .ok()?;
-        Some(Timeout { id, _closure: closure })
-    }
-}
-
-impl Drop for Timeout {
-    fn drop(&mut self) {
-        if let Some(w) = web_sys::window() {
-            w.clear_timeout_with_handle(self.id);
-        }
-    }
-}
-
-/// An event listener removed when dropped.
-pub struct EventListener {
-    target: web_sys::EventTarget,
-    kind: &'static str,
-    closure: Closure<dyn FnMut(web_sys::Event)>,
-}
-
-impl EventListener {
-    fn new(target: &web_sys::EventTarget, kind: &'static str, f: impl FnMut(web_sys::Event) + 'static) -> EventListener {
-        let closure = Closure::<dyn FnMut(web_sys::Event)>::new(f);
-        let _ = target.add_event_listener_with_callback(kind, closure.as_ref().unchecked_ref());
-        EventListener { target: target.clone(), kind, closure }
-    }
-}
-
-impl Drop for EventListener {
-    fn drop(&mut self) {
-        let _ = self.target.remove_event_listener_with_callback(self.kind, self.closure.as_ref().unchecked_ref());
+/// Whether two texts are equal, without reading them when they are the same string: the
+/// CRD text is megabytes, and every render hands the editors the texts they already hold.
+pub fn same_text(a: &AttrValue, b: &AttrValue) -> bool {
+    match (a, b) {
+        (AttrValue::Rc(x), AttrValue::Rc(y)) if Rc::ptr_eq(x, y) => true,
+        (AttrValue::Static(x), AttrValue::Static(y)) if std::ptr::eq(*x, *y) => true,
+        _ => a == b,
     }
 }
 
@@ -214,31 +243,31 @@ fn record_timing(kind: &str, ms: f64) {
 impl App {
     fn state(&self) -> State {
         State {
-            crd: self.crd.clone(),
-            object: self.object.clone(),
-            old_object: self.old_object.clone(),
-            old_crd: self.old_crd.clone(),
+            crd: self.crd.to_string(),
+            object: self.object.to_string(),
+            old_object: self.old_object.to_string(),
+            old_crd: self.old_crd.to_string(),
             settings: self.settings.clone(),
             tab: self.tab.id().to_string(),
         }
     }
 
     fn restore(&mut self, s: State) {
-        self.crd = s.crd;
-        self.object = s.object;
+        self.crd = s.crd.into();
+        self.object = s.object.into();
         self.show_old = !s.old_object.trim().is_empty();
-        self.old_object = s.old_object;
-        self.old_crd = s.old_crd;
+        self.old_object = s.old_object.into();
+        self.old_crd = s.old_crd.into();
         self.settings = s.settings;
         self.tab = Tab::from_id(&s.tab);
-        self.example.clear();
+        self.example = AttrValue::default();
     }
 
     fn load_example(&mut self, id: &str) -> bool {
         let Some(e) = EXAMPLES.iter().find(|e| e.id == id) else { return false };
-        self.crd = e.crd.to_string();
-        self.object = e.object.to_string();
-        self.old_object = e.old_object.to_string();
+        self.crd = AttrValue::Static(e.crd);
+        self.object = AttrValue::Static(e.object);
+        self.old_object = AttrValue::Static(e.old_object);
         self.show_old = !e.old_object.is_empty();
         self.settings = Settings {
             version: None,
@@ -246,16 +275,16 @@ impl App {
             ratcheting: None,
             status: e.status,
         };
-        self.example = e.id.to_string();
+        self.example = AttrValue::Static(e.id);
         true
     }
 
     fn analyze(&mut self) {
         self.pending = None;
-        let crd_changed = self.analysed_crd != self.crd;
+        let crd_changed = !same_text(&self.analysed_crd, &self.crd);
         let t0 = now();
         let old = if self.show_old { self.old_object.as_str() } else { "" };
-        self.analysis = self.ws.analyze(&self.crd, &self.object, old, &self.settings);
+        self.analysis = Rc::new(self.ws.analyze(&self.crd, &self.object, old, &self.settings));
         if crd_changed {
             self.last_compile_ms = now() - t0;
             record_timing("compile", self.last_compile_ms);
@@ -266,7 +295,7 @@ impl App {
     fn crd_edited(&mut self, ctx: &Context<Self>) {
         if self.last_compile_ms > SLOW_COMPILE_MS {
             let link = ctx.link().clone();
-            self.pending = Timeout::new(CRD_DEBOUNCE_MS, move || link.send_message(Msg::AnalyzeNow));
+            self.pending = Some(Timeout::new(CRD_DEBOUNCE_MS, move || link.send_message(Msg::AnalyzeNow)));
         } else {
             self.analyze();
         }
@@ -283,37 +312,12 @@ impl App {
     }
 
     fn apply_rule_edit(&mut self, edit: RuleEdit) {
-        use crdlab::text::edit::{self, Doc};
-        let result = match &edit {
-            RuleEdit::Set { pointer, key, value } => {
-                let target = format!("{}/{}", pointer, key);
-                let empty = value.as_str() == Some("") || value == &serde_json::Value::Bool(false) || value.is_null();
-                if empty && *key != "rule" {
-                    // An emptied optional field is removed, not written as "".
-                    let exists = self.ws.crd_value().and_then(|v| v.pointer(&target)).is_some();
-                    if exists {
-                        edit::remove(&self.crd, Doc::Crd, &target)
-                    } else {
-                        Ok(self.crd.clone())
-                    }
-                } else {
-                    edit::set(&self.crd, Doc::Crd, &target, value)
-                }
-            }
-            RuleEdit::Add { node_pointer } => edit::append(
-                &self.crd,
-                Doc::Crd,
-                &format!("{}/x-kubernetes-validations", node_pointer),
-                &serde_json::json!({"rule": "self == self", "message": "describe what must hold"}),
-            ),
-            RuleEdit::Delete { pointer } => edit::remove(&self.crd, Doc::Crd, pointer),
-            RuleEdit::Bounds(list) => list.iter().try_fold(self.crd.clone(), |text, (pointer, keyword, value)| {
-                edit::set(&text, Doc::Crd, &format!("{}/{}", pointer, keyword), &serde_json::json!(value))
-            }),
-        };
+        // What an edit writes (and that an emptied optional field is removed) is the
+        // engine's edit policy.
+        let result = policy::apply_rule_edit(&self.crd, self.ws.crd_value(), &edit);
         match result {
             Ok(text) => {
-                self.crd = text;
+                self.crd = text.into();
                 self.notice = None;
             }
             Err(e) => self.notice = Some(format!("could not edit the CRD text: {}", e)),
@@ -371,99 +375,6 @@ impl App {
         }
         marks
     }
-
-    fn header(&self, ctx: &Context<Self>) -> Html {
-        let link = ctx.link();
-        let settings = self.settings.clone();
-        let on_kube = {
-            let s = settings.clone();
-            link.callback(move |e: Event| {
-                let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
-                Msg::Settings(Settings { kubernetes_version: Some(el.value()), ..s.clone() })
-            })
-        };
-        let on_version = {
-            let s = settings.clone();
-            link.callback(move |e: Event| {
-                let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
-                let v = el.value();
-                Msg::Settings(Settings { version: if v.is_empty() { None } else { Some(v) }, ..s.clone() })
-            })
-        };
-        let on_ratchet = {
-            let s = settings.clone();
-            link.callback(move |e: Event| {
-                let el: web_sys::HtmlInputElement = e.target_unchecked_into();
-                Msg::Settings(Settings { ratcheting: Some(el.checked()), ..s.clone() })
-            })
-        };
-        let on_status = {
-            let s = settings.clone();
-            link.callback(move |e: Event| {
-                let el: web_sys::HtmlInputElement = e.target_unchecked_into();
-                Msg::Settings(Settings { status: el.checked(), ..s.clone() })
-            })
-        };
-        let on_example = link.callback(|e: Event| {
-            let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
-            Msg::Example(el.value())
-        });
-        // The engine's release table (crdlab::version::RELEASES): the picker lists it newest
-        // first and starts on the latest release.
-        let kube = settings
-            .kubernetes_version
-            .clone()
-            .unwrap_or_else(|| crdlab::KubeVersion::LATEST.to_string());
-        let release = crdlab::KubeVersion::parse(&kube).unwrap_or_default();
-        let ratchet_title = if release.ratcheting_available() {
-            "Validation ratcheting: errors on fields an update leaves unchanged are let through (on by default from 1.30; 1.28 and 1.29 behind the CRDValidationRatcheting feature gate)"
-        } else {
-            "Validation ratcheting arrived in Kubernetes 1.28: this release cannot ratchet"
-        };
-        let versions = &self.analysis.crd.versions;
-        let storage = self.analysis.crd.storage_version.clone().unwrap_or_default();
-        let selected_version = settings.version.clone().unwrap_or_default();
-        html! {
-            <header class="toolbar" role="toolbar" aria-label="playground settings">
-                <h1><span class="logo" aria-hidden="true">{ "⎈" }</span>{ " crdlab" }</h1>
-                <label class="field">
-                    <span>{ "Example" }</span>
-                    <select data-testid="example-picker" onchange={on_example} aria-label="load an example">
-                        <option value="" selected={self.example.is_empty()} disabled=true>{ "load an example…" }</option>
-                        { for EXAMPLES.iter().map(|e| html! {
-                            <option value={e.id} selected={self.example == e.id} title={e.description}>{ e.title }</option>
-                        }) }
-                    </select>
-                </label>
-                <label class="field">
-                    <span>{ "Kubernetes" }</span>
-                    <select data-testid="k8s-version" onchange={on_kube} aria-label="target Kubernetes version">
-                        { for crdlab::KubeVersion::supported_names_newest_first().into_iter().map(|v| { let selected = kube == v; html! { <option value={v.clone()} selected={selected}>{ v }</option> } }) }
-                    </select>
-                </label>
-                if versions.len() > 1 {
-                    <label class="field">
-                        <span>{ "CRD version" }</span>
-                        <select data-testid="crd-version" onchange={on_version} aria-label="CRD version to validate against">
-                            <option value="" selected={selected_version.is_empty()}>{ format!("storage ({})", storage) }</option>
-                            { for versions.iter().map(|v| html! { <option value={v.clone()} selected={selected_version == *v}>{ v }</option> }) }
-                        </select>
-                    </label>
-                }
-                <label class="toggle" title={ratchet_title}>
-                    <input type="checkbox" data-testid="ratcheting" checked={settings.ratcheting_on(release)} disabled={!release.ratcheting_available()} onchange={on_ratchet} />
-                    { "ratcheting" }
-                </label>
-                <label class="toggle" title="Validate the write as the status subresource: only .status is validated">
-                    <input type="checkbox" data-testid="status-subresource" checked={settings.status} onchange={on_status} />
-                    { "status subresource" }
-                </label>
-                <span class="spacer" />
-                <button data-testid="share" onclick={link.callback(|_| Msg::Share)} title="Put the whole state in the link (compressed, in the #fragment: never sent to a server)">{ "Share" }</button>
-                <button data-testid="theme" onclick={link.callback(|_| Msg::ToggleTheme)} aria-label="switch light/dark theme">{ if self.dark { "☀ light" } else { "☾ dark" } }</button>
-            </header>
-        }
-    }
 }
 
 impl Component for App {
@@ -473,16 +384,16 @@ impl Component for App {
     fn create(ctx: &Context<Self>) -> Self {
         let mut app = App {
             ws: Workspace::new(),
-            crd: String::new(),
-            object: String::new(),
-            old_object: String::new(),
-            old_crd: String::new(),
+            crd: AttrValue::default(),
+            object: AttrValue::default(),
+            old_object: AttrValue::default(),
+            old_crd: AttrValue::default(),
             settings: Settings::default(),
             tab: Tab::Results,
             dark: prefers_dark(),
             show_old: false,
-            analysis: Analysis::default(),
-            analysed_crd: String::new(),
+            analysis: Rc::default(),
+            analysed_crd: AttrValue::default(),
             last_compile_ms: 0.0,
             pending: None,
             matrix_timer: None,
@@ -492,7 +403,8 @@ impl Component for App {
             notice: None,
             share_url: None,
             editors: Vec::new(),
-            example: String::new(),
+            example: AttrValue::default(),
+            callbacks: Callbacks::new(ctx.link()),
             _keys: None,
             _hash: None,
         };
@@ -511,7 +423,9 @@ impl Component for App {
         app.analyze();
         if let Some(w) = web_sys::window() {
             let link = ctx.link().clone();
-            app._keys = Some(EventListener::new(&w, "keydown", move |e| {
+            // Not passive: the shortcut's default action is prevented.
+            let options = EventListenerOptions::enable_prevent_default();
+            app._keys = Some(EventListener::new_with_options(&w, "keydown", options, move |e| {
                 let Some(k) = e.dyn_ref::<web_sys::KeyboardEvent>() else { return };
                 if !(k.alt_key() && k.shift_key()) {
                     return;
@@ -538,20 +452,20 @@ impl Component for App {
         match msg {
             Msg::Crd(t) => {
                 self.start_edit("crd");
-                self.crd = t;
+                self.crd = t.into();
                 self.crd_edited(ctx);
             }
             Msg::Object(t) => {
                 self.start_edit("object");
-                self.object = t;
+                self.object = t.into();
                 self.analyze();
             }
             Msg::OldObject(t) => {
                 self.start_edit("object");
-                self.old_object = t;
+                self.old_object = t.into();
                 self.analyze();
             }
-            Msg::OldCrd(t) => self.old_crd = t,
+            Msg::OldCrd(t) => self.old_crd = t.into(),
             Msg::AnalyzeNow => self.analyze(),
             Msg::Settings(s) => {
                 self.settings = s;
@@ -639,7 +553,7 @@ impl Component for App {
                 self.edit_started = Some((t0, kind));
             }
         }
-        // The version matrix compiles every rule at 12 releases: only for the rules pane,
+        // The version matrix compiles every rule at every release: only for the rules pane,
         // after it is on screen, and once per compiled CRD.
         if self.tab == Tab::Rules && self.matrix_timer.is_none() {
             let stale = match (&self.matrix, self.ws.compiled()) {
@@ -649,7 +563,7 @@ impl Component for App {
             };
             if stale {
                 let link = ctx.link().clone();
-                self.matrix_timer = Timeout::new(200, move || link.send_message(Msg::VersionMatrix));
+                self.matrix_timer = Some(Timeout::new(MATRIX_DELAY_MS, move || link.send_message(Msg::VersionMatrix)));
             }
         }
         if let Some(body) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.body()) {
@@ -659,6 +573,7 @@ impl Component for App {
 
     fn view(&self, ctx: &Context<Self>) -> Html {
         let link = ctx.link();
+        let cb = &self.callbacks;
         let ready = |pane: Pane| link.callback(move |h: Rc<Handle>| Msg::Ready(pane, h));
         let tab_button = |t: Tab, label: &str, key: &str| {
             let selected = self.tab == t;
@@ -676,7 +591,9 @@ impl Component for App {
         let error_count = self.analysis.object.as_ref().map(|o| o.errors.len()).unwrap_or(0);
         html! {
             <div class="app">
-                { self.header(ctx) }
+                <toolbar::Toolbar settings={self.settings.clone()} example={self.example.clone()} crd={Same(self.analysis.crd.clone())}
+                    dark={self.dark} on_settings={cb.settings.clone()} on_example={cb.example.clone()} on_share={cb.share.clone()}
+                    on_theme={cb.theme.clone()} />
                 if let Some(n) = &self.notice {
                     <p class="notice" role="alert" data-testid="notice">{ n }</p>
                 }
@@ -694,13 +611,13 @@ impl Component for App {
                     <section class="inputs" aria-label="inputs">
                         <div class="pane crd-pane">
                             <h2 id="crd-label">{ "CustomResourceDefinition" }<kbd>{ "Alt+Shift+1" }</kbd></h2>
-                            <Editor value={AttrValue::from(self.crd.clone())} on_change={link.callback(Msg::Crd)} testid="crd-editor"
+                            <Editor value={self.crd.clone()} on_change={cb.crd.clone()} testid="crd-editor"
                                 label="CustomResourceDefinition (YAML or JSON)" marks={self.marks_crd()} dark={self.dark}
                                 on_ready={ready(Pane::Crd)} class="crd" />
                         </div>
                         <div class="pane object-pane">
                             <h2>{ "Object" }<kbd>{ "Alt+Shift+2" }</kbd></h2>
-                            <Editor value={AttrValue::from(self.object.clone())} on_change={link.callback(Msg::Object)} testid="object-editor"
+                            <Editor value={self.object.clone()} on_change={cb.object.clone()} testid="object-editor"
                                 label="Object (YAML or JSON; empty: check the CRD only)" marks={self.marks_object()} dark={self.dark}
                                 on_ready={ready(Pane::Object)} class="object" />
                         </div>
@@ -713,7 +630,7 @@ impl Component for App {
                                 <kbd>{ "Alt+Shift+3" }</kbd>
                             </h2>
                             <div hidden={!self.show_old}>
-                                <Editor value={AttrValue::from(self.old_object.clone())} on_change={link.callback(Msg::OldObject)} testid="old-object-editor"
+                                <Editor value={self.old_object.clone()} on_change={cb.old_object.clone()} testid="old-object-editor"
                                     label="Old object (present: the write is an update)" marks={self.marks_old()} dark={self.dark}
                                     on_ready={ready(Pane::OldObject)} class="old-object" />
                             </div>
@@ -728,9 +645,21 @@ impl Component for App {
                         <div role="tabpanel" id={format!("panel-{}", self.tab.id())} aria-labelledby={format!("tab-{}", self.tab.id())} class="panel">
                             {
                                 match self.tab {
-                                    Tab::Results => results::view(&self.analysis, link),
-                                    Tab::Rules => rules::view(&self.analysis, self.settings.version.as_deref(), self.matrix.as_ref().map(|m| m.1.clone()), link),
-                                    Tab::Diff => self.diff.view(&self.old_crd, &self.crd, &self.object, if self.show_old { &self.old_object } else { "" }, &self.settings, self.dark, link),
+                                    Tab::Results => html! {
+                                        <results::Results analysis={Same(self.analysis.clone())} on_reveal={cb.reveal.clone()} />
+                                    },
+                                    Tab::Rules => html! {
+                                        <rules::Rules crd={Same(self.analysis.crd.clone())} version={self.settings.version.clone().map(AttrValue::from)}
+                                            matrix={self.matrix.as_ref().map(|m| Same(m.1.clone()))} on_edit={cb.rule.clone()} on_reveal={cb.reveal.clone()} />
+                                    },
+                                    Tab::Diff => {
+                                        let old_object = if self.show_old { self.old_object.as_str() } else { "" };
+                                        let report = self.diff.report(&self.old_crd, &self.crd, &self.object, old_object, &self.settings);
+                                        html! {
+                                            <diff::Diff old_crd={self.old_crd.clone()} report={report.map(Same)} dark={self.dark}
+                                                on_old_crd={cb.old_crd.clone()} on_copy={cb.copy_crd.clone()} />
+                                        }
+                                    }
                                 }
                             }
                         </div>

@@ -1,15 +1,28 @@
 //! The results pane: kubectl's summary, the apiserver's messages, the field tree, what
-//! pruning and defaulting did, and the runtime budget left.
+//! pruning and defaulting did, and the runtime budget left. It renders the analysis it is
+//! given; a click on a place asks the app (`on_reveal`) to show it in an editor.
 
-use crate::{App, Msg, Pane};
+use crate::{Pane, Same};
 use crdlab::view::diagnostics::Diagnostic;
 use crdlab::view::kubectl::Verdict;
+use crdlab::view::policy::RUNTIME_COST_BUDGET;
 use crdlab::view::tree::State;
 use crdlab::view::{Analysis, InputError};
-use yew::html::Scope;
+use std::rc::Rc;
 use yew::prelude::*;
 
-const RUNTIME_BUDGET: i64 = 10_000_000;
+/// A place in an editor: the pane, line and column (1-based).
+pub type Place = (Pane, u32, u32);
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub analysis: Same<Rc<Analysis>>,
+    pub on_reveal: Callback<Place>,
+}
+
+fn reveal(on_reveal: &Callback<Place>, pane: Pane, line: u32, column: u32) -> Callback<MouseEvent> {
+    on_reveal.reform(move |_| (pane, line, column))
+}
 
 fn verdict_class(v: Verdict) -> &'static str {
     match v {
@@ -18,9 +31,9 @@ fn verdict_class(v: Verdict) -> &'static str {
     }
 }
 
-fn input_error(e: &InputError, what: &str, pane: Pane, link: &Scope<App>) -> Html {
+fn input_error(e: &InputError, what: &str, pane: Pane, on_reveal: &Callback<Place>) -> Html {
     let at = e.range.map(|r| (r.start_line, r.start_column));
-    let onclick = at.map(|(l, c)| link.callback(move |_| Msg::Reveal(pane, l, c)));
+    let onclick = at.map(|(l, c)| reveal(on_reveal, pane, l, c));
     html! {
         <p class="input-error" role="alert">
             <strong>{ what }</strong>{ " " }{ &e.message }
@@ -32,7 +45,7 @@ fn input_error(e: &InputError, what: &str, pane: Pane, link: &Scope<App>) -> Htm
 }
 
 /// A list of apiserver messages; each jumps to its place in an editor.
-pub fn diagnostics(list: &[Diagnostic], class: &'static str, pane: Pane, link: &Scope<App>) -> Html {
+fn diagnostics(list: &[Diagnostic], class: &'static str, pane: Pane, on_reveal: &Callback<Place>) -> Html {
     html! {
         <ul class={classes!("messages", class)}>
             { for list.iter().map(|d| {
@@ -42,7 +55,7 @@ pub fn diagnostics(list: &[Diagnostic], class: &'static str, pane: Pane, link: &
                         <span class="message">{ &d.message }</span>
                         if let Some((l, c)) = at {
                             { " " }
-                            <button class="link at" title="show in the editor" onclick={link.callback(move |_| Msg::Reveal(pane, l, c))}>
+                            <button class="link at" title="show in the editor" onclick={reveal(on_reveal, pane, l, c)}>
                                 { format!("{}:{}", l, c) }
                             </button>
                         }
@@ -64,7 +77,24 @@ fn state_label(s: State) -> &'static str {
     }
 }
 
-pub fn view(a: &Analysis, link: &Scope<App>) -> Html {
+pub struct Results;
+
+impl Component for Results {
+    type Message = ();
+    type Properties = Props;
+
+    fn create(_ctx: &Context<Self>) -> Self {
+        Results
+    }
+
+    fn view(&self, ctx: &Context<Self>) -> Html {
+        view(ctx.props())
+    }
+}
+
+fn view(p: &Props) -> Html {
+    let a: &Analysis = &p.analysis;
+    let on_reveal = &p.on_reveal;
     let crd = &a.crd;
     let summary = html! {
         <section class={classes!("summary", verdict_class(a.summary.verdict))} aria-live="polite" data-testid="summary">
@@ -78,12 +108,12 @@ pub fn view(a: &Analysis, link: &Scope<App>) -> Html {
         <div class="results" data-testid="results" id="results">
             { summary }
             if let Some(e) = &crd.load_error {
-                { input_error(e, "CRD:", Pane::Crd, link) }
+                { input_error(e, "CRD:", Pane::Crd, on_reveal) }
             }
             if !crd.errors.is_empty() {
                 <section class="block">
                     <h3>{ format!("CRD errors ({})", crd.errors.len()) }</h3>
-                    { diagnostics(&crd.errors, "crd-error", Pane::Crd, link) }
+                    { diagnostics(&crd.errors, "crd-error", Pane::Crd, on_reveal) }
                 </section>
             }
             if !crd.warnings.is_empty() {
@@ -99,8 +129,8 @@ pub fn view(a: &Analysis, link: &Scope<App>) -> Html {
                     } else { html! {} },
                     Some(o) => html! {
                         <>
-                            if let Some(e) = &o.load_error { { input_error(e, "Object:", Pane::Object, link) } }
-                            if let Some(e) = &o.old_load_error { { input_error(e, "Old object:", Pane::OldObject, link) } }
+                            if let Some(e) = &o.load_error { { input_error(e, "Object:", Pane::Object, on_reveal) } }
+                            if let Some(e) = &o.old_load_error { { input_error(e, "Old object:", Pane::OldObject, on_reveal) } }
                             if o.load_error.is_none() && o.old_load_error.is_none() {
                                 <section class="block">
                                     <h3>
@@ -115,11 +145,11 @@ pub fn view(a: &Analysis, link: &Scope<App>) -> Html {
                                     if o.errors.is_empty() {
                                         <p class="none">{ "No errors." }</p>
                                     } else {
-                                        { diagnostics(&o.errors, "error", Pane::Object, link) }
+                                        { diagnostics(&o.errors, "error", Pane::Object, on_reveal) }
                                     }
                                     if !o.ratcheted.is_empty() {
                                         <h4>{ "Let through by ratcheting (unchanged in this update)" }</h4>
-                                        { diagnostics(&o.ratcheted, "ratcheted", Pane::Object, link) }
+                                        { diagnostics(&o.ratcheted, "ratcheted", Pane::Object, on_reveal) }
                                     }
                                     { budget(o.remaining_budget) }
                                 </section>
@@ -152,7 +182,7 @@ pub fn view(a: &Analysis, link: &Scope<App>) -> Html {
                                                     <li class="pruned">
                                                         { format!("unknown field \"{}\"", f) }
                                                         if let Some((l, c)) = at {
-                                                            { " " }<button class="link at" onclick={link.callback(move |_| Msg::Reveal(Pane::Object, l, c))}>{ format!("{}:{}", l, c) }</button>
+                                                            { " " }<button class="link at" onclick={reveal(on_reveal, Pane::Object, l, c)}>{ format!("{}:{}", l, c) }</button>
                                                         }
                                                     </li>
                                                 }
@@ -180,11 +210,11 @@ fn budget(remaining: Option<i64>) -> Html {
     match remaining {
         None => html! { <p class="budget">{ "CEL runtime budget: no rule ran." }</p> },
         Some(r) => {
-            let used = RUNTIME_BUDGET.saturating_sub(r).max(0);
-            let pct = used as f64 * 100.0 / RUNTIME_BUDGET as f64;
+            let used = RUNTIME_COST_BUDGET.saturating_sub(r).max(0);
+            let pct = used as f64 * 100.0 / RUNTIME_COST_BUDGET as f64;
             html! {
                 <p class="budget" data-testid="remaining-budget">
-                    { format!("CEL runtime budget: {} of {} used, remaining {} ", group(used as u64), group(RUNTIME_BUDGET as u64), group(r.max(0) as u64)) }
+                    { format!("CEL runtime budget: {} of {} used, remaining {} ", group(used as u64), group(RUNTIME_COST_BUDGET as u64), group(r.max(0) as u64)) }
                     <meter min="0" max="100" value={format!("{:.3}", pct)} aria-label="runtime budget used" />
                 </p>
             }

@@ -1,23 +1,35 @@
 //! The rules pane: every `x-kubernetes-validations` rule of the CRD version, editable in
-//! place (edits are written back into the CRD text by `crdlab::text::edit`), with its compile
+//! place (edits are written back into the CRD text, formatting kept), with its compile
 //! status, estimated cost against the per-rule limit and the CRD budget, its lowest
-//! Kubernetes version, and the cost explanation with one-click bound fixes.
+//! Kubernetes version, and the cost explanation with one-click bound fixes. What may be
+//! edited, and how an edit becomes CRD text, is the engine's (`crdlab::view::policy`): the
+//! pane only reports [`RuleEdit`]s through `on_edit`.
 
-use crate::results::group;
-use crate::{App, Msg, Pane, RuleEdit};
+use crate::results::{group, Place};
+use crate::{Pane, Same};
 use crdlab::analysis::versions::RuleVersionRow;
-use crdlab::view::{Analysis, RuleView, VersionView};
+use crdlab::view::policy::{self, RuleEdit, RuleField};
+use crdlab::view::{CrdView, RuleView, VersionView};
 use serde_json::Value;
 use std::rc::Rc;
+use std::sync::Arc;
 use wasm_bindgen::JsCast;
-use yew::html::Scope;
 use yew::prelude::*;
 
-const REASONS: &[&str] = &["", "FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate"];
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub crd: Same<Arc<CrdView>>,
+    /// The CRD version chosen in the settings (`None`: the storage version).
+    pub version: Option<AttrValue>,
+    /// Each rule's lowest release, once computed (`None`: still computing).
+    pub matrix: Option<Same<Rc<Vec<RuleVersionRow>>>>,
+    pub on_edit: Callback<RuleEdit>,
+    pub on_reveal: Callback<Place>,
+}
 
-fn set(link: &Scope<App>, pointer: &str, key: &'static str) -> Callback<InputEvent> {
+fn set(on_edit: &Callback<RuleEdit>, pointer: &str, field: RuleField) -> Callback<InputEvent> {
     let pointer = pointer.to_string();
-    link.callback(move |e: InputEvent| {
+    on_edit.reform(move |e: InputEvent| {
         let value = match e.target() {
             Some(t) => match t.dyn_ref::<web_sys::HtmlTextAreaElement>() {
                 Some(ta) => ta.value(),
@@ -25,7 +37,7 @@ fn set(link: &Scope<App>, pointer: &str, key: &'static str) -> Callback<InputEve
             },
             None => String::new(),
         };
-        Msg::Rule(RuleEdit::Set { pointer: pointer.clone(), key, value: Value::String(value) })
+        RuleEdit::Set { pointer: pointer.clone(), field, value: Value::String(value) }
     })
 }
 
@@ -56,7 +68,7 @@ fn percent(p: f64) -> String {
     }
 }
 
-fn rule_card(r: &RuleView, index: usize, version: &str, matrix: Option<&RuleVersionRow>, link: &Scope<App>) -> Html {
+fn rule_card(r: &RuleView, index: usize, version: &str, matrix: Option<&RuleVersionRow>, on_edit: &Callback<RuleEdit>, on_reveal: &Callback<Place>) -> Html {
     let status = if r.over_limit {
         ("over-limit", "over the cost limit")
     } else if !r.errors.is_empty() {
@@ -67,23 +79,23 @@ fn rule_card(r: &RuleView, index: usize, version: &str, matrix: Option<&RuleVers
     let pointer = r.pointer.clone();
     let on_reason = {
         let pointer = pointer.clone();
-        link.callback(move |e: Event| {
+        on_edit.reform(move |e: Event| {
             let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
-            Msg::Rule(RuleEdit::Set { pointer: pointer.clone(), key: "reason", value: Value::String(el.value()) })
+            RuleEdit::Set { pointer: pointer.clone(), field: RuleField::Reason, value: Value::String(el.value()) }
         })
     };
     let on_optional = {
         let pointer = pointer.clone();
-        link.callback(move |e: Event| {
+        on_edit.reform(move |e: Event| {
             let el: web_sys::HtmlInputElement = e.target_unchecked_into();
-            Msg::Rule(RuleEdit::Set { pointer: pointer.clone(), key: "optionalOldSelf", value: Value::Bool(el.checked()) })
+            RuleEdit::Set { pointer: pointer.clone(), field: RuleField::OptionalOldSelf, value: Value::Bool(el.checked()) }
         })
     };
     let on_delete = {
         let pointer = pointer.clone();
-        link.callback(move |_| Msg::Rule(RuleEdit::Delete { pointer: pointer.clone() }))
+        on_edit.reform(move |_| RuleEdit::Delete { pointer: pointer.clone() })
     };
-    let reveal = r.range.map(|rg| link.callback(move |_| Msg::Reveal(Pane::Crd, rg.start_line, rg.start_column)));
+    let reveal = r.range.map(|rg| on_reveal.reform(move |_: MouseEvent| (Pane::Crd, rg.start_line, rg.start_column)));
     let id = format!("rule-{}-{}", version, index);
     let lowest = match matrix {
         None => html! { <span class="pending">{ "lowest Kubernetes version: computing…" }</span> },
@@ -116,20 +128,21 @@ fn rule_card(r: &RuleView, index: usize, version: &str, matrix: Option<&RuleVers
             <label class="rule-field">
                 <span>{ "rule" }</span>
                 <textarea class="cel" data-testid="rule-text" spellcheck="false" rows={(r.rule.lines().count().clamp(1, 8)).to_string()}
-                    value={r.rule.clone()} oninput={set(link, &pointer, "rule")} aria-label={format!("rule at {}", r.field)} />
+                    value={r.rule.clone()} oninput={set(on_edit, &pointer, RuleField::Rule)} aria-label={format!("rule at {}", r.field)} />
             </label>
             { for r.errors.iter().map(|d| html! { <pre class="compile-error" role="alert" data-testid="rule-error">{ &d.message }</pre> }) }
             <div class="rule-grid">
                 <label><span>{ "message" }</span>
-                    <input type="text" data-testid="rule-message" value={r.message.clone()} oninput={set(link, &pointer, "message")} /></label>
+                    <input type="text" data-testid="rule-message" value={r.message.clone()} oninput={set(on_edit, &pointer, RuleField::Message)} /></label>
                 <label><span>{ "messageExpression" }</span>
-                    <textarea class="cel" rows="1" spellcheck="false" data-testid="rule-message-expression" value={r.message_expression.clone()} oninput={set(link, &pointer, "messageExpression")} /></label>
+                    <textarea class="cel" rows="1" spellcheck="false" data-testid="rule-message-expression" value={r.message_expression.clone()} oninput={set(on_edit, &pointer, RuleField::MessageExpression)} /></label>
                 <label><span>{ "reason" }</span>
                     <select onchange={on_reason} data-testid="rule-reason">
-                        { for REASONS.iter().map(|x| html! { <option value={*x} selected={r.reason == *x}>{ if x.is_empty() { "(default: FieldValueInvalid)" } else { x } }</option> }) }
+                        <option value="" selected={r.reason.is_empty()}>{ format!("(default: {})", policy::DEFAULT_RULE_REASON.reason()) }</option>
+                        { for policy::RULE_REASONS.iter().map(|x| { let x = x.reason(); html! { <option value={x} selected={r.reason == x}>{ x }</option> } }) }
                     </select></label>
                 <label><span>{ "fieldPath" }</span>
-                    <input type="text" data-testid="rule-field-path" placeholder=".spec.field" value={r.field_path.clone()} oninput={set(link, &pointer, "fieldPath")} /></label>
+                    <input type="text" data-testid="rule-field-path" placeholder=".spec.field" value={r.field_path.clone()} oninput={set(on_edit, &pointer, RuleField::FieldPath)} /></label>
                 <label class="toggle"><input type="checkbox" data-testid="rule-optional-old-self" checked={r.optional_old_self.unwrap_or(false)} onchange={on_optional} />{ "optionalOldSelf" }</label>
             </div>
             <div class="costs">
@@ -153,7 +166,7 @@ fn rule_card(r: &RuleView, index: usize, version: &str, matrix: Option<&RuleVers
                             let edit = RuleEdit::Bounds(vec![(f.pointer.clone(), f.keyword.clone(), f.value)]);
                             html! {
                                 <li>
-                                    <button class="fix" data-testid="apply-fix" onclick={link.callback(move |_| Msg::Rule(edit.clone()))}>
+                                    <button class="fix" data-testid="apply-fix" onclick={on_edit.reform(move |_| edit.clone())}>
                                         { format!("apply {}: {} at {}", f.keyword, f.value, f.field) }
                                     </button>
                                     { format!(" → estimated cost {}", group(f.estimated_cost)) }
@@ -164,7 +177,7 @@ fn rule_card(r: &RuleView, index: usize, version: &str, matrix: Option<&RuleVers
                     if e.fixes.is_empty() && fixes.len() > 1 {
                         <button class="fix" data-testid="apply-all-fixes" onclick={{
                             let edit = RuleEdit::Bounds(fixes.iter().map(|f| (f.pointer.clone(), f.keyword.clone(), f.value)).collect());
-                            link.callback(move |_| Msg::Rule(edit.clone()))
+                            on_edit.reform(move |_| edit.clone())
                         }}>{ "apply all of them" }</button>
                     }
                 </div>
@@ -172,7 +185,7 @@ fn rule_card(r: &RuleView, index: usize, version: &str, matrix: Option<&RuleVers
             <details class="explanation">
                 <summary>{ "why this cost" }</summary>
                 <p>{ if e.cardinality.unbounded {
-                        format!("Runs up to {} times per object: an ancestor list or map has no maxItems/maxProperties, so the apiserver assumes the most that fit in a 3 MiB request.", group(e.cardinality.factor))
+                        format!("Runs up to {} times per object: an ancestor list or map has no maxItems/maxProperties, so the apiserver assumes the most that fit in a {} MiB request.", group(e.cardinality.factor), policy::MAX_REQUEST_BYTES >> 20)
                     } else {
                         format!("Runs up to {} times per object.", group(e.cardinality.factor))
                     } }</p>
@@ -199,19 +212,19 @@ fn rule_card(r: &RuleView, index: usize, version: &str, matrix: Option<&RuleVers
     }
 }
 
-fn add_rule(v: &VersionView, link: &Scope<App>) -> Html {
-    let onclick = link.callback(|_| {
-        let pointer = web_sys::window()
-            .and_then(|w| w.document())
-            .and_then(|d| d.get_element_by_id("add-rule-node"))
-            .map(|e| e.unchecked_into::<web_sys::HtmlSelectElement>().value())
-            .unwrap_or_default();
-        Msg::Rule(RuleEdit::Add { node_pointer: pointer })
-    });
+/// The node picker and its button: the node is read from the picker when clicked.
+fn add_rule(v: &VersionView, node: &NodeRef, on_edit: &Callback<RuleEdit>) -> Html {
+    let onclick = {
+        let node = node.clone();
+        on_edit.reform(move |_| {
+            let pointer = node.cast::<web_sys::HtmlSelectElement>().map(|e| e.value()).unwrap_or_default();
+            RuleEdit::Add { node_pointer: pointer }
+        })
+    };
     html! {
         <div class="add-rule">
             <label for="add-rule-node">{ "Add a rule at " }</label>
-            <select id="add-rule-node" data-testid="add-rule-node">
+            <select id="add-rule-node" data-testid="add-rule-node" ref={node.clone()}>
                 { for v.nodes.iter().map(|n| html! {
                     <option value={n.pointer.clone()}>
                         { format!("{}{}{}{}", "\u{a0}\u{a0}".repeat(n.depth), n.field, if n.type_name.is_empty() { String::new() } else { format!(" ({})", n.type_name) }, if n.rule_count > 0 { format!(" — {} rule{}", n.rule_count, if n.rule_count == 1 { "" } else { "s" }) } else { String::new() }) }
@@ -223,8 +236,28 @@ fn add_rule(v: &VersionView, link: &Scope<App>) -> Html {
     }
 }
 
-pub fn view(a: &Analysis, version: Option<&str>, matrix: Option<Rc<Vec<RuleVersionRow>>>, link: &Scope<App>) -> Html {
-    let crd = &a.crd;
+pub struct Rules {
+    /// The add-rule node picker, read when its button is clicked.
+    node: NodeRef,
+}
+
+impl Component for Rules {
+    type Message = ();
+    type Properties = Props;
+
+    fn create(_ctx: &Context<Self>) -> Self {
+        Rules { node: NodeRef::default() }
+    }
+
+    fn view(&self, ctx: &Context<Self>) -> Html {
+        view(ctx.props(), &self.node)
+    }
+}
+
+fn view(p: &Props, node: &NodeRef) -> Html {
+    let crd: &CrdView = &p.crd;
+    let version = p.version.as_deref();
+    let matrix = p.matrix.as_ref();
     if let Some(e) = &crd.load_error {
         return html! { <div class="rules" data-testid="rules"><p class="input-error">{ format!("The CRD cannot be read: {}", e.message) }</p></div> };
     }
@@ -243,12 +276,12 @@ pub fn view(a: &Analysis, version: Option<&str>, matrix: Option<Rc<Vec<RuleVersi
                     <span>{ format!("CRD total estimated cost {} of {} ({})", group(v.cost_total), group(v.per_crd_limit), percent(v.total_share_percent)) }</span>
                     { bar(v.cost_total, v.per_crd_limit, "estimated cost against the CRD budget") }
                 </div>
-                { add_rule(v, link) }
+                { add_rule(v, node, &p.on_edit) }
             </section>
             if v.rules.is_empty() {
                 <p class="none">{ "No x-kubernetes-validations rules yet: add one above." }</p>
             }
-            { for v.rules.iter().enumerate().map(|(i, r)| rule_card(r, i, &v.name, row(r), link)) }
+            { for v.rules.iter().enumerate().map(|(i, r)| rule_card(r, i, &v.name, row(r), &p.on_edit, &p.on_reveal)) }
         </div>
     }
 }

@@ -14,6 +14,7 @@
 pub mod diagnostics;
 pub mod kubectl;
 pub mod model;
+pub mod policy;
 pub mod share;
 pub mod tree;
 pub mod workspace;
