@@ -140,6 +140,41 @@ impl Engine {
     /// The compiled CRD for `kube`, from the cache when the same CRD (and old CRD) was
     /// compiled before. `old` is the CRD being replaced: its presence makes the CRD an
     /// update, where unchanged rules compile in the stored-expressions environment.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// const CRD: &str = r#"
+    /// apiVersion: apiextensions.k8s.io/v1
+    /// kind: CustomResourceDefinition
+    /// metadata: {name: widgets.example.com}
+    /// spec:
+    ///   group: example.com
+    ///   scope: Namespaced
+    ///   names: {kind: Widget, plural: widgets}
+    ///   versions:
+    ///   - name: v1
+    ///     served: true
+    ///     storage: true
+    ///     schema:
+    ///       openAPIV3Schema:
+    ///         type: object
+    ///         properties:
+    ///           spec:
+    ///             type: object
+    ///             properties:
+    ///               replicas: {type: integer, minimum: 0}
+    ///             x-kubernetes-validations:
+    ///             - rule: "self.replicas <= 10"
+    ///               message: at most 10 replicas
+    /// "#;
+    /// use crdlab::engine::{CrdInput, Engine};
+    /// use crdlab::KubeVersion;
+    /// let mut engine = Engine::new();
+    /// let a = engine.compile(CrdInput::Text(CRD), None, KubeVersion::LATEST).unwrap();
+    /// let b = engine.compile(CrdInput::Text(CRD), None, KubeVersion::LATEST).unwrap();
+    /// assert!(std::sync::Arc::ptr_eq(&a, &b)); // compiled once, then from the cache
+    /// ```
     pub fn compile(
         &mut self,
         crd: CrdInput<'_>,

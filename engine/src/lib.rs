@@ -1,32 +1,62 @@
 //! crdlab: what a Kubernetes apiserver does with a CustomResourceDefinition, re-expressed.
 //!
-//! Data flows one way: **read** ([`text`]) → **model** ([`crd::model`]) → **compile**
-//! ([`crd::CompiledCrd`]: CRD checks, compiled schemas, later CEL programs) → **validate**
-//! ([`strategy`]: pruning, defaulting, request emulation, schema/metadata/list-type/CEL
-//! validation) → the engine's typed API ([`engine`]) → **report** ([`wire::batch`]: the
-//! `crdlab batch` answer).
+//! Data flows one way, through layers that never import a higher one (ARCHITECTURE.md has
+//! the table; `engine/tests/architecture.rs` enforces it), bottom to top:
 //!
-//! Module names follow the apiserver packages they reproduce, so the Go source can be
-//! read beside ours:
-//! - [`go`]: Go's standard library, one file per package (`strconv`, `fmt`, `json`, `regexp`,
-//!   `netip`, `neturl`, `time`, ...), and [`k8s`]: Kubernetes primitives (quantities, names,
-//!   semver, kube-openapi `strfmt`);
-//! - [`text`]: sigs.k8s.io/yaml over go-yaml v2 (reading, source maps, text edits);
-//! - [`field`]: apimachinery `util/validation/field` (paths, errors, their text);
-//! - [`crd`]: the CRD model, loading, and apiextensions `validation` (the create checks);
-//! - [`schema`]: apiextensions `apiserver/schema` (structural `pruning`, `defaulting`,
-//!   `listtype`, `objectmeta`);
-//! - [`validation`]: kube-openapi `validate` as apiextensions drives it (keywords, formats,
-//!   ratcheting);
-//! - [`cel`]: the seam where CEL rules compile and run (issue "CEL rules");
-//! - [`strategy`]: apiextensions `registry/customresource` (the create/update path);
-//! - [`engine`]: the compiled-CRD cache and the calls tools make;
-//! - [`wire`]: the batch protocol of `shared/docs/vector-format.md`.
+//! - [`go`] (Go's standard library, once, one file per package) and `k8s` (Kubernetes
+//!   primitives: quantities, names, semver, kube-openapi `strfmt`); [`version`] (the
+//!   releases and every per-release switch); [`field`] (apimachinery `field.Path`/`Error`);
+//! - [`text`]: sigs.k8s.io/yaml over go-yaml v2 (reading, source maps, positions, edits);
+//! - [`cel`]: generic CEL, split like cel-go; it knows no CRD type;
+//! - [`crd::model`] (typed apiextensions v1), [`schema`] (apiextensions `apiserver/schema`:
+//!   structural, pruning, defaulting, list types, ObjectMeta, correlation), `validation`
+//!   (kube-openapi's validator), [`schema::cel`] (a CRD's CEL rules), [`crd`] (the create
+//!   checks, [`CompiledCrd`]), [`strategy`] (the create/update/status path);
+//! - [`engine`]: the typed API tools call, with the compiled-CRD cache;
+//! - [`analysis`]: beyond the apiserver (cost explanations, each rule's lowest release,
+//!   breaking changes between two CRDs);
+//! - [`wire`] (the `crdlab batch` protocol), [`view`] (what the playground shows) and `wasm`
+//!   (the npm API): the only code that knows JSON wire shapes.
 //!
-//! Beyond the apiserver: [`analysis::explain`] (costs explained), [`analysis::versions`]
-//! (each rule's lowest release), [`analysis::diff`] (breaking changes),
-//! [`text::positions`] (ranges for editors), [`text::edit`] (formatting-preserving edits of
-//! CRD text) and [`view`] (what the playground shows).
+//! # Example
+//!
+//! ```
+//! use crdlab::strategy::{validate_object, ValidateOptions};
+//! use crdlab::{CompiledCrd, KubeVersion};
+//!
+//! let crd = CompiledCrd::from_text(r#"
+//! apiVersion: apiextensions.k8s.io/v1
+//! kind: CustomResourceDefinition
+//! metadata: {name: widgets.example.com}
+//! spec:
+//!   group: example.com
+//!   scope: Namespaced
+//!   names: {kind: Widget, plural: widgets}
+//!   versions:
+//!   - name: v1
+//!     served: true
+//!     storage: true
+//!     schema:
+//!       openAPIV3Schema:
+//!         type: object
+//!         properties:
+//!           spec:
+//!             type: object
+//!             properties:
+//!               size: {type: string, enum: [S, M, L]}
+//! "#, KubeVersion::LATEST).unwrap();
+//! let object = serde_json::json!({
+//!     "apiVersion": "example.com/v1", "kind": "Widget",
+//!     "metadata": {"name": "w", "namespace": "default"},
+//!     "spec": {"size": "XL"},
+//! });
+//! let v1 = crd.version(None).unwrap();
+//! let outcome = validate_object(&crd, v1, &object, None, &ValidateOptions::default()).unwrap();
+//! assert_eq!(
+//!     outcome.errors[0].message(),
+//!     r#"spec.size: Unsupported value: "XL": supported values: "S", "M", "L""#
+//! );
+//! ```
 
 pub mod analysis;
 pub mod cel;
@@ -34,11 +64,11 @@ pub mod crd;
 pub mod engine;
 pub mod field;
 pub mod go;
-pub mod k8s;
+pub(crate) mod k8s;
 pub mod schema;
 pub mod strategy;
 pub mod text;
-pub mod validation;
+pub(crate) mod validation;
 pub mod version;
 pub mod view;
 pub mod wire;

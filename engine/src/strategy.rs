@@ -73,6 +73,46 @@ fn decode(crd: &CompiledCrd, ver: &CompiledVersion, obj: &mut Value) -> (Vec<Str
 }
 
 /// Validates `obj` (an update when `old` is given) against one CRD version.
+///
+/// # Example
+///
+/// ```
+/// const CRD: &str = r#"
+/// apiVersion: apiextensions.k8s.io/v1
+/// kind: CustomResourceDefinition
+/// metadata: {name: widgets.example.com}
+/// spec:
+///   group: example.com
+///   scope: Namespaced
+///   names: {kind: Widget, plural: widgets}
+///   versions:
+///   - name: v1
+///     served: true
+///     storage: true
+///     schema:
+///       openAPIV3Schema:
+///         type: object
+///         properties:
+///           spec:
+///             type: object
+///             properties:
+///               replicas: {type: integer, minimum: 0}
+///             x-kubernetes-validations:
+///             - rule: "self.replicas <= 10"
+///               message: at most 10 replicas
+/// "#;
+/// use crdlab::strategy::{validate_object, ValidateOptions};
+/// use crdlab::{CompiledCrd, KubeVersion};
+/// let crd = CompiledCrd::from_text(CRD, KubeVersion::LATEST).unwrap();
+/// let v1 = crd.version(Some("v1")).unwrap();
+/// let object = serde_json::json!({
+///     "apiVersion": "example.com/v1", "kind": "Widget",
+///     "metadata": {"name": "w", "namespace": "default"},
+///     "spec": {"replicas": 12},
+/// });
+/// let outcome = validate_object(&crd, v1, &object, None, &ValidateOptions::default()).unwrap();
+/// assert_eq!(outcome.errors[0].message(), "spec: Invalid value: at most 10 replicas");
+/// ```
 pub fn validate_object(
     crd: &CompiledCrd,
     ver: &CompiledVersion,

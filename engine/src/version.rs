@@ -247,6 +247,15 @@ impl KubeVersion {
     pub const PROTOCOL_DEFAULT: KubeVersion = KubeVersion { minor: 36 };
 
     /// Parses `1.32`, `v1.32` or `1.32.3`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use crdlab::KubeVersion;
+    /// let v = KubeVersion::parse("1.30").unwrap();
+    /// assert!(v < KubeVersion::LATEST);
+    /// assert!(KubeVersion::parse("1.24").is_err());
+    /// ```
     pub fn parse(s: &str) -> Result<KubeVersion, String> {
         let t = s.trim().trim_start_matches('v');
         let mut parts = t.split('.');

@@ -150,6 +150,40 @@ pub struct BoundFix {
 }
 
 /// Explains the costs of a version (the named one, else the storage version).
+///
+/// # Example
+///
+/// ```
+/// const CRD: &str = r#"
+/// apiVersion: apiextensions.k8s.io/v1
+/// kind: CustomResourceDefinition
+/// metadata: {name: widgets.example.com}
+/// spec:
+///   group: example.com
+///   scope: Namespaced
+///   names: {kind: Widget, plural: widgets}
+///   versions:
+///   - name: v1
+///     served: true
+///     storage: true
+///     schema:
+///       openAPIV3Schema:
+///         type: object
+///         properties:
+///           spec:
+///             type: object
+///             properties:
+///               replicas: {type: integer, minimum: 0}
+///             x-kubernetes-validations:
+///             - rule: "self.replicas <= 10"
+///               message: at most 10 replicas
+/// "#;
+/// use crdlab::{CompiledCrd, KubeVersion};
+/// let crd = CompiledCrd::from_text(CRD, KubeVersion::LATEST).unwrap();
+/// let e = crdlab::analysis::explain::explain(&crd, None).unwrap();
+/// assert_eq!(e.rules[0].rule, "self.replicas <= 10");
+/// assert!(e.rules[0].max_cost < e.per_rule_limit);
+/// ```
 pub fn explain(crd: &CompiledCrd, version: Option<&str>) -> Result<CostExplanation, String> {
     let v = crd.version(version).ok_or_else(|| match version {
         Some(n) => format!("the CRD has no version {:?}", n),

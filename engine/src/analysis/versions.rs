@@ -422,6 +422,38 @@ pub fn rule_versions_of_value(v: &Value) -> Result<Vec<RuleVersionRow>, LoadErro
 }
 
 /// The version matrix of a CRD given as YAML or JSON text.
+///
+/// # Example
+///
+/// ```
+/// const CRD: &str = r#"
+/// apiVersion: apiextensions.k8s.io/v1
+/// kind: CustomResourceDefinition
+/// metadata: {name: widgets.example.com}
+/// spec:
+///   group: example.com
+///   scope: Namespaced
+///   names: {kind: Widget, plural: widgets}
+///   versions:
+///   - name: v1
+///     served: true
+///     storage: true
+///     schema:
+///       openAPIV3Schema:
+///         type: object
+///         properties:
+///           spec:
+///             type: object
+///             properties:
+///               replicas: {type: integer, minimum: 0}
+///             x-kubernetes-validations:
+///             - rule: "self.replicas <= 10"
+///               message: at most 10 replicas
+/// "#;
+/// let rows = crdlab::analysis::versions::rule_versions_of_text(CRD).unwrap();
+/// assert_eq!(rows[0].rule, "self.replicas <= 10");
+/// assert_eq!(rows[0].lowest_version.as_deref(), Some("1.25"));
+/// ```
 pub fn rule_versions_of_text(text: &str) -> Result<Vec<RuleVersionRow>, LoadError> {
     rule_versions_of_value(&crate::text::crd_document::parse_crd_text(text)?)
 }

@@ -194,12 +194,6 @@ impl CostEstimate {
     pub const fn fixed(n: u64) -> CostEstimate {
         CostEstimate { min: n, max: n }
     }
-    pub const fn unknown() -> CostEstimate {
-        CostEstimate {
-            min: 0,
-            max: u64::MAX,
-        }
-    }
     pub fn add(self, o: CostEstimate) -> CostEstimate {
         CostEstimate {
             min: self.min.saturating_add(o.min),

@@ -162,6 +162,16 @@ fn strip(tv: Value, v: &Val) -> Value {
 }
 
 /// Answers an expression-mode request: the fields of the answer besides `id`.
+///
+/// # Example
+///
+/// ```
+/// use crdlab::cel::eval::evaluate;
+/// let out = evaluate("'abc'.size() * 2", None, None, crdlab::KubeVersion::LATEST);
+/// assert_eq!(out["outputType"], "int");
+/// assert_eq!(out["value"], 6);
+/// assert_eq!(out["actualCost"], 2);
+/// ```
 pub fn evaluate(
     expr: &str,
     vars: Option<&Value>,

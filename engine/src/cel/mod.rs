@@ -7,21 +7,21 @@
 //! [`crate::schema::cel`] compiles a CRD's rules and runs them on objects; [`eval`] is the expression mode of
 //! `crdlab batch`.
 
-pub mod checker;
-pub mod compile;
-pub mod config;
-pub mod cost;
-pub mod cost_model;
+pub(crate) mod checker;
+pub(crate) mod compile;
+pub(crate) mod config;
+pub(crate) mod cost;
+pub(crate) mod cost_model;
 pub mod env;
-pub mod environment;
+pub(crate) mod environment;
 pub mod eval;
-pub mod interpreter;
-pub mod library;
-pub mod parse_limits;
-pub mod parser;
-pub mod schema;
-pub mod schema_sizes;
-pub mod time_format;
+pub(crate) mod interpreter;
+pub(crate) mod library;
+pub(crate) mod parse_limits;
+pub(crate) mod parser;
+pub(crate) mod schema;
+pub(crate) mod schema_sizes;
+pub(crate) mod time_format;
 pub mod types;
 pub mod value;
 

@@ -271,12 +271,6 @@ pub fn min_serialized_size(schema: &dyn Schema, resource_root: bool) -> i64 {
     min_size(Decl::Schema(schema, resource_root), 0)
 }
 
-/// The maximum number of elements (string length, list items, map entries) of values of a
-/// schema, as the latest release's `SchemaDeclType` estimates it.
-pub fn max_elements_of(schema: &dyn Schema, resource_root: bool) -> i64 {
-    max_elements(Decl::Schema(schema, resource_root), 0, CostModel::LATEST)
-}
-
 /// Size hints for a rule's `self` / `oldSelf` bound to a schema node (apiextensions
 /// `sizeEstimator` over `SchemaDeclType`). Give it the schema as written with
 /// `resource_root` set for the root of a resource or an embedded resource; it adds

@@ -64,6 +64,39 @@ impl CompiledVersion {
 
 impl CompiledCrd {
     /// Compiles a CRD given as YAML or JSON text.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// const CRD: &str = r#"
+    /// apiVersion: apiextensions.k8s.io/v1
+    /// kind: CustomResourceDefinition
+    /// metadata: {name: widgets.example.com}
+    /// spec:
+    ///   group: example.com
+    ///   scope: Namespaced
+    ///   names: {kind: Widget, plural: widgets}
+    ///   versions:
+    ///   - name: v1
+    ///     served: true
+    ///     storage: true
+    ///     schema:
+    ///       openAPIV3Schema:
+    ///         type: object
+    ///         properties:
+    ///           spec:
+    ///             type: object
+    ///             properties:
+    ///               replicas: {type: integer, minimum: 0}
+    ///             x-kubernetes-validations:
+    ///             - rule: "self.replicas <= 10"
+    ///               message: at most 10 replicas
+    /// "#;
+    /// use crdlab::{CompiledCrd, KubeVersion};
+    /// let crd = CompiledCrd::from_text(CRD, KubeVersion::LATEST).unwrap();
+    /// assert!(crd.crd_errors.is_empty());
+    /// assert_eq!(crd.version(None).unwrap().name, "v1");
+    /// ```
     pub fn from_text(text: &str, kube: KubeVersion) -> Result<CompiledCrd, LoadError> {
         let v = parse_crd_text(text)?;
         Self::from_value(&v, kube)

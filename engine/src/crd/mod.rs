@@ -3,7 +3,7 @@
 //! ([`compiled`]).
 
 pub mod compiled;
-pub mod gojson;
+pub(crate) mod gojson;
 pub mod load;
 pub mod model;
 pub mod validation;

@@ -4,12 +4,12 @@
 //! Nothing here knows Kubernetes or CEL (ARCHITECTURE.md: rank 0).
 
 pub mod base64;
-pub mod fmt;
+pub(crate) mod fmt;
 pub mod json;
-pub mod mail;
-pub mod netip;
-pub mod neturl;
-pub mod regexp;
-pub mod strconv;
-pub mod time;
-pub mod unicode;
+pub(crate) mod mail;
+pub(crate) mod netip;
+pub(crate) mod neturl;
+pub(crate) mod regexp;
+pub(crate) mod strconv;
+pub(crate) mod time;
+pub(crate) mod unicode;

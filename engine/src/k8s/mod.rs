@@ -2,7 +2,7 @@
 //! names and label values (apimachinery `util/validation`), semantic versions and the
 //! kube-openapi `strfmt` format checks. Built on [`crate::go`] and [`crate::version`] only.
 
-pub mod quantity;
-pub mod semver;
-pub mod names;
-pub mod strfmt;
+pub(crate) mod quantity;
+pub(crate) mod semver;
+pub(crate) mod names;
+pub(crate) mod strfmt;

@@ -1108,6 +1108,7 @@ fn go_pow10(n: i64) -> f64 {
 }
 
 /// `resource.ParseQuantity` succeeds.
+#[cfg(test)]
 pub fn is_quantity(s: &str) -> bool {
     if s.is_empty() {
         return false;

@@ -449,6 +449,7 @@ impl SchemaFingerprints {
 
 /// Fingerprint of a whole schema including `description` (for results that print the
 /// schema, such as CRD check errors).
+#[cfg(test)]
 pub fn full_fingerprint(s: &JsonSchemaProps) -> u128 {
     let mut h = Hasher128::new();
     h.write_u128(SchemaFingerprints::new().of(s));

@@ -4,11 +4,11 @@
 //! [`cel`]: its `cel` package (a CRD's rules, compiled and run).
 
 pub mod cel;
-pub mod correlation;
-pub mod defaulting;
-pub mod fingerprint;
-pub mod lazy_path;
-pub mod listtype;
-pub mod objectmeta;
-pub mod pruning;
-pub mod structural;
+pub(crate) mod correlation;
+pub(crate) mod defaulting;
+pub(crate) mod fingerprint;
+pub(crate) mod lazy_path;
+pub(crate) mod listtype;
+pub(crate) mod objectmeta;
+pub(crate) mod pruning;
+pub(crate) mod structural;

@@ -12,9 +12,9 @@
 
 pub mod crd_document;
 pub mod edit;
-pub mod json;
+pub(crate) mod json;
 pub mod positions;
-pub mod read_error;
-pub mod scalars;
+pub(crate) mod read_error;
+pub(crate) mod scalars;
 pub mod source_map;
 pub mod yaml;

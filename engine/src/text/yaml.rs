@@ -69,6 +69,14 @@ fn read_documents_impl(
 }
 
 /// Reads exactly one document; empty input is an error.
+///
+/// # Example
+///
+/// ```
+/// let v = crdlab::text::yaml::read_document("on: yes\nk: 012\n").unwrap();
+/// // YAML 1.1 booleans (keys become strings), go-yaml numbers: as the apiserver reads them.
+/// assert_eq!(v, serde_json::json!({"true": true, "k": 10}));
+/// ```
 pub fn read_document(text: &str) -> Result<Value, ReadError> {
     let mut docs = read_documents(text)?;
     docs.retain(|d| !d.is_null());

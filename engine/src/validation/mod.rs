@@ -2,6 +2,4 @@
 //! `validate` package driven by apiextensions `pkg/apiserver/validation`, with its error
 //! conversion, formats and validation ratcheting.
 
-pub mod schema;
-
-pub use schema::{validate, validate_update};
+pub(crate) mod schema;

@@ -53,6 +53,41 @@ impl Workspace {
     }
 
     /// Analyses the texts. `old_object` empty means a create; `object` empty, CRD checks only.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// const CRD: &str = r#"
+    /// apiVersion: apiextensions.k8s.io/v1
+    /// kind: CustomResourceDefinition
+    /// metadata: {name: widgets.example.com}
+    /// spec:
+    ///   group: example.com
+    ///   scope: Namespaced
+    ///   names: {kind: Widget, plural: widgets}
+    ///   versions:
+    ///   - name: v1
+    ///     served: true
+    ///     storage: true
+    ///     schema:
+    ///       openAPIV3Schema:
+    ///         type: object
+    ///         properties:
+    ///           spec:
+    ///             type: object
+    ///             properties:
+    ///               replicas: {type: integer, minimum: 0}
+    ///             x-kubernetes-validations:
+    ///             - rule: "self.replicas <= 10"
+    ///               message: at most 10 replicas
+    /// "#;
+    /// use crdlab::view::{Settings, Workspace};
+    /// let object = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: default}\nspec: {replicas: 12}\n";
+    /// let mut ws = Workspace::new();
+    /// let analysis = ws.analyze(CRD, object, "", &Settings::default());
+    /// let printed = analysis.summary.lines.join("\n");
+    /// assert!(printed.contains("at most 10 replicas"), "{printed}");
+    /// ```
     pub fn analyze(&mut self, crd: &str, object: &str, old_object: &str, settings: &Settings) -> Analysis {
         let kube = match settings.kubernetes_version.as_deref().map(KubeVersion::parse) {
             Some(Ok(k)) => k,

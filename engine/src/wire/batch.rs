@@ -205,6 +205,16 @@ impl Engine {
     }
 
     /// Answers one JSON request line.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use crdlab::Engine;
+    /// let mut engine = Engine::new();
+    /// let answer = engine.handle_line(r#"{"id": 1, "mode": "eval", "expr": "1 + 2"}"#);
+    /// let json = serde_json::to_value(&answer).unwrap();
+    /// assert_eq!(json["typedValue"], serde_json::json!({"type": "int", "value": 3}));
+    /// ```
     pub fn handle_line(&mut self, line: &str) -> Answer {
         let v: Value = match serde_json::from_str(line) {
             Ok(v) => v,

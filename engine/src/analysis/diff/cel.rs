@@ -25,7 +25,6 @@ use crate::engine::{validate_options, version_of, CrdInput, Engine};
 use crate::field::ErrorReport;
 use crate::version::KubeVersion;
 use serde_json::Value;
-use std::collections::BTreeMap;
 
 /// StaticEstimatedCostLimit: one rule's estimate times its cardinality.
 pub const PER_RULE_COST_LIMIT: u64 = 10_000_000;
@@ -755,15 +754,6 @@ pub fn cost_findings(old: &Side, new: &Side, cfg: &Config) -> Vec<Finding> {
                 ),
             );
         }
-    }
-    out
-}
-
-/// Rules by crdify path, for callers that want them (the playground's per-field view).
-pub fn rules_by_path(schema: &Value) -> BTreeMap<String, Vec<Value>> {
-    let mut out: BTreeMap<String, Vec<Value>> = BTreeMap::new();
-    for (p, _, _, r) in rules_of(schema) {
-        out.entry(p).or_default().push(r.clone());
     }
     out
 }

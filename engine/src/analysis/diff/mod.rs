@@ -19,16 +19,16 @@
 //! value validations tightened on values an update leaves unchanged are ratcheted;
 //! `required`, list types, `allOf/anyOf/oneOf/not` and transition rules are not.
 
-pub mod cel;
+pub(crate) mod cel;
 pub mod config;
-pub mod crd;
-pub mod finding;
-pub mod property;
+pub(crate) mod crd;
+pub(crate) mod finding;
+pub(crate) mod property;
 pub mod report;
-pub mod run;
-pub mod side;
-pub mod version;
-pub mod xvalidations;
+pub(crate) mod run;
+pub(crate) mod side;
+pub(crate) mod version;
+pub(crate) mod xvalidations;
 
 pub use config::{Config, Enforcement};
 pub use finding::{Finding, Ratcheting, Report, Severity, Validator};

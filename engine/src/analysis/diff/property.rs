@@ -156,28 +156,6 @@ fn walk<'a>(
     }
 }
 
-/// Follows steps from a schema root (JSON).
-pub fn descend<'a>(root: &'a Value, steps: &[Step]) -> Option<&'a Value> {
-    let mut cur = root;
-    for st in steps {
-        cur = match st {
-            Step::Property(k) => cur.get("properties")?.get(k)?,
-            Step::Items => cur.get("items")?,
-            Step::ItemsAt(i) => cur.get("items")?.get(*i)?,
-            Step::AllOf(i) => cur.get("allOf")?.get(*i)?,
-            Step::AnyOf(i) => cur.get("anyOf")?.get(*i)?,
-            Step::OneOf(i) => cur.get("oneOf")?.get(*i)?,
-            Step::Not => cur.get("not")?,
-            Step::AdditionalProperties => cur.get("additionalProperties")?,
-            Step::PatternProperties(k) => cur.get("patternProperties")?.get(k)?,
-            Step::AdditionalItems => cur.get("additionalItems")?,
-            Step::Definitions(k) => cur.get("definitions")?.get(k)?,
-            Step::Dependencies(k) => cur.get("dependencies")?.get(k)?,
-        };
-    }
-    Some(cur)
-}
-
 /// How a keyword compares when absent: Go's zero values of `JSONSchemaProps` fields.
 #[derive(Clone, Copy, PartialEq)]
 enum Zero {

@@ -7,6 +7,39 @@ use crate::analysis::diff::crd;
 use crate::analysis::diff::version;
 
 /// Compares two CRDs (YAML or JSON text).
+///
+/// # Example
+///
+/// ```
+/// const CRD: &str = r#"
+/// apiVersion: apiextensions.k8s.io/v1
+/// kind: CustomResourceDefinition
+/// metadata: {name: widgets.example.com}
+/// spec:
+///   group: example.com
+///   scope: Namespaced
+///   names: {kind: Widget, plural: widgets}
+///   versions:
+///   - name: v1
+///     served: true
+///     storage: true
+///     schema:
+///       openAPIV3Schema:
+///         type: object
+///         properties:
+///           spec:
+///             type: object
+///             properties:
+///               replicas: {type: integer, minimum: 0}
+///             x-kubernetes-validations:
+///             - rule: "self.replicas <= 10"
+///               message: at most 10 replicas
+/// "#;
+/// use crdlab::analysis::diff::{diff, Options};
+/// let tighter = CRD.replace("minimum: 0", "minimum: 1");
+/// let report = diff(CRD, &tighter, &Options::default()).unwrap();
+/// assert!(report.breaking);
+/// ```
 pub fn diff(old_text: &str, new_text: &str, opts: &Options) -> Result<Report, String> {
     let old = Side::load(old_text, "old CRD")?;
     let new = Side::load(new_text, "new CRD")?;

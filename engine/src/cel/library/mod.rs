@@ -2,26 +2,26 @@
 //! cel-go's `ext` and apiserver's `pkg/cel/library` split them), and the time/encoding
 //! helpers several of them share.
 
-pub mod cidr;
-pub mod comprehensions;
-pub mod cost;
+pub(crate) mod cidr;
+pub(crate) mod comprehensions;
+pub(crate) mod cost;
 #[cfg(feature = "conformance")]
-pub mod encoders;
-pub mod format;
-pub mod ip;
-pub mod lists;
-pub mod listsext;
+pub(crate) mod encoders;
+pub(crate) mod format;
+pub(crate) mod ip;
+pub(crate) mod lists;
+pub(crate) mod listsext;
 #[cfg(feature = "conformance")]
-pub mod math;
-pub mod optional;
-pub mod quantity;
-pub mod regex;
-pub mod semver;
-pub mod sets;
-pub mod stdlib;
-pub mod strings;
-pub mod urls;
-pub mod validators;
+pub(crate) mod math;
+pub(crate) mod optional;
+pub(crate) mod quantity;
+pub(crate) mod regex;
+pub(crate) mod semver;
+pub(crate) mod sets;
+pub(crate) mod stdlib;
+pub(crate) mod strings;
+pub(crate) mod urls;
+pub(crate) mod validators;
 
 #[cfg(test)]
 mod tests {

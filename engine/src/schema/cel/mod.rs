@@ -4,5 +4,5 @@
 //! objects (`validation.go`). The generic CEL they build on is [`crate::cel`].
 
 pub mod compile;
-pub mod model;
-pub mod validation;
+pub(crate) mod model;
+pub(crate) mod validation;

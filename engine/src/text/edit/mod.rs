@@ -11,11 +11,11 @@
 
 
 mod editor;
-pub mod error;
+pub(crate) mod error;
 mod ops;
-pub mod plan;
+pub(crate) mod plan;
 mod pointer;
-pub mod text_edit;
+pub(crate) mod text_edit;
 mod write;
 
 pub use error::{Doc, EditError, Pos};

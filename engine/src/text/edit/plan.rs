@@ -14,6 +14,15 @@ use serde_json::Value;
 use std::sync::OnceLock;
 
 /// Replaces the value at `pointer` (inserting a missing last key at the end of its mapping).
+///
+/// # Example
+///
+/// ```
+/// use crdlab::text::edit::{set, Doc};
+/// let text = "spec:\n  replicas: 1 # keep me\n  name: w\n";
+/// let edited = set(text, Doc::Crd, "/spec/name", &serde_json::json!("x")).unwrap();
+/// assert_eq!(edited, "spec:\n  replicas: 1 # keep me\n  name: x\n");
+/// ```
 pub fn set(text: &str, doc: Doc, pointer: &str, value: &Value) -> Result<String, EditError> {
     Ok(plan(text, doc, pointer, Op::Set(value))?.apply(text))
 }
