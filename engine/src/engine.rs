@@ -244,34 +244,25 @@ impl Engine {
 mod tests {
     use super::*;
 
-    const CRD: &str = "apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.example.com}
-spec:
-  group: example.com
-  names: {kind: Widget, plural: widgets}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema: {type: object}
-";
+    /// The widgets CRD with an object schema.
+    fn crd() -> String {
+        crate::testing::widgets_yaml("        type: object\n")
+    }
 
     #[test]
     fn compiles_each_source_and_release_once() {
         let mut engine = Engine::new();
+        let crd = crd();
         let kube = KubeVersion::PROTOCOL_DEFAULT;
-        let a = engine.compile(CrdInput::Text(CRD), None, kube).unwrap();
-        let b = engine.compile(CrdInput::Text(CRD), None, kube).unwrap();
+        let a = engine.compile(CrdInput::Text(&crd), None, kube).unwrap();
+        let b = engine.compile(CrdInput::Text(&crd), None, kube).unwrap();
         assert!(Arc::ptr_eq(&a, &b), "the same text and release come from the cache");
-        let value = crate::text::crd_document::parse_crd_text(CRD).unwrap();
+        let value = crate::text::crd_document::parse_crd_text(&crd).unwrap();
         let c = engine.compile(CrdInput::Json(&value), None, kube).unwrap();
         assert!(!Arc::ptr_eq(&a, &c), "a JSON value is another source");
         assert_eq!(c.crd.spec.versions.len(), 1);
         if KubeVersion::LATEST != kube {
-            let d = engine.compile(CrdInput::Text(CRD), None, KubeVersion::LATEST).unwrap();
+            let d = engine.compile(CrdInput::Text(&crd), None, KubeVersion::LATEST).unwrap();
             assert!(!Arc::ptr_eq(&a, &d), "another release compiles again");
         }
     }
@@ -279,13 +270,14 @@ spec:
     #[test]
     fn compile_errors_keep_the_loaders_text() {
         let mut engine = Engine::new();
+        let crd = crd();
         let kube = KubeVersion::PROTOCOL_DEFAULT;
         assert_eq!(
             engine.compile(CrdInput::Text("kind: ConfigMap\n"), None, kube).unwrap_err(),
             "no CustomResourceDefinition found: the document holds ConfigMap"
         );
         let old = engine
-            .compile(CrdInput::Text(CRD), Some(CrdInput::Text("kind: Secret\n")), kube)
+            .compile(CrdInput::Text(&crd), Some(CrdInput::Text("kind: Secret\n")), kube)
             .unwrap_err();
         assert_eq!(old, "old CRD: no CustomResourceDefinition found: the document holds Secret");
     }

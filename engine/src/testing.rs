@@ -65,3 +65,28 @@ pub fn widgets_json(schema: Value) -> Value {
         }
     })
 }
+
+/// A widgets CRD with a status subresource and one rule that does not compile (`self.x >`):
+/// the text whose lines and columns the position tests assert.
+pub const WIDGETS_BROKEN_RULE: &str = r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - rule: self.x >
+              message: broken
+"#;

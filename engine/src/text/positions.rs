@@ -366,28 +366,7 @@ mod tests {
         );
     }
 
-    const CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.example.com}
-spec:
-  group: example.com
-  names: {kind: Widget, plural: widgets}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    subresources: {status: {}}
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            x-kubernetes-validations:
-            - rule: self.x >
-              message: broken
-"#;
+    const CRD: &str = crate::testing::WIDGETS_BROKEN_RULE;
 
     #[test]
     fn crd_paths() {
