@@ -111,7 +111,7 @@ pub fn unknown_field_ranges(fields: &[String], obj: &Source) -> Vec<Option<Range
 
 /// The rules of one version, each with the range of its text in the CRD.
 pub fn version_rules(ver: &crate::crd::CompiledVersion, crd: Option<&Source>) -> Vec<Rule> {
-    crate::wire::batch::rule_reports(ver)
+    ver.rule_summaries()
         .into_iter()
         .map(|r| Rule {
             range: crd
@@ -121,9 +121,9 @@ pub fn version_rules(ver: &crate::crd::CompiledVersion, crd: Option<&Source>) ->
             schema_path: r.schema_path,
             rule: r.rule,
             uses_old_self: r.uses_old_self,
-            max_cost: r.max_cost,
-            max_cardinality: r.max_cardinality,
-            estimated_cost: r.estimated_cost,
+            max_cost: Some(r.max_cost),
+            max_cardinality: Some(r.max_cardinality),
+            estimated_cost: Some(r.estimated_cost),
         })
         .collect()
 }
