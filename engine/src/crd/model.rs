@@ -1,6 +1,7 @@
 //! The typed model of an apiextensions.k8s.io/v1 CustomResourceDefinition, as far as the
 //! apiserver reads it. Field names follow the Go types (`JSONSchemaProps`, ...).
 
+use crate::field::ErrorType;
 use crate::version::{Feature, KubeVersion};
 use regex::Regex;
 use serde::Deserialize;
@@ -318,6 +319,11 @@ pub const MESSAGE_EXPRESSION_SINCE: u32 = Feature::MessageExpression.since();
 pub const REASON_SINCE: u32 = Feature::ReasonAndFieldPath.since();
 pub const FIELD_PATH_SINCE: u32 = Feature::ReasonAndFieldPath.since();
 pub const OPTIONAL_OLD_SELF_SINCE: u32 = Feature::OptionalOldSelf.since();
+
+/// The `reason` values a rule may name (apiextensions `FieldValueErrorReason`: the create
+/// checks reject any other), default first (a failed rule that names none reports
+/// `FieldValueInvalid`), as `field.ErrorType` names them.
+pub const RULE_REASONS: [ErrorType; 4] = [ErrorType::Invalid, ErrorType::Forbidden, ErrorType::Required, ErrorType::Duplicate];
 
 /// One `x-kubernetes-validations` entry.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq, Hash)]

@@ -12,7 +12,7 @@
 //! [`cel_rule_compile_errors`], [`cel_schema_cost_errors`] and [`cel_default_errors`].
 
 use crate::crd::gojson::{self, InternalVersion};
-use crate::crd::model::{
+use crate::crd::model::{RULE_REASONS, 
     CustomResourceDefinition, CustomResourceValidation, JsonSchemaProps, SchemaOrArray,
     SchemaOrBool, SchemaOrStringArray, Subresources,
 };
@@ -2063,12 +2063,6 @@ fn trim_space(s: &str) -> &str {
 /// Releases before a field existed drop it when decoding the CRD, so its checks do not
 /// apply there (messageExpression 1.27, reason and fieldPath 1.28).
 fn rule_field_errors(s: &JsonSchemaProps, p: &Path, kube: KubeVersion, errs: &mut ErrorList) {
-    const REASONS: [&str; 4] = [
-        "FieldValueDuplicate",
-        "FieldValueForbidden",
-        "FieldValueInvalid",
-        "FieldValueRequired",
-    ];
     for (i, r) in s.x_validations.iter().enumerate() {
         let rp = p.child("x-kubernetes-validations").index(i);
         let rule = trim_space(&r.rule);
@@ -2109,8 +2103,10 @@ fn rule_field_errors(s: &JsonSchemaProps, p: &Path, kube: KubeVersion, errs: &mu
             continue;
         }
         if let Some(reason) = &r.reason {
-            if !REASONS.contains(&reason.as_str()) {
-                let valid: Vec<String> = REASONS.iter().map(|x| x.to_string()).collect();
+            if !RULE_REASONS.iter().any(|t| t.reason() == reason.as_str()) {
+                // `sets.List(supportedValidationReason)`: the names sorted.
+                let mut valid: Vec<String> = RULE_REASONS.iter().map(|t| t.reason().to_string()).collect();
+                valid.sort();
                 errs.push(FieldError::not_supported(
                     rp.child("reason"),
                     BadValue::Str(reason.clone()),

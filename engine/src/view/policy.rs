@@ -43,7 +43,7 @@ pub fn default_release() -> KubeVersion {
 
 /// The `reason` values a rule may name (apiextensions validation rejects any other), in
 /// the order a picker lists them: [`DEFAULT_RULE_REASON`] first.
-pub const RULE_REASONS: [ErrorType; 4] = [ErrorType::Invalid, ErrorType::Forbidden, ErrorType::Required, ErrorType::Duplicate];
+pub use crate::crd::model::RULE_REASONS;
 
 /// The reason of a failed rule that names none (apiextensions cel validation's default).
 pub const DEFAULT_RULE_REASON: ErrorType = ErrorType::Invalid;
