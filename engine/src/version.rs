@@ -106,10 +106,30 @@ pub enum Feature {
     LogicalOperandChecks,
     /// Reserved words usable as field names (`self.namespace`).
     KeywordFieldNames,
-    /// Syntax errors list the `'?'` token (cel-go v0.14+ grammar).
+    /// The grammar has the optional-syntax alternatives (cel-go v0.14+): syntax errors list
+    /// the `'?'` token, and `.?`/`[?`/`{?` are the parser's `unsupported syntax` when the
+    /// environment lacks optional syntax. Before (cel-go v0.12), a `?` there is an ANTLR
+    /// syntax error (`extraneous input '?' expecting IDENTIFIER`, `missing ']' at '?'`)
+    /// and a reserved word after `.` is `missing IDENTIFIER at 'in'`.
     GrammarOptionalToken,
-    /// Syntax errors list the `ESC_IDENTIFIER` token (cel-go v0.23 grammar).
+    /// Syntax errors list the `ESC_IDENTIFIER` token (cel-go v0.23 grammar); the lexer
+    /// knows backquoted identifiers (an escaped name outside a field selection is
+    /// `unsupported syntax`). Before, each backquote is an ANTLR `token recognition
+    /// error` and is skipped.
     GrammarEscapedIdentifier,
+    /// An undeclared member function or message type has the error type (silent in the
+    /// enclosing call); before (cel-go v0.12–v0.16) it has none, printed `<nil>` by the
+    /// enclosing call's `found no matching overload` (cel-go v0.17 `checkCall`).
+    UndeclaredCallsTyped,
+    /// `found no matching overload` prints the argument types with their type variables
+    /// substituted (unbound ones as `dyn`); before (cel-go v0.12), as recorded
+    /// (`list(_var0)`). cel-go v0.13+ `resolveOverload`.
+    OverloadErrorArgsSubstituted,
+    /// Mixed-type list/map literal elements are found by the homogeneous aggregate literal
+    /// validator after a clean check (cel-go v0.17); before, by the checker's `joinTypes`
+    /// (`expected type 'int' but found 'double'` at the element, the literal typed
+    /// `list(!error!)`), together with the other checker errors.
+    HomogeneousLiteralValidator,
     // ---- cost (the release's cel-go and apiserver cost code)
     /// String literal sizes count code points (google/cel-go#664).
     StringLiteralCodePoints,
@@ -162,6 +182,9 @@ impl Feature {
         Feature::KeywordFieldNames,
         Feature::GrammarOptionalToken,
         Feature::GrammarEscapedIdentifier,
+        Feature::UndeclaredCallsTyped,
+        Feature::OverloadErrorArgsSubstituted,
+        Feature::HomogeneousLiteralValidator,
         Feature::StringLiteralCodePoints,
         Feature::PresenceTestCostsOperand,
         Feature::EnumBoundsStringLength,
@@ -197,6 +220,9 @@ impl Feature {
             Feature::KeywordFieldNames => 31,
             Feature::GrammarOptionalToken => 28,
             Feature::GrammarEscapedIdentifier => 33,
+            Feature::UndeclaredCallsTyped => 29,
+            Feature::OverloadErrorArgsSubstituted => 28,
+            Feature::HomogeneousLiteralValidator => 29,
             Feature::StringLiteralCodePoints => 28,
             Feature::PresenceTestCostsOperand => 29,
             Feature::EnumBoundsStringLength => 29,

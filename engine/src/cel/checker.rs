@@ -6,6 +6,7 @@
 use crate::cel::env::Env;
 use crate::cel::types::{ObjectType, Type};
 use crate::cel::value::CEL_RESERVED;
+use crate::version::Feature;
 use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 use std::collections::HashMap;
 
@@ -350,6 +351,20 @@ impl<'e> Checker<'e> {
         self.issues.push(CheckIssue { offset, message: msg });
     }
 
+    fn has(&self, f: Feature) -> bool {
+        f.enabled_at(self.env.options.parser_minor)
+    }
+
+    /// The type an undeclared member call or message type gets: the error type, or (cel-go
+    /// before v0.17) none at all, [`Type::Unset`].
+    fn undeclared_type(&self) -> Type {
+        if self.has(Feature::UndeclaredCallsTyped) {
+            Type::Error
+        } else {
+            Type::Unset
+        }
+    }
+
     fn set(&mut self, id: u64, t: Type) {
         self.types.insert(id, t);
     }
@@ -449,9 +464,10 @@ impl<'e> Checker<'e> {
                     }
                     elems = Some(self.join_types(el.id, elems, t));
                 }
+                // (A nil element type, Type::Unset, is Go's nil: no type yet.)
                 let elem = match elems {
-                    Some(t) => t,
-                    None => self.fresh(),
+                    Some(t) if t != Type::Unset => t,
+                    _ => self.fresh(),
                 };
                 self.set(e.id, Type::list(elem));
             }
@@ -485,27 +501,21 @@ impl<'e> Checker<'e> {
                         vals = Some(self.join_types(me.value.id, vals, vt));
                     }
                 }
-                let k = match keys {
-                    Some(t) => t,
-                    None => self.fresh(),
-                };
-                let v = match vals {
-                    Some(t) => t,
-                    None => self.fresh(),
+                // cel-go `checkCreateMap`: both fresh when the key type is still nil.
+                let (k, v) = match keys {
+                    Some(k) if k != Type::Unset => (k, vals.unwrap_or(Type::Unset)),
+                    _ => {
+                        let k = self.fresh();
+                        (k, self.fresh())
+                    }
                 };
                 self.set(e.id, Type::map(k, v));
             }
             Expr::Struct(st) => {
-                for entry in &st.entries {
-                    match &entry.expr {
-                        EntryExpr::StructField(f) => self.check(&f.value),
-                        EntryExpr::MapEntry(me) => {
-                            self.check(&me.key);
-                            self.check(&me.value);
-                        }
-                    }
-                }
-                self.set(e.id, Type::Error);
+                // No message types are declared: cel-go's `checkCreateStruct` reports the
+                // type name and returns without checking the field initializers.
+                let t = self.undeclared_type();
+                self.set(e.id, t);
                 self.report(e.id, format!("undeclared reference to '{}' (in container '')", st.type_name));
             }
             Expr::Comprehension(comp) => {
@@ -565,18 +575,23 @@ impl<'e> Checker<'e> {
         }
     }
 
+    /// cel-go `joinTypes`. A previous type of [`Type::Unset`] is Go's nil: no type yet.
     fn join_types(&mut self, id: u64, prev: Option<Type>, cur: Type) -> Type {
         match prev {
-            None => cur,
+            None | Some(Type::Unset) => cur,
             Some(p) => {
                 if self.is_assignable(&p, &cur) {
                     most_general(&p, &cur)
-                } else {
+                } else if self.has(Feature::HomogeneousLiteralValidator) {
                     // cel-go's checker joins mixed element types to dyn; Kubernetes'
                     // homogeneous aggregate literals are a validator run after checking
                     // (`library::validators`).
-                    let _ = id;
                     Type::Dyn
+                } else {
+                    // cel-go before v0.17: `HomogeneousAggregateLiterals` is the checker's
+                    // own element type mode, a type mismatch at the element.
+                    self.report(id, format!("expected type '{}' but found '{}'", p.format_cel(), cur.format_cel()));
+                    Type::Error
                 }
             }
         }
@@ -678,7 +693,8 @@ impl<'e> Checker<'e> {
                 match self.env.function(name) {
                     Some(f) => self.resolve(e.id, f, Some(target), &call.args),
                     None => {
-                        self.set(e.id, Type::Error);
+                        let t = self.undeclared_type();
+                        self.set(e.id, t);
                         self.report(e.id, format!("undeclared reference to '{}' (in container '')", name));
                     }
                 }
@@ -700,7 +716,7 @@ impl<'e> Checker<'e> {
         // apart: each operand must be assignable to bool, else a type mismatch at that
         // operand; no "no matching overload" error.
         let logical = (f.name == "_&&_" || f.name == "_||_")
-            && crate::version::Feature::LogicalOperandChecks.enabled_at(self.env.options.release_minor);
+            && self.has(Feature::LogicalOperandChecks);
         if let Some(o) = f.overloads.iter().find(|o| logical && o.member == target.is_some()) {
             let mut failed = false;
             for (a, t) in args.iter().zip(&arg_types) {
@@ -744,8 +760,12 @@ impl<'e> Checker<'e> {
                 self.set(id, r);
             }
             None => {
-                let shown: Vec<String> =
-                    arg_types.iter().map(|t| substitute(&self.mapping, t, true).format_cel()).collect();
+                // cel-go v0.12 prints the argument types as recorded (`list(_var0)`).
+                let substituted = self.has(Feature::OverloadErrorArgsSubstituted);
+                let shown: Vec<String> = arg_types
+                    .iter()
+                    .map(|t| if substituted { substitute(&self.mapping, t, true) } else { t.clone() }.format_cel())
+                    .collect();
                 let sig = if target.is_some() {
                     format!("{}.({})", shown[0], shown[1..].join(", "))
                 } else {

@@ -61,6 +61,10 @@ pub struct EnvOptions {
     /// its cel-go and apiserver cost code decide the static and runtime cost figures
     /// ([`crate::cel::cost_model::CostModel`]), whatever the compatibility version.
     pub release_minor: u32,
+    /// The release whose cel-go parses and type-checks (grammar, lexer, checker
+    /// messages): `release_minor`, except in expression mode, whose cost figures are the
+    /// latest release's while its compile errors are the target release's.
+    pub parser_minor: u32,
     /// Optional syntax (`?.`, `[?]`, `{?k: v}`) — on with the optional library (1.28+).
     pub optional_syntax: bool,
     /// Cross-type numeric comparisons (1.28+).
@@ -90,6 +94,7 @@ impl EnvOptions {
         EnvOptions {
             compat_minor,
             release_minor,
+            parser_minor: release_minor,
             optional_syntax: Feature::OptionalSyntax.enabled_at(compat_minor),
             cross_type_numeric: Feature::OptionalSyntax.enabled_at(compat_minor),
             literal_validators: Feature::LiteralValidators.enabled_at(compat_minor),

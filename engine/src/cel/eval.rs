@@ -185,6 +185,8 @@ pub fn evaluate(
     // are costed by the target release's own code: `cost::CostModel`).
     let mut opts = EnvOptions::for_version(kube.minor.saturating_sub(1));
     opts.release_minor = KubeVersion::LATEST.minor;
+    // ...but parsed and checked by the target release's cel-go (its vectors' compile errors).
+    opts.parser_minor = kube.minor;
     let base = crate::cel::environment::base_env(&opts);
     let empty = Map::new();
     let vars = vars.and_then(Value::as_object).unwrap_or(&empty);

@@ -99,6 +99,8 @@ enum Tok {
     RBracket,
     LBrace,
     RBrace,
+    /// A backquote the lexer does not know (cel-go before v0.23).
+    Backquote,
     Eof,
 }
 
@@ -112,6 +114,12 @@ struct Token {
 /// The CEL lexer (`CEL.g4` lexer rules), enough to delimit tokens; `None` on input the
 /// lexer would not accept.
 fn lex(text: &str) -> Option<Vec<Token>> {
+    lex_with(text, true)
+}
+
+/// [`lex`]; without `escapes` (the lexer of cel-go before v0.23) a backquote is a
+/// one-character [`Tok::Backquote`], the character ANTLR's lexer reports and skips.
+fn lex_with(text: &str, escapes: bool) -> Option<Vec<Token>> {
     let cs: Vec<char> = text.chars().collect();
     let mut out = Vec::new();
     let mut i = 0;
@@ -157,6 +165,7 @@ fn lex(text: &str) -> Option<Vec<Token>> {
                 continue;
             }
             ('.', _) => (Tok::Dot, 1),
+            ('`', _) if !escapes => (Tok::Backquote, 1),
             ('`', _) => {
                 let mut j = i + 1;
                 while j < cs.len()
@@ -759,4 +768,131 @@ mod tests {
         assert_eq!(escaped_identifiers("m.`a-b` == '`x`'"), vec![2]);
         assert_eq!(escaped_identifiers("m.b"), Vec::<usize>::new());
     }
+}
+
+/// What cel-go's ANTLR parser of an older grammar reports before the `cel` crate (whose
+/// grammar is cel-go v0.23's) sees the text: the errors, and the text as that parser
+/// reads it after its error recovery (same length in code points, so positions hold).
+pub struct OldGrammar {
+    pub text: String,
+    /// (code-point offset, message).
+    pub errors: Vec<(usize, String)>,
+}
+
+/// The token sets of cel-go v0.12's grammar (no `'?'` alternatives) where a `?` of
+/// optional syntax stands: an expression (an index), a list element or `]`, a map entry or
+/// `}`, a message field or `}`. ANTLR lists them in token-type order.
+const EXPR_START: &str = "'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER";
+const LIST_START: &str = "'[', ']', '{', '(', '.', ',', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER";
+const MAP_START: &str = "'[', '{', '}', '(', '.', ',', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER";
+const FIELD_START: &str = "'}', ',', IDENTIFIER";
+
+/// The bracket a token sits in, for the scan of [`old_grammar`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Open {
+    Paren,
+    List,
+    Index,
+    Map,
+    Message,
+}
+
+/// The ANTLR lexer and parser errors of an older cel-go grammar that the `cel` crate's
+/// grammar does not give, and the text its recovery leaves:
+///
+/// - without `escapes` (cel-go before v0.23): every backquote is `token recognition error
+///   at: '`'`, and the lexer skips it (`` m.`a-b` `` reads as `m.a-b`);
+/// - without `optional` (cel-go v0.12, no `?` alternatives in `member`/`primary`): a `?`
+///   after `.`, after an index's `[`, or opening a list, map or message literal is one
+///   token too many (`recoverInline`/`sync`'s single-token deletion:
+///   `extraneous input '?' expecting IDENTIFIER`, or the set the rule expects), when the
+///   next token is one the rule takes; after a `,` in a list or map literal the comma ends
+///   the literal (its optional trailing comma) and the closing bracket is conjured
+///   (single-token insertion: `missing ']' at '?'`), the `?` then reads as a conditional.
+///
+/// `None` when there is nothing to report (or the text does not lex).
+pub fn old_grammar(text: &str, escapes: bool, optional: bool) -> Option<OldGrammar> {
+    if escapes && optional {
+        return None;
+    }
+    let toks = lex_with(text, escapes)?;
+    let mut chars: Vec<char> = text.chars().collect();
+    let mut errors = Vec::new();
+    let mut stack: Vec<Open> = Vec::new();
+    // The previous token the parser sees (backquotes are skipped by the lexer).
+    let mut prev = Tok::Eof;
+    let starts_expr = |k: Tok| {
+        matches!(
+            k,
+            Tok::LBracket | Tok::LBrace | Tok::LParen | Tok::Dot | Tok::Minus | Tok::Bang | Tok::Literal | Tok::Ident
+        )
+    };
+    let ends_operand =
+        |k: Tok| matches!(k, Tok::Ident | Tok::EscIdent | Tok::Literal | Tok::RParen | Tok::RBracket | Tok::RBrace);
+    let mut i = 0;
+    while i < toks.len() {
+        let t = toks[i];
+        let next = toks[i + 1..].iter().find(|n| n.kind != Tok::Backquote).map(|n| n.kind).unwrap_or(Tok::Eof);
+        match t.kind {
+            Tok::Backquote => {
+                errors.push((t.offset, "Syntax error: token recognition error at: '`'".to_string()));
+                chars[t.offset] = ' ';
+                i += 1;
+                continue;
+            }
+            Tok::Question if !optional => {
+                let set = match prev {
+                    Tok::Dot if next == Tok::Ident => Some("IDENTIFIER".to_string()),
+                    Tok::LBracket if stack.last() == Some(&Open::Index) && starts_expr(next) => {
+                        Some(format!("{{{}}}", EXPR_START))
+                    }
+                    Tok::LBracket if starts_expr(next) || matches!(next, Tok::RBracket | Tok::Comma) => {
+                        Some(format!("{{{}}}", LIST_START))
+                    }
+                    Tok::LBrace if stack.last() == Some(&Open::Message) => {
+                        matches!(next, Tok::Ident | Tok::RBrace | Tok::Comma).then(|| format!("{{{}}}", FIELD_START))
+                    }
+                    Tok::LBrace if starts_expr(next) || matches!(next, Tok::RBrace | Tok::Comma) => {
+                        Some(format!("{{{}}}", MAP_START))
+                    }
+                    _ => None,
+                };
+                if let Some(set) = set {
+                    errors.push((t.offset, format!("Syntax error: extraneous input '?' expecting {}", set)));
+                    chars[t.offset] = ' ';
+                    i += 1;
+                    continue;
+                }
+                if prev == Tok::Comma {
+                    let close = match stack.last() {
+                        Some(Open::List) => Some((']', "']'")),
+                        Some(Open::Map | Open::Message) => Some(('}', "'}'")),
+                        _ => None,
+                    };
+                    if let Some((c, name)) = close {
+                        errors.push((t.offset, format!("Syntax error: missing {} at '?'", name)));
+                        // The comma before was the literal's trailing comma; the literal
+                        // ends there.
+                        if let Some(comma) = toks[..i].iter().rev().find(|p| p.kind == Tok::Comma) {
+                            chars[comma.offset] = c;
+                        }
+                        stack.pop();
+                    }
+                }
+            }
+            Tok::LParen => stack.push(Open::Paren),
+            Tok::LBracket => stack.push(if ends_operand(prev) { Open::Index } else { Open::List }),
+            Tok::LBrace => stack.push(if prev == Tok::Ident { Open::Message } else { Open::Map }),
+            Tok::RParen | Tok::RBracket | Tok::RBrace => {
+                stack.pop();
+            }
+            _ => {}
+        }
+        prev = t.kind;
+        i += 1;
+    }
+    if errors.is_empty() {
+        return None;
+    }
+    Some(OldGrammar { text: chars.into_iter().collect(), errors })
 }

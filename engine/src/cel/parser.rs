@@ -48,24 +48,40 @@ pub fn parse(opts: &EnvOptions, text: &str) -> Result<(cel::common::ast::IdedExp
         return Err(format!("ERROR: <input>:-1:0: {}", msg));
     }
     let env = parser_env(opts);
-    let escaped = parse_limits::escaped_identifiers(text);
+    // (line, 0-based column, message) of every error, sorted by position as cel-go prints.
+    let mut errors: Vec<(usize, usize, String)> = Vec::new();
+    let plain = source(text, &cel::common::ast::SourceInfo::default(), Vec::new());
+    // An older release's grammar reports some input itself (backquotes before cel-go
+    // v0.23, optional syntax before v0.14); the crate parses what its recovery leaves.
+    let old = parse_limits::old_grammar(
+        text,
+        Feature::GrammarEscapedIdentifier.enabled_at(opts.parser_minor),
+        Feature::GrammarOptionalToken.enabled_at(opts.parser_minor),
+    );
+    let read: &str = match &old {
+        Some(o) => {
+            for (offset, msg) in &o.errors {
+                let (line, col) = plain.location(*offset);
+                errors.push((line, col, msg.clone()));
+            }
+            &o.text
+        }
+        None => text,
+    };
+    let escaped = parse_limits::escaped_identifiers(read);
     let parser = env
         .parser()
         .enable_ident_escape_syntax(true)
         .max_recursion_depth(parse_limits::MAX_RECURSION_DEPTH as u16);
-    let source = |info: &cel::common::ast::SourceInfo, ids: Vec<u64>| Source::new(text, info, ids.into_iter());
-    // (line, 0-based column, message) of every error, sorted by position as cel-go prints.
-    let mut errors: Vec<(usize, usize, String)> = Vec::new();
-    let plain = source(&cel::common::ast::SourceInfo::default(), Vec::new());
     for offset in &escaped {
         let (line, col) = plain.location(*offset);
         errors.push((line, col, "unsupported syntax: '`'".to_string()));
     }
-    match parser.parse_with_source_info(text) {
+    match parser.parse_with_source_info(read) {
         Ok((expr, info)) if errors.is_empty() => {
             let mut ids = Vec::new();
             node_ids(&expr, &mut ids);
-            let source = source(&info, ids);
+            let source = source(text, &info, ids);
             return Ok((expr, source));
         }
         Ok(_) => {}
@@ -78,13 +94,28 @@ pub fn parse(opts: &EnvOptions, text: &str) -> Result<(cel::common::ast::IdedExp
                 if any_syntax && is_missing_parse_element(&e.msg) {
                     continue;
                 }
-                let msg = expected_tokens_of_release(&e.msg, opts.release_minor);
+                let msg = old_grammar_message(&expected_tokens_of_release(&e.msg, opts.parser_minor), opts.parser_minor);
                 errors.push((e.pos.0.max(1) as usize, (e.pos.1.max(1) - 1) as usize, msg));
             }
         }
     }
     errors.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
     Err(errors.iter().map(|(l, c, m)| plain.format_error(*l, *c, m)).collect::<Vec<_>>().join("\n"))
+}
+
+fn source(text: &str, info: &cel::common::ast::SourceInfo, ids: Vec<u64>) -> Source {
+    Source::new(text, info, ids.into_iter())
+}
+
+/// A reserved word after `.`: the crate's grammar (cel-go v0.14+, two `member` alternatives
+/// starting with `.`) finds no viable alternative at `.in`; cel-go v0.12's single one
+/// conjures the identifier (`missing IDENTIFIER at 'in'`, ANTLR's single-token insertion:
+/// `in` may follow an identifier).
+fn old_grammar_message(msg: &str, parser_minor: u32) -> String {
+    if !Feature::GrammarOptionalToken.enabled_at(parser_minor) && msg == "Syntax error: no viable alternative at input '.in'" {
+        return "Syntax error: missing IDENTIFIER at 'in'".to_string();
+    }
+    msg.to_string()
 }
 
 /// The `cel` crate's visitor reports of a parse-tree node left incomplete by error

@@ -28,6 +28,12 @@ pub enum Type {
     Param(Arc<str>),
     /// The type of an expression that failed to check.
     Error,
+    /// No type at all: cel-go before v0.17 (Kubernetes 1.25–1.28) records none for an
+    /// undeclared member call or message type (`checkCall`/`checkCreateMessage` return
+    /// without `setType`), so `getType` yields a nil `*Type`, which is neither dyn nor
+    /// error: the enclosing call reports `found no matching overload … '(<nil>, int)'`.
+    /// Only ever seen inside a check that fails.
+    Unset,
 }
 
 /// A named object type with declared fields.
@@ -191,6 +197,8 @@ impl fmt::Display for Type {
             Type::Param(p) => f.write_str(p),
             // cel-go's checker prints the error type as `!error!` in its messages.
             Type::Error => f.write_str("!error!"),
+            // Go's `%v` of a nil `*exprpb.Type` (FormatCheckedType's fallback).
+            Type::Unset => f.write_str("<nil>"),
         }
     }
 }

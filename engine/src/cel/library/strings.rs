@@ -1151,7 +1151,7 @@ fn check_format_call(checked: &Checked, e: &IdedExpr, issues: &mut Vec<CheckIssu
 /// The kind cel-go compares in `verifyTypeOneOf` (`None` for dyn: anything goes).
 fn static_kind(t: &Type) -> Option<&'static str> {
     Some(match t {
-        Type::Dyn | Type::Param(_) | Type::Error => return None,
+        Type::Dyn | Type::Param(_) | Type::Error | Type::Unset => return None,
         Type::Null => "null",
         Type::Bool => "bool",
         Type::Int => "int",

@@ -38,6 +38,8 @@ const MAX_UNIX_SECS: i64 = 253_402_300_799;
 /// `opts.literal_validators` (1.29+).
 pub fn validate(opts: &EnvOptions, checked: &Checked) -> Vec<CheckIssue> {
     let literals = opts.literal_validators;
+    // Before cel-go v0.17 (Kubernetes 1.29) the checker itself reports mixed literals.
+    let aggregates = crate::version::Feature::HomogeneousLiteralValidator.enabled_at(opts.parser_minor);
     let env = crate::cel::environment::base_env(opts);
     let mut format_issues = Vec::new();
     let mut aggregate_issues = Vec::new();
@@ -61,7 +63,7 @@ pub fn validate(opts: &EnvOptions, checked: &Checked) -> Vec<CheckIssue> {
                 }
             }
             Expr::List(l) => {
-                if !exempt {
+                if !exempt && aggregates {
                     check_list(checked, l, &mut aggregate_issues);
                 }
                 for el in l.elements.iter().rev() {
@@ -69,7 +71,7 @@ pub fn validate(opts: &EnvOptions, checked: &Checked) -> Vec<CheckIssue> {
                 }
             }
             Expr::Map(m) => {
-                if !exempt {
+                if !exempt && aggregates {
                     check_map(checked, m, &mut aggregate_issues);
                 }
                 for en in m.entries.iter().rev() {
