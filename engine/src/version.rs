@@ -130,6 +130,13 @@ pub enum Feature {
     /// (`expected type 'int' but found 'double'` at the element, the literal typed
     /// `list(!error!)`), together with the other checker errors.
     HomogeneousLiteralValidator,
+    /// The standard library declares the global `matches(string, string)` (cel-go v0.12
+    /// has only the member `string.matches(string)`); seen first in 1.28's cel-go v0.16.
+    GlobalMatches,
+    /// Checker errors are located in code points; from cel-go v0.17 (1.29) crdlab keeps the
+    /// `cel` crate's UTF-8 byte offsets (no vector of 1.29+ shows a located error after a
+    /// non-ASCII character; the 1.25–1.28 ones are in code points).
+    CheckerByteColumns,
     // ---- cost (the release's cel-go and apiserver cost code)
     /// String literal sizes count code points (google/cel-go#664).
     StringLiteralCodePoints,
@@ -185,6 +192,8 @@ impl Feature {
         Feature::UndeclaredCallsTyped,
         Feature::OverloadErrorArgsSubstituted,
         Feature::HomogeneousLiteralValidator,
+        Feature::GlobalMatches,
+        Feature::CheckerByteColumns,
         Feature::StringLiteralCodePoints,
         Feature::PresenceTestCostsOperand,
         Feature::EnumBoundsStringLength,
@@ -223,6 +232,8 @@ impl Feature {
             Feature::UndeclaredCallsTyped => 29,
             Feature::OverloadErrorArgsSubstituted => 28,
             Feature::HomogeneousLiteralValidator => 29,
+            Feature::GlobalMatches => 28,
+            Feature::CheckerByteColumns => 29,
             Feature::StringLiteralCodePoints => 28,
             Feature::PresenceTestCostsOperand => 29,
             Feature::EnumBoundsStringLength => 29,

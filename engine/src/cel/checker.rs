@@ -69,6 +69,21 @@ impl Source {
         (line + 1, offset - self.line_starts[line])
     }
 
+    /// Takes the node offsets, UTF-8 byte offsets as the `cel` crate records them, as code
+    /// points (cel-go before v0.17 locates checker errors by code point).
+    pub fn offsets_in_code_points(&mut self) {
+        let mut byte_to_char: HashMap<usize, usize> = HashMap::new();
+        for (ci, (bi, _)) in self.text.char_indices().enumerate() {
+            byte_to_char.insert(bi, ci);
+        }
+        byte_to_char.insert(self.text.len(), self.text.chars().count());
+        for o in self.offsets.values_mut() {
+            if let Some(c) = byte_to_char.get(&(*o as usize)) {
+                *o = *c as u32;
+            }
+        }
+    }
+
     pub fn offset_of(&self, id: u64) -> Option<usize> {
         self.offsets.get(&id).map(|o| *o as usize)
     }
@@ -220,6 +235,14 @@ fn most_general(a: &Type, b: &Type) -> Type {
 /// cel-go `internalIsAssignable(m, t1, t2)`: can a value of `t1` be used where `t2` is
 /// expected, extending the substitution `m`.
 fn assignable(m: &mut HashMap<String, Type>, t1: &Type, t2: &Type) -> bool {
+    // A missing type (cel-go before v0.17) binds a type parameter like any other, and
+    // otherwise fits nothing but itself, dyn and error: `_==_` reports `(<nil>, int)`,
+    // while `(<nil>, <nil>)` and `(!error!, <nil>)` match.
+    match (t1, t2) {
+        (Type::Unset, Type::Param(_)) | (Type::Param(_), Type::Unset) => {}
+        (Type::Unset, _) | (_, Type::Unset) => return t1 == t2 || t1.is_dyn_or_error() || t2.is_dyn_or_error(),
+        _ => {}
+    }
     if let Type::Param(p2) = t2 {
         let (valid, has_sub) = valid_substitution(m, t1, p2);
         if valid {
@@ -747,11 +770,15 @@ impl<'e> Checker<'e> {
                 self.mapping = m;
                 ids.push(o.id);
                 let frt = substitute(&self.mapping, &rt, false);
-                result = Some(match result {
-                    None => frt,
-                    Some(r) if r != Type::Dyn && r != frt => Type::Dyn,
-                    Some(r) => r,
-                });
+                result = match result {
+                    // cel-go keeps looking while the result type is nil: an overload whose
+                    // result is a parameter bound to a missing type (`_?_:_` applied to
+                    // `(bool, <nil>, <nil>)`) counts as no match.
+                    None if frt == Type::Unset => None,
+                    None => Some(frt),
+                    Some(r) if r != Type::Dyn && r != frt => Some(Type::Dyn),
+                    Some(r) => Some(r),
+                };
             }
         }
         match result {

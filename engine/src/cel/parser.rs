@@ -81,7 +81,10 @@ pub fn parse(opts: &EnvOptions, text: &str) -> Result<(cel::common::ast::IdedExp
         Ok((expr, info)) if errors.is_empty() => {
             let mut ids = Vec::new();
             node_ids(&expr, &mut ids);
-            let source = source(text, &info, ids);
+            let mut source = source(text, &info, ids);
+            if !Feature::CheckerByteColumns.enabled_at(opts.parser_minor) {
+                source.offsets_in_code_points();
+            }
             return Ok((expr, source));
         }
         Ok(_) => {}

@@ -10,6 +10,7 @@
 
 use crate::cel::env::{EnvOptions, Function, Impl, Overload};
 use crate::cel::types::Type;
+use crate::version::Feature;
 use crate::cel::value::{
     compare_numbers, equal, same_map_keys, Duration, EvalError, EvalResult, List, ListKind,
     Timestamp, Val,
@@ -365,10 +366,15 @@ pub fn functions(opts: &EnvOptions) -> Vec<Function> {
         ),
         Function::new(
             "matches",
-            vec![
-                g("matches", vec![Str, Str], Bool, matches_fn),
-                m("matches_string", vec![Str, Str], Bool, matches_fn),
-            ],
+            // The global overload arrived after cel-go v0.12 (Kubernetes 1.28's v0.16 has it).
+            if Feature::GlobalMatches.enabled_at(opts.parser_minor) {
+                vec![
+                    g("matches", vec![Str, Str], Bool, matches_fn),
+                    m("matches_string", vec![Str, Str], Bool, matches_fn),
+                ]
+            } else {
+                vec![m("matches_string", vec![Str, Str], Bool, matches_fn)]
+            },
         ),
         // Timestamp / duration accessors.
         Function::new(
