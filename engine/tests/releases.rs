@@ -567,3 +567,148 @@ fn release_lists_come_from_the_table() {
         }
     }
 }
+
+/// The compile error of an expression-mode request on a release (`compileError`).
+fn compile_error(expr: &str, minor: u32) -> String {
+    let req = Request {
+        mode: Some("eval".into()),
+        expr: Some(expr.into()),
+        kubernetes_version: Some(format!("1.{}", minor)),
+        ..Default::default()
+    };
+    let a = Engine::new().handle(&req);
+    a.eval.get("compileError").and_then(Value::as_str).unwrap_or_default().to_string()
+}
+
+/// The `ERROR:` lines (position and message) of a compile error.
+fn error_lines(expr: &str, minor: u32) -> Vec<String> {
+    compile_error(expr, minor).lines().filter(|l| l.starts_with("ERROR:")).map(str::to_string).collect()
+}
+
+/// cel-go before v0.17 (1.25–1.28) leaves an undeclared member call without a type: the
+/// enclosing call prints it as `<nil>` and finds no overload (a parameter bound to it
+/// matches, but a result of that parameter counts as none); from 1.29 it is the error type,
+/// silent in the enclosing call.
+#[test]
+fn undeclared_member_calls_are_untyped_before_1_29() {
+    let e = "'a'.foo() <= 0";
+    let undeclared = "ERROR: <input>:1:8: undeclared reference to 'foo' (in container '')";
+    assert_eq!(
+        error_lines(e, 28),
+        vec![undeclared.to_string(), "ERROR: <input>:1:11: found no matching overload for '_<=_' applied to '(<nil>, int)'".into()]
+    );
+    assert_eq!(error_lines(e, 29), vec![undeclared.to_string()]);
+    // (<nil>, <nil>) binds `_==_`'s parameter and matches; `_?_:_` returns it: no match.
+    assert_eq!(error_lines("'a'.foo() == 'b'.bar()", 25).len(), 2);
+    assert_eq!(
+        error_lines("true ? 'a'.foo() : 'b'.bar()", 25)[0],
+        "ERROR: <input>:1:6: found no matching overload for '_?_:_' applied to '(bool, <nil>, <nil>)'"
+    );
+    assert_eq!(error_lines("true ? 'a'.foo() : 'b'.bar()", 29).len(), 2);
+    assert!(compile_error("!'a'.foo().x", 27).contains("type '<nil>' does not support field selection"));
+}
+
+/// cel-go v0.12 (1.25–1.27) prints a failed call's argument types as recorded, type
+/// variables included; from 1.28 unbound ones print as `dyn`.
+#[test]
+fn overload_errors_print_type_variables_before_1_28() {
+    let msg = |minor: u32| error_lines("[] + 1", minor)[0].clone();
+    assert_eq!(msg(27), "ERROR: <input>:1:4: found no matching overload for '_+_' applied to '(list(_var0), int)'");
+    assert_eq!(msg(28), "ERROR: <input>:1:4: found no matching overload for '_+_' applied to '(list(dyn), int)'");
+}
+
+/// Before 1.29 the checker itself rejects mixed-type literals (`joinTypes` with
+/// homogeneous aggregate literals), at each element, with the other checker errors; from
+/// 1.29 the validator after a clean check.
+#[test]
+fn mixed_literals_are_checker_errors_before_1_29() {
+    assert_eq!(
+        error_lines("[1, 2.0, 'c', 3].x() == 1", 28),
+        vec![
+            "ERROR: <input>:1:5: expected type 'int' but found 'double'".to_string(),
+            "ERROR: <input>:1:15: expected type 'string' but found 'int'".into(),
+            "ERROR: <input>:1:19: undeclared reference to 'x' (in container '')".into(),
+            "ERROR: <input>:1:22: found no matching overload for '_==_' applied to '(<nil>, int)'".into(),
+        ]
+    );
+    assert_eq!(
+        error_lines("[1, [2]]", 28),
+        vec!["ERROR: <input>:1:5: expected type 'int' but found 'list(int)'".to_string()]
+    );
+    assert_eq!(
+        error_lines("[1, [2]]", 29),
+        vec!["ERROR: <input>:1:5: expected type 'int' but found 'list(int)'".to_string()]
+    );
+    assert_eq!(error_lines("[1, [2]].x()", 29), vec!["ERROR: <input>:1:11: undeclared reference to 'x' (in container '')".to_string()]);
+}
+
+/// cel-go v0.12 (1.25–1.27) has no global `matches(string, string)`.
+#[test]
+fn global_matches_from_1_28() {
+    assert_eq!(
+        error_lines("matches('a', 'b')", 27),
+        vec!["ERROR: <input>:1:8: found no matching overload for 'matches' applied to '(string, string)'".to_string()]
+    );
+    assert_eq!(compile_error("matches('a', 'b')", 28), "");
+    assert_eq!(compile_error("'a'.matches('b')", 25), "");
+}
+
+/// Checker errors after a non-ASCII character: code-point columns before 1.29 (the 1.28
+/// vectors); from 1.29 crdlab keeps the `cel` crate's byte offsets.
+#[test]
+fn checker_columns_in_code_points_before_1_29() {
+    assert_eq!(
+        error_lines("'😀' == 1", 28),
+        vec!["ERROR: <input>:1:5: found no matching overload for '_==_' applied to '(string, int)'".to_string()]
+    );
+    assert_eq!(
+        error_lines("'😀' == 1", 29),
+        vec!["ERROR: <input>:1:8: found no matching overload for '_==_' applied to '(string, int)'".to_string()]
+    );
+}
+
+/// Before 1.33 (cel-go v0.23's lexer) every backquote is an ANTLR lexer error and is
+/// skipped; from 1.33 an escaped field name is one `unsupported syntax` error.
+#[test]
+fn backquotes_are_lexer_errors_before_1_33() {
+    assert_eq!(
+        error_lines("m.`key-name` == 'v'", 32),
+        vec![
+            "ERROR: <input>:1:3: Syntax error: token recognition error at: '`'".to_string(),
+            "ERROR: <input>:1:12: Syntax error: token recognition error at: '`'".into(),
+        ]
+    );
+    assert_eq!(error_lines("m.`key-name` == 'v'", 33), vec!["ERROR: <input>:1:3: unsupported syntax: '`'".to_string()]);
+}
+
+/// cel-go v0.12's grammar (1.25–1.27) has no optional-syntax alternatives: a `?` after
+/// `.`, `[` or `{` is one token too many, after a literal's `,` it ends the literal; from
+/// 1.28 the parser's `unsupported syntax` (optional syntax comes with compatibility 1.28).
+#[test]
+fn optional_syntax_is_an_antlr_error_before_1_28() {
+    let set = "'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER";
+    assert_eq!(
+        error_lines("self.?x.orValue(1) == self.l[?0]", 27),
+        vec![
+            "ERROR: <input>:1:6: Syntax error: extraneous input '?' expecting IDENTIFIER".to_string(),
+            format!("ERROR: <input>:1:30: Syntax error: extraneous input '?' expecting {{{}}}", set),
+        ]
+    );
+    assert_eq!(error_lines("self.?x", 28), vec!["ERROR: <input>:1:5: unsupported syntax '.?'".to_string()]);
+    assert_eq!(
+        error_lines("['a', ?x, 'c']", 27),
+        vec![
+            "ERROR: <input>:1:7: Syntax error: missing ']' at '?'".to_string(),
+            "ERROR: <input>:1:9: Syntax error: mismatched input ',' expecting ':'".into(),
+        ]
+    );
+    assert_eq!(
+        error_lines("{?'k': x}", 27),
+        vec!["ERROR: <input>:1:2: Syntax error: extraneous input '?' expecting {'[', '{', '}', '(', '.', ',', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}".to_string()]
+    );
+    assert_eq!(
+        error_lines("x.in", 27)[0],
+        "ERROR: <input>:1:3: Syntax error: missing IDENTIFIER at 'in'"
+    );
+    assert_eq!(error_lines("x.in", 28)[0], "ERROR: <input>:1:3: Syntax error: no viable alternative at input '.in'");
+}
