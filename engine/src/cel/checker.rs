@@ -873,3 +873,24 @@ pub fn node_ids(e: &IdedExpr, out: &mut Vec<u64>) {
         _ => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// cel-go before v0.17: a missing type (a nil `*Type`) binds a free type parameter,
+    /// then only fits itself, dyn and error.
+    #[test]
+    fn a_missing_type_binds_parameters_and_fits_only_itself() {
+        let mut m = HashMap::new();
+        assert!(!assignable(&mut m, &Type::Unset, &Type::Int));
+        assert!(!assignable(&mut m, &Type::Int, &Type::Unset));
+        assert!(assignable(&mut m, &Type::Unset, &Type::Dyn));
+        assert!(assignable(&mut m, &Type::Error, &Type::Unset));
+        assert!(assignable(&mut m, &Type::Unset, &Type::param("A")));
+        assert_eq!(m.get("A"), Some(&Type::Unset));
+        assert!(assignable(&mut m, &Type::Unset, &Type::param("A")));
+        assert!(!assignable(&mut m, &Type::Int, &Type::param("A")));
+        assert_eq!(Type::Unset.format_cel(), "<nil>");
+    }
+}

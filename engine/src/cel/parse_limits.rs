@@ -706,6 +706,31 @@ impl<'t> Scanner<'t> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn old_grammar_reports_backquotes_and_optional_question_marks() {
+        // cel-go before v0.23: each backquote, skipped.
+        let o = old_grammar("m.`a-b` == 1", false, true).unwrap();
+        assert_eq!(o.text, "m. a-b  == 1");
+        let at: Vec<usize> = o.errors.iter().map(|e| e.0).collect();
+        assert_eq!(at, vec![2, 6]);
+        assert_eq!(o.errors[0].1, "Syntax error: token recognition error at: '`'");
+        assert!(old_grammar("m.`a-b` == 1", true, true).is_none());
+        assert!(old_grammar("'`' == x", false, true).is_none(), "inside a string");
+        // cel-go v0.12: `?` after `.` (deleted), a list's `,` (ends the list).
+        let o = old_grammar("a.?b + [1, ?c]", true, false).unwrap();
+        assert_eq!(o.text, "a. b + [1] ?c]");
+        assert_eq!(o.errors[0], (2, "Syntax error: extraneous input '?' expecting IDENTIFIER".to_string()));
+        assert_eq!(o.errors[1], (11, "Syntax error: missing ']' at '?'".to_string()));
+        // A message literal's field set; a map's.
+        let o = old_grammar("M{?f: 1} == {?1: 2}", true, false).unwrap();
+        assert_eq!(o.errors[0].1, "Syntax error: extraneous input '?' expecting {'}', ',', IDENTIFIER}");
+        assert!(o.errors[1].1.starts_with("Syntax error: extraneous input '?' expecting {'[', '{', '}', '('"));
+        // A conditional is not optional syntax.
+        assert!(old_grammar("a ? b : c", true, false).is_none());
+        // `.?` not followed by an identifier is left to the parser.
+        assert!(old_grammar("a.?(b)", true, false).is_none());
+    }
+
     fn chain(op: &str, n: usize, leaf: &str) -> String {
         vec![leaf; n + 1].join(op)
     }
