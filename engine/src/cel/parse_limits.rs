@@ -871,13 +871,19 @@ pub fn old_grammar(text: &str, escapes: bool, optional: bool) -> Option<OldGramm
                     Tok::LBracket if stack.last() == Some(&Open::Index) && starts_expr(next) => {
                         Some(format!("{{{}}}", EXPR_START))
                     }
-                    Tok::LBracket if starts_expr(next) || matches!(next, Tok::RBracket | Tok::Comma) => {
+                    Tok::LBracket
+                        if stack.last() == Some(&Open::List)
+                            && (starts_expr(next) || matches!(next, Tok::RBracket | Tok::Comma)) =>
+                    {
                         Some(format!("{{{}}}", LIST_START))
                     }
                     Tok::LBrace if stack.last() == Some(&Open::Message) => {
                         matches!(next, Tok::Ident | Tok::RBrace | Tok::Comma).then(|| format!("{{{}}}", FIELD_START))
                     }
-                    Tok::LBrace if starts_expr(next) || matches!(next, Tok::RBrace | Tok::Comma) => {
+                    Tok::LBrace
+                        if stack.last() == Some(&Open::Map)
+                            && (starts_expr(next) || matches!(next, Tok::RBrace | Tok::Comma)) =>
+                    {
                         Some(format!("{{{}}}", MAP_START))
                     }
                     _ => None,
