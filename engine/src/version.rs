@@ -137,6 +137,9 @@ pub enum Feature {
     /// `cel` crate's UTF-8 byte offsets (no vector of 1.29+ shows a located error after a
     /// non-ASCII character; the 1.25–1.28 ones are in code points).
     CheckerByteColumns,
+    /// An output type that is a type of types prints its parameter (`type(int)`); before
+    /// (cel-go v0.12–v0.16's `cel.Type`), a bare `type`. Expression mode's `outputType`.
+    OutputTypeParameters,
     // ---- cost (the release's cel-go and apiserver cost code)
     /// String literal sizes count code points (google/cel-go#664).
     StringLiteralCodePoints,
@@ -194,6 +197,7 @@ impl Feature {
         Feature::HomogeneousLiteralValidator,
         Feature::GlobalMatches,
         Feature::CheckerByteColumns,
+        Feature::OutputTypeParameters,
         Feature::StringLiteralCodePoints,
         Feature::PresenceTestCostsOperand,
         Feature::EnumBoundsStringLength,
@@ -234,6 +238,7 @@ impl Feature {
             Feature::HomogeneousLiteralValidator => 29,
             Feature::GlobalMatches => 28,
             Feature::CheckerByteColumns => 29,
+            Feature::OutputTypeParameters => 29,
             Feature::StringLiteralCodePoints => 28,
             Feature::PresenceTestCostsOperand => 29,
             Feature::EnumBoundsStringLength => 29,

@@ -712,3 +712,20 @@ fn optional_syntax_is_an_antlr_error_before_1_28() {
     );
     assert_eq!(error_lines("x.in", 28)[0], "ERROR: <input>:1:3: Syntax error: no viable alternative at input '.in'");
 }
+
+/// Expression mode's `outputType` of a type of types: a bare `type` before 1.29 (cel-go
+/// v0.12–v0.16's `cel.Type`), `type(int)` from 1.29.
+#[test]
+fn output_types_of_types_name_their_parameter_from_1_29() {
+    let out = |minor: u32| {
+        let req = Request {
+            mode: Some("eval".into()),
+            expr: Some("type(1)".into()),
+            kubernetes_version: Some(format!("1.{}", minor)),
+            ..Default::default()
+        };
+        Engine::new().handle(&req).eval.get("outputType").cloned()
+    };
+    assert_eq!(out(28), Some(json!("type")));
+    assert_eq!(out(29), Some(json!("type(int)")));
+}

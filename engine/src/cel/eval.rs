@@ -187,6 +187,7 @@ pub fn evaluate(
     opts.release_minor = KubeVersion::LATEST.minor;
     // ...but parsed and checked by the target release's cel-go (its vectors' compile errors).
     opts.parser_minor = kube.minor;
+    let type_parameters = crate::version::Feature::OutputTypeParameters.enabled_at(kube.minor);
     let base = crate::cel::environment::base_env(&opts);
     let empty = Map::new();
     let vars = vars.and_then(Value::as_object).unwrap_or(&empty);
@@ -225,7 +226,7 @@ pub fn evaluate(
             // The expression checked; report its type and cost, then the program error.
             if let Ok((x, src)) = crate::cel::parser::parse(&env.options, expr) {
                 if let Ok(c) = crate::cel::checker::check(&env, x, src) {
-                    out.insert("outputType".into(), json!(c.output_type().to_string()));
+                    out.insert("outputType".into(), json!(c.output_type().output_name(type_parameters)));
                     let est = crate::cel::cost::estimate(&c, None);
                     out.insert(
                         "estimatedCost".into(),
@@ -239,7 +240,7 @@ pub fn evaluate(
     };
     out.insert(
         "outputType".into(),
-        json!(program.checked.output_type().to_string()),
+        json!(program.checked.output_type().output_name(type_parameters)),
     );
     let est = crate::cel::cost::estimate(&program.checked, None);
     out.insert(

@@ -145,6 +145,26 @@ impl Type {
 }
 
 impl Type {
+    /// The name of an expression's output type (`Ast.OutputType()`); with
+    /// `type_parameters` off (cel-go before v0.17, whose `cel.Type` kept no parameter for a
+    /// type of types) every `type(T)` is a bare `type`.
+    pub fn output_name(&self, type_parameters: bool) -> String {
+        fn bare(t: &Type) -> Type {
+            match t {
+                Type::TypeOf(_) => Type::opaque("type"),
+                Type::List(e) => Type::list(bare(e)),
+                Type::Map(k, v) => Type::map(bare(k), bare(v)),
+                Type::Opaque(n, ps) => Type::Opaque(n.clone(), ps.iter().map(bare).collect()),
+                other => other.clone(),
+            }
+        }
+        if type_parameters {
+            self.to_string()
+        } else {
+            bare(self).to_string()
+        }
+    }
+
     /// cel-go's `FormatCELType`, the notation of checker error messages: like the type
     /// names, except `null`, `timestamp`, `duration` and `!error!`.
     pub fn format_cel(&self) -> String {
@@ -200,5 +220,17 @@ impl fmt::Display for Type {
             // Go's `%v` of a nil `*exprpb.Type` (FormatCheckedType's fallback).
             Type::Unset => f.write_str("<nil>"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_names_of_types_of_types() {
+        let t = Type::list(Type::type_of(Type::Int));
+        assert_eq!(t.output_name(true), "list(type(int))");
+        assert_eq!(t.output_name(false), "list(type)");
     }
 }
