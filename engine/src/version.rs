@@ -113,10 +113,14 @@ pub enum Feature {
     // ---- cost (the release's cel-go and apiserver cost code)
     /// String literal sizes count code points (google/cel-go#664).
     StringLiteralCodePoints,
-    /// `has(x.f)` costs its operand (kubernetes#122193).
+    /// `has(x.f)` costs its operand, plus the presence test's own cost (google/cel-go#711).
     PresenceTestCostsOperand,
+    /// The presence test itself costs 0 again: `PresenceTestHasCost(false)` (kubernetes#122193).
+    PresenceTestFree,
     /// A string with an `enum` and no `maxLength` is as long as its longest value.
     EnumBoundsStringLength,
+    /// cel-go v0.17's `multiplyByCostFactor` saturates products of 2^64 and more (before: 2^63).
+    CostFactorSaturates,
     /// A comprehension's result has its range's size (google/cel-go#901), until 1.33's coster.
     ComprehensionResultRangeSize,
     /// `_==_` on Kubernetes types has the apiserver's own estimate (kubernetes#126359).
@@ -164,7 +168,9 @@ impl Feature {
         Feature::GrammarEscapedIdentifier,
         Feature::StringLiteralCodePoints,
         Feature::PresenceTestCostsOperand,
+        Feature::PresenceTestFree,
         Feature::EnumBoundsStringLength,
+        Feature::CostFactorSaturates,
         Feature::ComprehensionResultRangeSize,
         Feature::KubernetesTypeEquality,
         Feature::CostTracksLocals,
@@ -198,8 +204,10 @@ impl Feature {
             Feature::GrammarOptionalToken => 28,
             Feature::GrammarEscapedIdentifier => 33,
             Feature::StringLiteralCodePoints => 28,
-            Feature::PresenceTestCostsOperand => 29,
+            Feature::PresenceTestCostsOperand => 28,
+            Feature::PresenceTestFree => 29,
             Feature::EnumBoundsStringLength => 29,
+            Feature::CostFactorSaturates => 29,
             Feature::ComprehensionResultRangeSize => 29,
             Feature::KubernetesTypeEquality => 32,
             Feature::CostTracksLocals => 33,

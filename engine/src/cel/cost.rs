@@ -67,10 +67,30 @@ pub fn estimate_traced(
     (c, trace)
 }
 
+/// [`estimate`] by the cost code of release `release_minor`, whatever release the
+/// expression was checked for: expression mode checks in one environment and costs by the
+/// release that answers (`crate::cel::eval::evaluate`).
+pub fn estimate_by_release(
+    checked: &Checked,
+    hints: Option<&dyn SizeHints>,
+    release_minor: u32,
+) -> CostEstimate {
+    estimate_with_model(checked, hints, None, CostModel::for_release(release_minor))
+}
+
 fn estimate_inner(
     checked: &Checked,
     hints: Option<&dyn SizeHints>,
     trace: Option<&mut Vec<NodeTrace>>,
+) -> CostEstimate {
+    estimate_with_model(checked, hints, trace, CostModel::for_release(checked.release_minor))
+}
+
+fn estimate_with_model(
+    checked: &Checked,
+    hints: Option<&dyn SizeHints>,
+    trace: Option<&mut Vec<NodeTrace>>,
+    model: CostModel,
 ) -> CostEstimate {
     let mut c = Coster {
         checked,
@@ -79,11 +99,11 @@ fn estimate_inner(
         locals: HashMap::new(),
         sizes: HashMap::new(),
         entry_sizes: HashMap::new(),
-        presence_test_cost: CostEstimate::fixed(0),
+        presence_test_cost: CostEstimate::fixed(model.presence_test_cost()),
         depth: 0,
         trace: trace.is_some().then(Vec::new),
         loop_depth: 0,
-        model: CostModel::for_release(checked.release_minor),
+        model,
         iter_ranges: HashMap::new(),
     };
     let r = c.cost(&checked.expr);
@@ -382,8 +402,8 @@ impl<'c> Coster<'c> {
             }
             Expr::Select(sel) => {
                 if sel.test && !self.model.presence_test_costs_operand() {
-                    // cel-go before v0.17: a presence test costs nothing, and its operand
-                    // is not walked.
+                    // cel-go v0.12 `costSelect`: a presence test costs nothing, and its
+                    // operand is not walked.
                     CostEstimate::fixed(0)
                 } else if sel.test {
                     let c = self.cost(&sel.operand);
@@ -854,7 +874,7 @@ impl<'c> Coster<'c> {
                 return CallEstimate::cost(arg_size[0].multiply_by_cost_factor(trav).add(arg_sum));
             }
             "in_list" if args.len() == 2 => {
-                return CallEstimate::cost(arg_size[1].multiply_by_cost_factor(1.0).add(arg_sum));
+                return CallEstimate::cost(arg_size[1].multiply_by_cost_factor_at(1.0, self.model).add(arg_sum));
             }
             "matches_string" => {
                 if let (Some(t), 1) = (target_size, args.len()) {

@@ -224,7 +224,7 @@ pub fn evaluate(
             if let Ok((x, src)) = crate::cel::parser::parse(&env.options, expr) {
                 if let Ok(c) = crate::cel::checker::check(&env, x, src) {
                     out.insert("outputType".into(), json!(c.output_type().to_string()));
-                    let est = crate::cel::cost::estimate(&c, None);
+                    let est = crate::cel::cost::estimate_by_release(&c, None, kube.minor);
                     out.insert(
                         "estimatedCost".into(),
                         json!({"min": est.min, "max": est.max}),
@@ -239,7 +239,7 @@ pub fn evaluate(
         "outputType".into(),
         json!(program.checked.output_type().to_string()),
     );
-    let est = crate::cel::cost::estimate(&program.checked, None);
+    let est = crate::cel::cost::estimate_by_release(&program.checked, None, kube.minor);
     out.insert(
         "estimatedCost".into(),
         json!({"min": est.min, "max": est.max}),
