@@ -119,6 +119,10 @@ pub enum Feature {
     PresenceTestFree,
     /// A string with an `enum` and no `maxLength` is as long as its longest value.
     EnumBoundsStringLength,
+    /// Library calls keep the result size the apiserver's estimator gives (google/cel-go#787).
+    LibraryResultSizes,
+    /// `quantity()`/`isQuantity()` cost a traversal of their argument (apiserver cost.go, 1.30).
+    QuantityParseCost,
     /// cel-go v0.17's `multiplyByCostFactor` saturates products of 2^64 and more (before: 2^63).
     CostFactorSaturates,
     /// A comprehension's result has its range's size (google/cel-go#901), until 1.33's coster.
@@ -171,6 +175,8 @@ impl Feature {
         Feature::PresenceTestFree,
         Feature::EnumBoundsStringLength,
         Feature::CostFactorSaturates,
+        Feature::QuantityParseCost,
+        Feature::LibraryResultSizes,
         Feature::ComprehensionResultRangeSize,
         Feature::KubernetesTypeEquality,
         Feature::CostTracksLocals,
@@ -208,6 +214,8 @@ impl Feature {
             Feature::PresenceTestFree => 29,
             Feature::EnumBoundsStringLength => 29,
             Feature::CostFactorSaturates => 29,
+            Feature::QuantityParseCost => 30,
+            Feature::LibraryResultSizes => 26,
             Feature::ComprehensionResultRangeSize => 29,
             Feature::KubernetesTypeEquality => 32,
             Feature::CostTracksLocals => 33,

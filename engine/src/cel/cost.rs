@@ -827,7 +827,9 @@ impl<'c> Coster<'c> {
         ) {
             return CallEstimate {
                 cost: est.cost.add(arg_sum),
-                result_size: est.result_size,
+                // cel-go's `functionCost` before google/cel-go#787 drops the estimator's
+                // result size.
+                result_size: est.result_size.filter(|_| self.model.library_result_sizes()),
             };
         }
         // The sizes cel-go's own estimates read (`sizeOrUnknown` / `sizeEstimate`).

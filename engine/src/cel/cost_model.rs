@@ -84,6 +84,21 @@ impl CostModel {
         Feature::CostFactorSaturates.enabled_at(self.release_minor)
     }
 
+    /// google/cel-go#787 (cherry-picked into Kubernetes 1.26 and 1.27 patches as
+    /// kubernetes#119810/#119809, in cel-go v0.16 of 1.28): `functionCost` keeps the result
+    /// size the apiserver's estimator gives a library call (`lowerAscii`, `replace`,
+    /// `split`, ...). 1.25's cel-go v0.12 drops it: the result has an unknown size.
+    pub fn library_result_sizes(self) -> bool {
+        Feature::LibraryResultSizes.enabled_at(self.release_minor)
+    }
+
+    /// Kubernetes 1.30: `quantity(s)` and `isQuantity(s)` cost a traversal of `s` (× 0.1),
+    /// at estimate and at run time (`pkg/cel/library/cost.go`); 1.29's file has no entry
+    /// for them, so cel-go's default applies: 1.
+    pub fn quantity_parse_costs(self) -> bool {
+        Feature::QuantityParseCost.enabled_at(self.release_minor)
+    }
+
     /// google/cel-go#664 (March 2023: in the v0.16 of Kubernetes 1.28, not in v0.12): a
     /// string literal's size is its code-point count; before, its UTF-8 byte length.
     pub fn string_literal_code_points(self) -> bool {

@@ -214,7 +214,12 @@ pub fn evaluate(
     }
     let env = std::sync::Arc::new(crate::cel::env::env_with_variables(&base, &decls));
     let program = match crate::cel::compile::compile_program(env.clone(), expr) {
-        Ok(p) => p,
+        Ok(mut p) => {
+            // Checked in the environment above, costed (estimate and run) by the target
+            // release's cel-go and apiserver.
+            p.checked.release_minor = kube.minor;
+            p
+        }
         Err(CompileError::Compile(e)) => {
             out.insert("compileError".into(), json!(e));
             return out;
@@ -239,7 +244,7 @@ pub fn evaluate(
         "outputType".into(),
         json!(program.checked.output_type().to_string()),
     );
-    let est = crate::cel::cost::estimate_by_release(&program.checked, None, kube.minor);
+    let est = crate::cel::cost::estimate(&program.checked, None);
     out.insert(
         "estimatedCost".into(),
         json!({"min": est.min, "max": est.max}),
