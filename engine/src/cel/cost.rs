@@ -846,7 +846,7 @@ impl<'c> Coster<'c> {
                 let sz = arg_size[0];
                 return CallEstimate {
                     cost: sz.multiply_by_cost_factor(trav).add(arg_sum),
-                    result_size: Some(SizeEstimate {
+                    result_size: self.model.library_result_sizes().then_some(SizeEstimate {
                         min: sz.min,
                         max: sz.max.wrapping_mul(4),
                     }),
@@ -856,7 +856,7 @@ impl<'c> Coster<'c> {
                 let sz = arg_size[0];
                 return CallEstimate {
                     cost: sz.multiply_by_cost_factor(trav).add(arg_sum),
-                    result_size: Some(SizeEstimate {
+                    result_size: self.model.library_result_sizes().then_some(SizeEstimate {
                         min: sz.min / 4,
                         max: sz.max,
                     }),

@@ -87,7 +87,8 @@ impl CostModel {
     /// google/cel-go#787 (cherry-picked into Kubernetes 1.26 and 1.27 patches as
     /// kubernetes#119810/#119809, in cel-go v0.16 of 1.28): `functionCost` keeps the result
     /// size the apiserver's estimator gives a library call (`lowerAscii`, `replace`,
-    /// `split`, ...). 1.25's cel-go v0.12 drops it: the result has an unknown size.
+    /// `split`, ...), and gives `string(bytes)`/`bytes(string)` one. 1.25's cel-go v0.12
+    /// has neither: those results have an unknown size.
     pub fn library_result_sizes(self) -> bool {
         Feature::LibraryResultSizes.enabled_at(self.release_minor)
     }
