@@ -1176,6 +1176,18 @@ mod tests {
         assert_eq!(multiply_by_cost_factor(3_145_726, 0.1), 314_573);
     }
 
+    #[test]
+    fn unguarded_cost_factor_converts_as_go_on_amd64() {
+        use crate::cel::cost_model::multiply_by_cost_factor_unguarded as unguarded;
+        // Below 2^63 the same as the guarded product; from 2^64 on, 2^63 (cel-go v0.16).
+        assert_eq!(unguarded(3_145_726, 0.1), 314_573);
+        assert_eq!(unguarded(u64::MAX, 0.1), 1_844_674_407_370_955_264);
+        assert_eq!(unguarded(1 << 63, 1.0), 1 << 63);
+        assert_eq!(unguarded(u64::MAX, 1.0), 1 << 63);
+        assert_eq!(unguarded(u64::MAX, 50.0), 1 << 63);
+        assert_eq!(multiply_by_cost_factor(u64::MAX, 1.0), u64::MAX);
+    }
+
     fn est(expr: &str) -> (u64, u64) {
         let opts = crate::cel::env::EnvOptions::for_version(35);
         let env = crate::cel::environment::base_env(&opts);
@@ -1215,9 +1227,12 @@ mod tests {
     #[test]
     fn presence_test_cost_per_release() {
         let s = object(serde_json::json!({"a": {"type": "string"}}));
-        // 1.28, cel-go v0.16 (v0.12.7's checker/cost.go `costSelect`: a test-only select
-        // returns the zero estimate at once, without costing its operand): 0.
-        assert_eq!(root_rule_cost(28, s.clone(), "has(self.a)"), 0);
+        // 1.27, cel-go v0.12.7 (`costSelect`: a test-only select returns the zero
+        // estimate at once, without costing its operand): 0.
+        assert_eq!(root_rule_cost(27, s.clone(), "has(self.a)"), 0);
+        // 1.28, cel-go v0.16 (google/cel-go#711): the operand `self` (1) and the presence
+        // test's own 1: 2.
+        assert_eq!(root_rule_cost(28, s.clone(), "has(self.a)"), 2);
         // 1.29+, cel-go v0.17.7+ with `PresenceTestHasCost(false)`: `costSelect` adds the
         // presence cost (0) and the operand `self` (identifier, 1): 1 (Kubernetes'
         // TestCelEstimatedCostStability also expects `has(self.val1)`: 1).
