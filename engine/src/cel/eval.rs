@@ -179,10 +179,12 @@ pub fn evaluate(
     kube: KubeVersion,
 ) -> Map<String, Value> {
     let mut out = Map::new();
-    // The environment new rules compile in at `kube`, costed by the latest release's code:
-    // expression mode answers like the Kubernetes library tests it reproduces, which run
-    // the latest apiserver at compatibility version `kube` − 1 (CRD rules, in contrast,
-    // are costed by the target release's own code: `cost::CostModel`).
+    // The environment new rules compile in at `kube` (compatibility `kube` − 1), parsed
+    // and checked as the latest release does; the estimate and the run are costed by
+    // release `kube`'s own cost code (`cost::CostModel`, set on the checked program below),
+    // as a `kube` server answers (the per-release vectors). Vectors answered by the latest
+    // server at an older compatibility version differ only where the cost code changed
+    // (`ip(a) == ip(b)` on 1.31): see engine/VERSIONS.md "Cost per release".
     let mut opts = EnvOptions::for_version(kube.minor.saturating_sub(1));
     opts.release_minor = KubeVersion::LATEST.minor;
     let base = crate::cel::environment::base_env(&opts);
