@@ -143,10 +143,18 @@ pub enum Feature {
     // ---- cost (the release's cel-go and apiserver cost code)
     /// String literal sizes count code points (google/cel-go#664).
     StringLiteralCodePoints,
-    /// `has(x.f)` costs its operand (kubernetes#122193).
+    /// `has(x.f)` costs its operand, plus the presence test's own cost (google/cel-go#711).
     PresenceTestCostsOperand,
+    /// The presence test itself costs 0 again: `PresenceTestHasCost(false)` (kubernetes#122193).
+    PresenceTestFree,
     /// A string with an `enum` and no `maxLength` is as long as its longest value.
     EnumBoundsStringLength,
+    /// Library calls keep the result size the apiserver's estimator gives (google/cel-go#787).
+    LibraryResultSizes,
+    /// `quantity()`/`isQuantity()` cost a traversal of their argument (apiserver cost.go, 1.30).
+    QuantityParseCost,
+    /// cel-go v0.17's `multiplyByCostFactor` saturates products of 2^64 and more (before: 2^63).
+    CostFactorSaturates,
     /// A comprehension's result has its range's size (google/cel-go#901), until 1.33's coster.
     ComprehensionResultRangeSize,
     /// `_==_` on Kubernetes types has the apiserver's own estimate (kubernetes#126359).
@@ -200,7 +208,11 @@ impl Feature {
         Feature::OutputTypeParameters,
         Feature::StringLiteralCodePoints,
         Feature::PresenceTestCostsOperand,
+        Feature::PresenceTestFree,
         Feature::EnumBoundsStringLength,
+        Feature::CostFactorSaturates,
+        Feature::QuantityParseCost,
+        Feature::LibraryResultSizes,
         Feature::ComprehensionResultRangeSize,
         Feature::KubernetesTypeEquality,
         Feature::CostTracksLocals,
@@ -240,8 +252,12 @@ impl Feature {
             Feature::CheckerByteColumns => 29,
             Feature::OutputTypeParameters => 29,
             Feature::StringLiteralCodePoints => 28,
-            Feature::PresenceTestCostsOperand => 29,
+            Feature::PresenceTestCostsOperand => 28,
+            Feature::PresenceTestFree => 29,
             Feature::EnumBoundsStringLength => 29,
+            Feature::CostFactorSaturates => 29,
+            Feature::QuantityParseCost => 30,
+            Feature::LibraryResultSizes => 26,
             Feature::ComprehensionResultRangeSize => 29,
             Feature::KubernetesTypeEquality => 32,
             Feature::CostTracksLocals => 33,

@@ -729,3 +729,83 @@ fn output_types_of_types_name_their_parameter_from_1_29() {
     assert_eq!(out(28), Some(json!("type")));
     assert_eq!(out(29), Some(json!("type(int)")));
 }
+
+// ---------------------------------------------------------------------------- cost per release
+
+/// An expression-mode answer's estimated cost (`[min, max]`) and actual cost on `minor`,
+/// `self` bound to `self_value` (dyn) unless it is null.
+fn eval_costs(expr: &str, self_value: Value, minor: u32) -> ([u64; 2], u64) {
+    let req = Request {
+        mode: Some("eval".into()),
+        expr: Some(expr.into()),
+        vars: if self_value.is_null() { None } else { Some(json!({ "self": self_value })) },
+        kubernetes_version: Some(format!("1.{}", minor)),
+        ..Default::default()
+    };
+    let a = Engine::new().handle(&req);
+    assert!(a.error.is_none(), "{:?}", a.error);
+    let e = &a.eval;
+    assert!(e.get("compileError").is_none(), "{} on 1.{}: {:?}", expr, minor, e);
+    let est = &e["estimatedCost"];
+    (
+        [est["min"].as_u64().unwrap(), est["max"].as_u64().unwrap()],
+        e["actualCost"].as_u64().unwrap(),
+    )
+}
+
+/// Feature::PresenceTestCostsOperand (cel-go v0.16, google/cel-go#711, Kubernetes 1.28):
+/// `has(x.f)` is estimated as its operand plus the presence test's own cost; before (cel-go
+/// v0.12) it is estimated 0, and at run time only its operand's evaluation costs, so a
+/// presence test on a literal costs nothing.
+#[test]
+fn presence_test_costs_its_operand_from_1_28() {
+    let self_a = json!({"a": {"b": 1}});
+    // 1.27: has() 0, `!_` 1 (estimate); at run time `self.a` (ident 1 + qualifier 1).
+    assert_eq!(eval_costs("!has(self.a.b)", self_a.clone(), 27), ([1, 1], 3));
+    // 1.28: `self.a` (ident 1; a select on `dyn` 0) + the presence test (1) + `!_` (1).
+    assert_eq!(eval_costs("!has(self.a.b)", self_a.clone(), 28).0, [3, 3]);
+    // A literal operand: 1.27 charges only the two comparisons at run time.
+    let lit = "has({}.a) != true && has({'b': 1}.b) == true";
+    assert_eq!(eval_costs(lit, Value::Null, 27), ([1, 2], 2));
+    assert_eq!(eval_costs(lit, Value::Null, 28).1, 4);
+}
+
+/// Feature::PresenceTestFree (kubernetes#122193, 1.29): the presence test itself costs 0
+/// again (`PresenceTestHasCost(false)`); its operand still counts.
+#[test]
+fn presence_test_itself_free_from_1_29() {
+    let v = json!({"a": {"b": 1}});
+    assert_eq!(eval_costs("!has(self.a.b)", v.clone(), 28).0, [3, 3]);
+    assert_eq!(eval_costs("!has(self.a.b)", v, 29).0, [2, 2]);
+}
+
+/// Feature::CostFactorSaturates (cel-go v0.17, 1.29): `multiplyByCostFactor` saturates a
+/// product of 2^64 or more; before, Go's float-to-uint64 conversion on amd64 gives 2^63:
+/// `'a' in self.m` (a list of unknown size, factor 1) is 2^63 + 1 (`self` 1) on 1.28.
+#[test]
+fn cost_factor_overflow_saturates_from_1_29() {
+    let v = json!({"m": {"a": 1}});
+    assert_eq!(eval_costs("'a' in self.m", v.clone(), 28).0, [1, 9_223_372_036_854_775_809]);
+    assert_eq!(eval_costs("'a' in self.m", v, 29).0, [1, u64::MAX]);
+}
+
+/// Feature::LibraryResultSizes (google/cel-go#787, in Kubernetes 1.26 and 1.27 patches): a
+/// library call keeps the result size the apiserver's estimator gives; on 1.25 the result
+/// of `upperAscii()` has an unknown size, so comparing two of them is a traversal of a
+/// string of unknown length (ceil(2^64 × 0.1) + 6).
+#[test]
+fn library_result_sizes_from_1_26() {
+    let e = "'ABCDEFGHIJ abcdefghij'.upperAscii() == 'abcdefghij ABCDEFGHIJ'.upperAscii()";
+    assert_eq!(eval_costs(e, Value::Null, 25).0, [7, 1_844_674_407_370_955_270]);
+    assert_eq!(eval_costs(e, Value::Null, 26).0, [7, 9]);
+}
+
+/// Feature::QuantityParseCost (apiserver cost.go, 1.30): `quantity(s)` and `isQuantity(s)`
+/// cost a traversal of `s` (× 0.1), estimated and at run time; 1.29 has no entry for them:
+/// cel-go's default, 1.
+#[test]
+fn quantity_parse_cost_from_1_30() {
+    let e = "quantity(\"9999999999999999999999999999999999999G\").asInteger()";
+    assert_eq!(eval_costs(e, Value::Null, 29), ([2, 2], 2));
+    assert_eq!(eval_costs(e, Value::Null, 30), ([5, 5], 5));
+}

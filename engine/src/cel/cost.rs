@@ -67,10 +67,30 @@ pub fn estimate_traced(
     (c, trace)
 }
 
+/// [`estimate`] by the cost code of release `release_minor`, whatever release the
+/// expression was checked for: expression mode checks in one environment and costs by the
+/// release that answers (`crate::cel::eval::evaluate`).
+pub fn estimate_by_release(
+    checked: &Checked,
+    hints: Option<&dyn SizeHints>,
+    release_minor: u32,
+) -> CostEstimate {
+    estimate_with_model(checked, hints, None, CostModel::for_release(release_minor))
+}
+
 fn estimate_inner(
     checked: &Checked,
     hints: Option<&dyn SizeHints>,
     trace: Option<&mut Vec<NodeTrace>>,
+) -> CostEstimate {
+    estimate_with_model(checked, hints, trace, CostModel::for_release(checked.release_minor))
+}
+
+fn estimate_with_model(
+    checked: &Checked,
+    hints: Option<&dyn SizeHints>,
+    trace: Option<&mut Vec<NodeTrace>>,
+    model: CostModel,
 ) -> CostEstimate {
     let mut c = Coster {
         checked,
@@ -79,11 +99,11 @@ fn estimate_inner(
         locals: HashMap::new(),
         sizes: HashMap::new(),
         entry_sizes: HashMap::new(),
-        presence_test_cost: CostEstimate::fixed(0),
+        presence_test_cost: CostEstimate::fixed(model.presence_test_cost()),
         depth: 0,
         trace: trace.is_some().then(Vec::new),
         loop_depth: 0,
-        model: CostModel::for_release(checked.release_minor),
+        model,
         iter_ranges: HashMap::new(),
     };
     let r = c.cost(&checked.expr);
@@ -382,8 +402,8 @@ impl<'c> Coster<'c> {
             }
             Expr::Select(sel) => {
                 if sel.test && !self.model.presence_test_costs_operand() {
-                    // cel-go before v0.17: a presence test costs nothing, and its operand
-                    // is not walked.
+                    // cel-go v0.12 `costSelect`: a presence test costs nothing, and its
+                    // operand is not walked.
                     CostEstimate::fixed(0)
                 } else if sel.test {
                     let c = self.cost(&sel.operand);
@@ -807,7 +827,9 @@ impl<'c> Coster<'c> {
         ) {
             return CallEstimate {
                 cost: est.cost.add(arg_sum),
-                result_size: est.result_size,
+                // cel-go's `functionCost` before google/cel-go#787 drops the estimator's
+                // result size.
+                result_size: est.result_size.filter(|_| self.model.library_result_sizes()),
             };
         }
         // The sizes cel-go's own estimates read (`sizeOrUnknown` / `sizeEstimate`).
@@ -824,7 +846,7 @@ impl<'c> Coster<'c> {
                 let sz = arg_size[0];
                 return CallEstimate {
                     cost: sz.multiply_by_cost_factor(trav).add(arg_sum),
-                    result_size: Some(SizeEstimate {
+                    result_size: self.model.library_result_sizes().then_some(SizeEstimate {
                         min: sz.min,
                         max: sz.max.wrapping_mul(4),
                     }),
@@ -834,7 +856,7 @@ impl<'c> Coster<'c> {
                 let sz = arg_size[0];
                 return CallEstimate {
                     cost: sz.multiply_by_cost_factor(trav).add(arg_sum),
-                    result_size: Some(SizeEstimate {
+                    result_size: self.model.library_result_sizes().then_some(SizeEstimate {
                         min: sz.min / 4,
                         max: sz.max,
                     }),
@@ -854,7 +876,7 @@ impl<'c> Coster<'c> {
                 return CallEstimate::cost(arg_size[0].multiply_by_cost_factor(trav).add(arg_sum));
             }
             "in_list" if args.len() == 2 => {
-                return CallEstimate::cost(arg_size[1].multiply_by_cost_factor(1.0).add(arg_sum));
+                return CallEstimate::cost(arg_size[1].multiply_by_cost_factor_at(1.0, self.model).add(arg_sum));
             }
             "matches_string" => {
                 if let (Some(t), 1) = (target_size, args.len()) {
@@ -1154,6 +1176,18 @@ mod tests {
         assert_eq!(multiply_by_cost_factor(3_145_726, 0.1), 314_573);
     }
 
+    #[test]
+    fn unguarded_cost_factor_converts_as_go_on_amd64() {
+        use crate::cel::cost_model::multiply_by_cost_factor_unguarded as unguarded;
+        // Below 2^63 the same as the guarded product; from 2^64 on, 2^63 (cel-go v0.16).
+        assert_eq!(unguarded(3_145_726, 0.1), 314_573);
+        assert_eq!(unguarded(u64::MAX, 0.1), 1_844_674_407_370_955_264);
+        assert_eq!(unguarded(1 << 63, 1.0), 1 << 63);
+        assert_eq!(unguarded(u64::MAX, 1.0), 1 << 63);
+        assert_eq!(unguarded(u64::MAX, 50.0), 1 << 63);
+        assert_eq!(multiply_by_cost_factor(u64::MAX, 1.0), u64::MAX);
+    }
+
     fn est(expr: &str) -> (u64, u64) {
         let opts = crate::cel::env::EnvOptions::for_version(35);
         let env = crate::cel::environment::base_env(&opts);
@@ -1193,9 +1227,12 @@ mod tests {
     #[test]
     fn presence_test_cost_per_release() {
         let s = object(serde_json::json!({"a": {"type": "string"}}));
-        // 1.28, cel-go v0.16 (v0.12.7's checker/cost.go `costSelect`: a test-only select
-        // returns the zero estimate at once, without costing its operand): 0.
-        assert_eq!(root_rule_cost(28, s.clone(), "has(self.a)"), 0);
+        // 1.27, cel-go v0.12.7 (`costSelect`: a test-only select returns the zero
+        // estimate at once, without costing its operand): 0.
+        assert_eq!(root_rule_cost(27, s.clone(), "has(self.a)"), 0);
+        // 1.28, cel-go v0.16 (google/cel-go#711): the operand `self` (1) and the presence
+        // test's own 1: 2.
+        assert_eq!(root_rule_cost(28, s.clone(), "has(self.a)"), 2);
         // 1.29+, cel-go v0.17.7+ with `PresenceTestHasCost(false)`: `costSelect` adds the
         // presence cost (0) and the operand `self` (identifier, 1): 1 (Kubernetes'
         // TestCelEstimatedCostStability also expects `has(self.val1)`: 1).

@@ -57,11 +57,47 @@ impl CostModel {
         Feature::ComprehensionResultRangeSize.enabled_at(self.release_minor)
     }
 
-    /// cel-go v0.17 (google/cel-go#711/#721 with Kubernetes' `PresenceTestHasCost(false)`,
-    /// Kubernetes 1.29): `has(x.f)` costs its operand `x`. Before: `has()` costs nothing and
-    /// its operand is not walked.
+    /// cel-go v0.16 (google/cel-go#711, Kubernetes 1.28): `has(x.f)` costs like the
+    /// select `x.f`: its operand `x` plus the presence test's own cost
+    /// ([`Self::presence_test_cost`]). Before (cel-go v0.12 `costSelect`): a test-only
+    /// select returns the zero estimate at once and its operand is not walked.
     pub fn presence_test_costs_operand(self) -> bool {
         Feature::PresenceTestCostsOperand.enabled_at(self.release_minor)
+    }
+
+    /// The presence test's own cost: 1 in cel-go v0.16 (google/cel-go#711; the opt-out of
+    /// google/cel-go#721 unused by Kubernetes 1.28), 0 from Kubernetes 1.29, which passes
+    /// `PresenceTestHasCost(false)` to the estimator and the cost tracker (kubernetes#122193).
+    pub fn presence_test_cost(self) -> u64 {
+        if self.presence_test_costs_operand() && !Feature::PresenceTestFree.enabled_at(self.release_minor) {
+            1
+        } else {
+            0
+        }
+    }
+
+    /// cel-go v0.17 (Kubernetes 1.29): `multiplyByCostFactor` saturates at 2^64 − 1 a
+    /// product that does not fit; before, Go's float-to-uint64 conversion gives 2^63
+    /// ([`multiply_by_cost_factor_unguarded`]): `x in <list of unknown size>` is estimated
+    /// 2^63 + 1 on 1.25–1.28.
+    pub fn guards_cost_factor(self) -> bool {
+        Feature::CostFactorSaturates.enabled_at(self.release_minor)
+    }
+
+    /// google/cel-go#787 (cherry-picked into Kubernetes 1.26 and 1.27 patches as
+    /// kubernetes#119810/#119809, in cel-go v0.16 of 1.28): `functionCost` keeps the result
+    /// size the apiserver's estimator gives a library call (`lowerAscii`, `replace`,
+    /// `split`, ...), and gives `string(bytes)`/`bytes(string)` one. 1.25's cel-go v0.12
+    /// has neither: those results have an unknown size.
+    pub fn library_result_sizes(self) -> bool {
+        Feature::LibraryResultSizes.enabled_at(self.release_minor)
+    }
+
+    /// Kubernetes 1.30: `quantity(s)` and `isQuantity(s)` cost a traversal of `s` (× 0.1),
+    /// at estimate and at run time (`pkg/cel/library/cost.go`); 1.29's file has no entry
+    /// for them, so cel-go's default applies: 1.
+    pub fn quantity_parse_costs(self) -> bool {
+        Feature::QuantityParseCost.enabled_at(self.release_minor)
     }
 
     /// google/cel-go#664 (March 2023: in the v0.16 of Kubernetes 1.28, not in v0.12): a
@@ -142,7 +178,37 @@ pub fn multiply_by_cost_factor(x: u64, y: f64) -> u64 {
     c as u64
 }
 
+/// cel-go before v0.17: `multiplyByCostFactor` is `uint64(math.Ceil(float64(x) * y))`
+/// without a guard, so a product of 2^64 or more converts as Go does on amd64 (the
+/// apiserver's platform): values from 2^63 go through `x - 2^63`, whose too-large
+/// conversion gives the indefinite integer 2^63, or-ed with 2^63: 2^63.
+pub fn multiply_by_cost_factor_unguarded(x: u64, y: f64) -> u64 {
+    const TWO_TO_63: f64 = 9_223_372_036_854_775_808.0;
+    let c = (x as f64 * y).ceil();
+    if c.is_nan() {
+        return 1 << 63;
+    }
+    if c < TWO_TO_63 {
+        // cvttsd2si: negative values convert as signed integers.
+        return if c <= i64::MIN as f64 { 1 << 63 } else { (c as i64) as u64 };
+    }
+    let rest = c - TWO_TO_63;
+    let low = if rest < TWO_TO_63 { rest as i64 as u64 } else { 1 << 63 };
+    low | (1 << 63)
+}
+
 impl SizeEstimate {
+    /// [`Self::multiply_by_cost_factor`] by release `model`'s cel-go: unguarded before
+    /// v0.17 ([`CostModel::guards_cost_factor`]).
+    pub fn multiply_by_cost_factor_at(self, f: f64, model: CostModel) -> CostEstimate {
+        if model.guards_cost_factor() {
+            return self.multiply_by_cost_factor(f);
+        }
+        CostEstimate {
+            min: multiply_by_cost_factor_unguarded(self.min, f),
+            max: multiply_by_cost_factor_unguarded(self.max, f),
+        }
+    }
     pub const fn fixed(n: u64) -> SizeEstimate {
         SizeEstimate { min: n, max: n }
     }

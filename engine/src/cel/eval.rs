@@ -179,13 +179,14 @@ pub fn evaluate(
     kube: KubeVersion,
 ) -> Map<String, Value> {
     let mut out = Map::new();
-    // The environment new rules compile in at `kube`, costed by the latest release's code:
-    // expression mode answers like the Kubernetes library tests it reproduces, which run
-    // the latest apiserver at compatibility version `kube` − 1 (CRD rules, in contrast,
-    // are costed by the target release's own code: `cost::CostModel`).
+    // The environment new rules compile in at `kube` (compatibility `kube` − 1), parsed
+    // and checked by release `kube`'s cel-go (`parser_minor`); the estimate and the run are
+    // costed by release `kube`'s own cost code (`cost::CostModel`, set on the checked program below),
+    // as a `kube` server answers (the per-release vectors). Vectors answered by the latest
+    // server at an older compatibility version differ only where the cost code changed
+    // (`ip(a) == ip(b)` on 1.31): see engine/VERSIONS.md "Cost per release".
     let mut opts = EnvOptions::for_version(kube.minor.saturating_sub(1));
     opts.release_minor = KubeVersion::LATEST.minor;
-    // ...but parsed and checked by the target release's cel-go (its vectors' compile errors).
     opts.parser_minor = kube.minor;
     let type_parameters = crate::version::Feature::OutputTypeParameters.enabled_at(kube.minor);
     let base = crate::cel::environment::base_env(&opts);
@@ -217,7 +218,12 @@ pub fn evaluate(
     }
     let env = std::sync::Arc::new(crate::cel::env::env_with_variables(&base, &decls));
     let program = match crate::cel::compile::compile_program(env.clone(), expr) {
-        Ok(p) => p,
+        Ok(mut p) => {
+            // Checked in the environment above, costed (estimate and run) by the target
+            // release's cel-go and apiserver.
+            p.checked.release_minor = kube.minor;
+            p
+        }
         Err(CompileError::Compile(e)) => {
             out.insert("compileError".into(), json!(e));
             return out;
@@ -227,7 +233,7 @@ pub fn evaluate(
             if let Ok((x, src)) = crate::cel::parser::parse(&env.options, expr) {
                 if let Ok(c) = crate::cel::checker::check(&env, x, src) {
                     out.insert("outputType".into(), json!(c.output_type().output_name(type_parameters)));
-                    let est = crate::cel::cost::estimate(&c, None);
+                    let est = crate::cel::cost::estimate_by_release(&c, None, kube.minor);
                     out.insert(
                         "estimatedCost".into(),
                         json!({"min": est.min, "max": est.max}),

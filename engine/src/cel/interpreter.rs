@@ -4,6 +4,7 @@
 //! their `CallCost`, list/map literals 10/30 unless constant-folded), with a per-call limit.
 
 use crate::cel::checker::Checked;
+use crate::cel::cost_model::CostModel;
 use crate::cel::env::{Env, Impl};
 use crate::cel::types::Type;
 use crate::cel::value::{equal, EvalError, EvalResult, Map, Str, Val};
@@ -257,6 +258,11 @@ fn is_constant(e: &IdedExpr) -> bool {
 }
 
 impl<'a, 'v> Evaluator<'a, 'v> {
+    /// The cost code of the release the program was checked for.
+    fn cost_model(&self) -> CostModel {
+        CostModel::for_release(self.prog.checked.release_minor)
+    }
+
     fn charge(&mut self, n: u64) -> Result<(), EvalError> {
         self.cost = self.cost.saturating_add(n);
         match self.limit {
@@ -392,6 +398,13 @@ impl<'a, 'v> Evaluator<'a, 'v> {
     /// qualifier that found nothing or a qualifier that failed, and after one that found
     /// something, only when the field is present (`QualifyIfPresent`).
     fn eval_presence_test(&mut self, sel: &'a cel::common::ast::SelectExpr) -> EvalResult<'a> {
+        if !self.cost_model().presence_test_costs_operand() {
+            // cel-go v0.12's `evalTestOnly` is neither a call nor an attribute to the cost
+            // observer: only its operand's evaluation costs (an attribute 1 and its
+            // qualifiers, a constant nothing).
+            let operand = self.eval(&sel.operand)?;
+            return has_field(&operand, &sel.field).map(Val::Bool);
+        }
         let attribute = is_attribute(&sel.operand);
         // The attribute's 1 (charged here by its identifier or relative operand) is
         // refunded; the limit allows for it meanwhile, as cel-go never counts it.
@@ -744,7 +757,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
                                 .map(|s| s.as_str())
                                 .unwrap_or(name);
                             let id = self.single_overload(e);
-                            let c = call_cost(fname, id, &args, &Val::Null);
+                            let c = call_cost(fname, id, &args, &Val::Null, self.cost_model());
                             self.charge(c)?;
                         }
                         return Err(first_err.expect("set above"));
@@ -761,7 +774,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
                 .map(|s| s.as_str())
                 .unwrap_or(name);
             let id = self.single_overload(e);
-            let c = call_cost(fname, id, &args, &Val::Null);
+            let c = call_cost(fname, id, &args, &Val::Null, self.cost_model());
             self.charge(c)?;
             return Err(err);
         }
@@ -797,8 +810,8 @@ impl<'a, 'v> Evaluator<'a, 'v> {
             {
                 0
             }
-            Ok(r) => call_cost(fname, overload_id, &args, r),
-            Err(_) => call_cost(fname, overload_id, &args, &Val::Null),
+            Ok(r) => call_cost(fname, overload_id, &args, r, self.cost_model()),
+            Err(_) => call_cost(fname, overload_id, &args, &Val::Null, self.cost_model()),
         };
         self.charge(cost)?;
         result
@@ -940,9 +953,18 @@ fn runtime_fits(p: &Type, v: &Val) -> bool {
     }
 }
 
-/// The runtime cost of a call: the Kubernetes estimator's, else cel-go's defaults.
-pub fn call_cost(function: &str, overload_id: &str, args: &[Val], result: &Val) -> u64 {
-    if let Some(c) = crate::cel::library::cost::call_cost(function, overload_id, args, result) {
+/// The runtime cost of a call on release `model`: the Kubernetes estimator's, else
+/// cel-go's defaults.
+pub fn call_cost(
+    function: &str,
+    overload_id: &str,
+    args: &[Val],
+    result: &Val,
+    model: CostModel,
+) -> u64 {
+    if let Some(c) =
+        crate::cel::library::cost::call_cost_at(function, overload_id, args, result, model)
+    {
         return c;
     }
     let size = |v: &Val| -> u64 { actual_size(v) };
