@@ -196,3 +196,22 @@ fn validate_answers_for_several_releases_and_shows_what_differs() {
         "error: kubernetesVersion \"1.24\" is not supported: crdlab targets 1.25 to 1.37\n"
     );
 }
+
+#[test]
+fn cost_for_several_releases_lists_the_rules_whose_cost_differs() {
+    let crd = tmp("ip-cost-crd.yaml", &ip_widgets());
+    let out = crdlab().args(["cost", "--crd", &crd, "--kubernetes-version", "1.30,1.31,1.37"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout);
+    assert!(stdout.starts_with("1.30: total 0 of 100,000,000 (0.00%), 1 rule, 0 over the per-rule limit of 10,000,000\n1.31: total "), "{}", stdout);
+    assert!(
+        stdout.contains("\nopenAPIV3Schema.properties[spec].x-kubernetes-validations[0]\n  rule: ip(self.addr).family() == 4\n  1.30: does not compile\n  1.31, 1.37: "),
+        "{}",
+        stdout
+    );
+    let out = crdlab().args(["cost", "--crd", &crd, "--kubernetes-version", "1.25-1.37", "-o", "json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v.as_array().map(Vec::len), Some(13));
+    assert_eq!(v[12]["kubernetesVersion"], "1.37");
+    assert_eq!(v[12]["explanation"]["rules"][0]["rule"], "ip(self.addr).family() == 4");
+}

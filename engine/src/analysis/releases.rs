@@ -8,7 +8,8 @@
 //!   between), what the CLI's `--kubernetes-version` and the playground's multi-select give;
 //! - [`compare`]: the per-release answers ([`ReleaseAnswer`]) and every message with the
 //!   releases that print it ([`Grouped`]);
-//! - [`render_text`]: the CLI's text.
+//! - [`render_text`]: the CLI's text;
+//! - [`compare_costs`] / [`render_costs_text`]: `crdlab cost` for several releases.
 
 use crate::engine::{validate_options, version_of, CrdInput, Engine};
 use crate::field::ErrorReport;
@@ -497,6 +498,128 @@ pub fn render_text(c: &Comparison) -> String {
     out
 }
 
+/// One release's cost explanation of a CRD version (`crdlab cost` for that release).
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReleaseCosts {
+    #[serde(serialize_with = "release_name")]
+    pub kubernetes_version: KubeVersion,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explanation: Option<crate::analysis::explain::CostExplanation>,
+    /// Why there is none (the CRD cannot be read, no such version).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl ReleaseCosts {
+    /// A rule or the total is over its limit.
+    pub fn over_limit(&self) -> bool {
+        self.explanation
+            .as_ref()
+            .is_some_and(|e| e.total > e.per_crd_limit || e.rules.iter().any(|r| r.over_limit))
+    }
+}
+
+/// The cost explanation of one CRD version at each release of `releases` (oldest first,
+/// each once), compiled through `engine`'s cache.
+pub fn compare_costs(engine: &mut Engine, crd: CrdInput<'_>, version: Option<&str>, releases: &[KubeVersion]) -> Vec<ReleaseCosts> {
+    let mut releases = releases.to_vec();
+    releases.sort();
+    releases.dedup();
+    releases.truncate(max_releases());
+    releases
+        .into_iter()
+        .map(|kube| {
+            match engine.compile(crd, None, kube).and_then(|c| crate::analysis::explain::explain(&c, version)) {
+                Ok(e) => ReleaseCosts { kubernetes_version: kube, explanation: Some(e), error: None },
+                Err(e) => ReleaseCosts { kubernetes_version: kube, explanation: None, error: Some(e) },
+            }
+        })
+        .collect()
+}
+
+/// A rule's figure at one release, as the cost comparison prints it.
+fn rule_figure(r: &crate::analysis::explain::RuleExplanation) -> String {
+    if r.error.is_some() {
+        return "does not compile".to_string();
+    }
+    let mut out = crate::analysis::explain::group(r.estimated_cost);
+    if let Some(m) = r.message_expression_cost {
+        out.push_str(&format!(" (+ messageExpression {})", crate::analysis::explain::group(m)));
+    }
+    if r.over_limit {
+        out.push_str(" over the limit");
+    }
+    out
+}
+
+/// The CLI's text for several releases' costs: the total per release, then each rule whose
+/// figure is not the same on every release, its figures grouped by the releases that have them.
+pub fn render_costs_text(list: &[ReleaseCosts]) -> String {
+    use crate::analysis::explain::group as g;
+    let mut out = String::new();
+    for r in list {
+        match (&r.explanation, &r.error) {
+            (Some(e), _) => {
+                let over = e.rules.iter().filter(|x| x.over_limit).count();
+                out.push_str(&format!(
+                    "{}: total {} of {} ({:.2}%), {} rule{}, {} over the per-rule limit of {}{}\n",
+                    r.kubernetes_version,
+                    g(e.total),
+                    g(e.per_crd_limit),
+                    e.total_share_percent,
+                    e.rules.len(),
+                    if e.rules.len() == 1 { "" } else { "s" },
+                    over,
+                    g(e.per_rule_limit),
+                    if e.total > e.per_crd_limit { "; the total is over the per-CRD limit" } else { "" },
+                ));
+            }
+            (None, e) => out.push_str(&format!("{}: cannot answer ({})\n", r.kubernetes_version, e.as_deref().unwrap_or(""))),
+        }
+    }
+    // schema path → (rule, [(release, figure)]), in the order the releases list the rules.
+    let mut order: Vec<(String, String)> = Vec::new();
+    let mut figures: std::collections::HashMap<String, Vec<(KubeVersion, String)>> = Default::default();
+    for r in list {
+        for x in r.explanation.iter().flat_map(|e| &e.rules) {
+            let f = figures.entry(x.schema_path.clone()).or_default();
+            if f.is_empty() {
+                order.push((x.schema_path.clone(), x.rule.clone()));
+            }
+            f.push((r.kubernetes_version, rule_figure(x)));
+        }
+    }
+    let answered = list.iter().filter(|r| r.explanation.is_some()).count();
+    let mut differing = 0;
+    for (path, rule) in &order {
+        let f = &figures[path];
+        if f.len() == answered && f.windows(2).all(|w| w[0].1 == w[1].1) {
+            continue;
+        }
+        if differing == 0 {
+            out.push('\n');
+        }
+        differing += 1;
+        // Figures in order of first appearance, each with its releases.
+        let mut groups: Vec<(&str, Vec<KubeVersion>)> = Vec::new();
+        for (v, fig) in f {
+            match groups.iter_mut().find(|(x, _)| x == fig) {
+                Some((_, vs)) => vs.push(*v),
+                None => groups.push((fig, vec![*v])),
+            }
+        }
+        out.push_str(&format!("{}\n  rule: {}\n", path, rule.replace('\n', "\n        ")));
+        for (fig, vs) in groups {
+            out.push_str(&format!("  {}: {}\n", label(&vs), fig));
+        }
+    }
+    if differing == 0 && list.len() > 1 && answered > 0 {
+        out.push_str("every rule costs the same on these releases\n");
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -653,5 +776,29 @@ mod tests {
         i.ratcheting = Ratcheting::OnWhereAvailable;
         let c = compare(&mut Engine::new(), &i, &[v(27), v(30)]);
         assert_eq!(c.releases[0].verdict, Verdict::ObjectRejected);
+    }
+
+    /// 1.29 costs `has()` with its operand (kubernetes#122193); 1.28 does not compile
+    /// `isQuantity`.
+    #[test]
+    fn compares_costs_per_release() {
+        let crd = crate::testing::widgets_spec(
+            "            properties:\n              s: {type: string, maxLength: 64}\n              l: {type: array, maxItems: 10, items: {type: string, maxLength: 10}}\n            x-kubernetes-validations:\n            - rule: isQuantity(self.s)\n            - rule: self.l.all(x, x.size() > 0)\n",
+        );
+        let list = compare_costs(&mut Engine::new(), CrdInput::Text(&crd), None, &[v(37), v(28), v(29)]);
+        assert_eq!(list.iter().map(|r| r.kubernetes_version).collect::<Vec<_>>(), [v(28), v(29), v(37)]);
+        assert!(list.iter().all(|r| !r.over_limit()));
+        let text = render_costs_text(&list);
+        assert!(
+            text.contains("openAPIV3Schema.properties[spec].x-kubernetes-validations[0]\n  rule: isQuantity(self.s)\n  1.28: does not compile\n  1.29, 1.37: "),
+            "{}",
+            text
+        );
+        assert!(!text.contains("x-kubernetes-validations[1]"), "the same cost everywhere is not repeated: {}", text);
+        let missing = compare_costs(&mut Engine::new(), CrdInput::Text(&crd), Some("v9"), &[v(29), v(37)]);
+        assert_eq!(
+            render_costs_text(&missing),
+            "1.29: cannot answer (the CRD has no version \"v9\")\n1.37: cannot answer (the CRD has no version \"v9\")\n"
+        );
     }
 }

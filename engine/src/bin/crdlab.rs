@@ -113,7 +113,7 @@ enum Command {
         /// The CRD version (default: the storage version).
         #[arg(long)]
         version: Option<String>,
-        #[arg(long, help = target_release_help())]
+        #[arg(long, help = cost_release_help())]
         kubernetes_version: Option<String>,
         #[arg(short = 'o', long, value_enum, default_value = "text")]
         output: Output,
@@ -138,6 +138,14 @@ fn target_release_help() -> String {
 fn validate_release_help() -> String {
     format!(
         "{}; several releases (1.29,1.32,1.37, or a range such as 1.29-1.32) answer for each and show which messages differ; exit 1 when any release rejects",
+        target_release_help()
+    )
+}
+
+/// The `--kubernetes-version` help of `cost`: one release, or several to compare.
+fn cost_release_help() -> String {
+    format!(
+        "{}; several releases (1.29,1.32,1.37 or 1.29-1.32) give each release's total and the rules whose cost differs",
         target_release_help()
     )
 }
@@ -172,6 +180,11 @@ fn run() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Batch => batch(),
+        Command::Cost { crd, version, kubernetes_version, output }
+            if kubernetes_version.as_deref().is_some_and(names_several_releases) =>
+        {
+            cost_releases(&crd, version.as_deref(), kubernetes_version.as_deref().unwrap_or_default(), output)
+        }
         Command::Cost { crd, version, kubernetes_version, output } => {
             cost(&crd, version.as_deref(), kubernetes_version.as_deref(), output)
         }
@@ -366,6 +379,36 @@ fn cost(crd: &str, version: Option<&str>, kubernetes_version: Option<&str>, outp
             eprintln!("error: {}", e);
             ExitCode::from(2)
         }
+    }
+}
+
+/// `cost` for several releases: each release's total, then the rules whose cost differs;
+/// exit 1 when a rule or a total is over its limit on any release, 2 when no release answers.
+fn cost_releases(crd: &str, version: Option<&str>, releases: &str, output: Output) -> ExitCode {
+    use crdlab::analysis::releases;
+    let run = || -> Result<Vec<releases::ReleaseCosts>, String> {
+        let kubes = releases::parse_releases(releases)?;
+        let text = std::fs::read_to_string(crd).map_err(|e| format!("cannot read {}: {}", crd, e))?;
+        let path = crd;
+        Ok(releases::compare_costs(&mut Engine::new(), crdlab::engine::CrdInput::File { path, text: &text }, version, &kubes))
+    };
+    let list = match run() {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: {}", e);
+            return ExitCode::from(2);
+        }
+    };
+    match output {
+        Output::Json => println!("{}", serde_json::to_string_pretty(&list).unwrap_or_default()),
+        Output::Text => print!("{}", releases::render_costs_text(&list)),
+    }
+    if list.iter().all(|r| r.error.is_some()) {
+        ExitCode::from(2)
+    } else if list.iter().any(|r| r.over_limit() || r.error.is_some()) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
     }
 }
 
