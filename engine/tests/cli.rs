@@ -115,3 +115,103 @@ fn validate_defaults_to_the_latest_release_batch_to_the_protocol_default() {
     let a: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(a["crdErrors"].to_string().contains("estimated rule cost exceeds budget"), "{}", a);
 }
+
+/// A CRD whose rule calls `ip()` (new for rules in 1.31) on a bounded `addr`, and a
+/// `name` of at most 5 bytes (1.32 rewords Too long).
+fn ip_widgets() -> String {
+    common::widgets_spec(
+        "            properties:\n              name: {type: string, maxLength: 5}\n              addr: {type: string, maxLength: 64}\n            x-kubernetes-validations:\n            - rule: ip(self.addr).family() == 4\n",
+    )
+}
+
+#[test]
+fn validate_answers_for_several_releases_and_shows_what_differs() {
+    let crd = tmp("ip-crd.yaml", &ip_widgets());
+    let bad = tmp("ip-bad.yaml", "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {name: toolong, addr: 10.0.0.1}\n");
+    let good = tmp("ip-good.yaml", "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {name: ok, addr: 10.0.0.1}\n");
+    let run = |object: &str, releases: &str, json: bool| {
+        let mut args = vec!["validate", "--crd", &crd, "--object", object, "--kubernetes-version", releases];
+        if json {
+            args.extend(["-o", "json"]);
+        }
+        crdlab().args(args).output().unwrap()
+    };
+    let out = run(&good, "1.37,1.29,1.32", false);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "1.29 rejects the CRD: {}", stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines[..4],
+        [
+            // The object is judged by the rules that compiled: `rule compile error`.
+            "1.29: CRD rejected (1 error), object invalid (1 error)",
+            "1.32: CRD accepted, object valid",
+            "1.37: CRD accepted, object valid",
+            "",
+        ]
+    );
+    assert!(
+        lines[4].starts_with("1.29: CRD error: spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:\"ip(self.addr).family() == 4\""),
+        "{}",
+        stdout
+    );
+    assert!(stdout.contains("undeclared reference to 'ip' (in container '')"), "{}", stdout);
+    assert!(stdout.contains("\n1.29: invalid: spec: Invalid value: \"object\": rule compile error: compilation failed: "), "{}", stdout);
+    let messages = stdout.split_once("\n\n").map(|(_, m)| m).unwrap_or("");
+    assert!(!messages.contains("1.32") && !messages.contains("all releases"), "1.32 and 1.37 print no message: {}", stdout);
+
+    // A range, from the release table; every release accepts: exit 0.
+    let out = run(&good, "1.31-1.33", false);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "1.31: CRD accepted, object valid\n1.32: CRD accepted, object valid\n1.33: CRD accepted, object valid\n"
+    );
+    assert_eq!(out.status.code(), Some(0));
+
+    // The reworded Too long, grouped by the releases that print each text.
+    let out = run(&bad, "1.30-1.33", false);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout.contains("\n1.30: CRD rejected (1 error), object invalid (2 errors)\n") || stdout.starts_with("1.30: CRD rejected (1 error), object invalid (2 errors)\n"), "{}", stdout);
+    assert!(stdout.contains("\n1.30, 1.31: invalid: spec.name: Too long: may not be longer than 5\n"), "{}", stdout);
+    assert!(stdout.contains("\n1.32, 1.33: invalid: spec.name: Too long: may not be more than 5 bytes\n"), "{}", stdout);
+    assert!(stdout.contains("\nall releases: invalid: <nil>: Invalid value: \"null\": some validation rules were not checked"), "{}", stdout);
+
+    let out = run(&bad, "1.29,1.37", true);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["releases"][0]["kubernetesVersion"], "1.29");
+    assert_eq!(v["releases"][0]["verdict"], "crdRejected");
+    assert_eq!(v["releases"][1]["verdict"], "objectRejected");
+    assert_eq!(v["releases"][1]["object"]["errors"][0]["message"], "spec.name: Too long: may not be more than 5 bytes");
+    let differs: Vec<&serde_json::Value> = v["messages"].as_array().unwrap().iter().filter(|m| m["everywhere"] == false).collect();
+    assert!(differs.iter().any(|m| m["releases"] == serde_json::json!(["1.37"]) && m["kind"] == "objectError"), "{}", v);
+
+    // One release keeps the kubectl output; a bad list is an error before anything runs.
+    let out = run(&bad, "1.32", false);
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("Widget.example.com \"w1\" is invalid: [spec.name: Too long: may not be more than 5 bytes"));
+    let out = run(&bad, "1.29,1.24", false);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: kubernetesVersion \"1.24\" is not supported: crdlab targets 1.25 to 1.37\n"
+    );
+}
+
+#[test]
+fn cost_for_several_releases_lists_the_rules_whose_cost_differs() {
+    let crd = tmp("ip-cost-crd.yaml", &ip_widgets());
+    let out = crdlab().args(["cost", "--crd", &crd, "--kubernetes-version", "1.30,1.31,1.37"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout);
+    assert!(stdout.starts_with("1.30: total 0 of 100,000,000 (0.00%), 1 rule, 0 over the per-rule limit of 10,000,000\n1.31: total "), "{}", stdout);
+    assert!(
+        stdout.contains("\nopenAPIV3Schema.properties[spec].x-kubernetes-validations[0]\n  rule: ip(self.addr).family() == 4\n  1.30: does not compile\n  1.31, 1.37: "),
+        "{}",
+        stdout
+    );
+    let out = crdlab().args(["cost", "--crd", &crd, "--kubernetes-version", "1.25-1.37", "-o", "json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v.as_array().map(Vec::len), Some(13));
+    assert_eq!(v[12]["kubernetesVersion"], "1.37");
+    assert_eq!(v[12]["explanation"]["rules"][0]["rule"], "ip(self.addr).family() == 4");
+}

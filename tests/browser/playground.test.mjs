@@ -271,3 +271,63 @@ test('the ratcheting toggle follows the Kubernetes version until it is clicked',
   assert.deepEqual(pageErrors, []);
   await page.close();
 });
+
+test('several releases: a verdict per release and what differs', { timeout: 120_000 }, async () => {
+  const { page, pageErrors } = await openPlayground(env.context, env.baseUrl);
+  // ip() is new for rules in 1.31; 1.32 rewords Too long.
+  const crd = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.test.example.com}
+spec:
+  group: test.example.com
+  names: {kind: Gadget, listKind: GadgetList, plural: gadgets, singular: gadget}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              name: {type: string, maxLength: 5}
+              addr:
+                type: string
+                maxLength: 64
+                x-kubernetes-validations:
+                - rule: ip(self).family() == 4
+`;
+  await setEditor(page, 'crd-editor', crd);
+  await setEditor(page, 'object-editor', 'apiVersion: test.example.com/v1\nkind: Gadget\nmetadata: {name: g1, namespace: default}\nspec:\n  name: toolong\n  addr: 10.0.0.1\n');
+  await waitForResults(page, (t) => t.includes('spec.name: Too long: may not be more than 5 bytes'), 'the 1.37 answer');
+  assert.equal(await page.getByTestId('releases').count(), 0, 'one release: no comparison');
+  await page.getByTestId('k8s-compare').locator('summary').click();
+  assert.equal(await page.getByTestId('k8s-compare-1.37').isChecked(), true);
+  assert.equal(await page.getByTestId('k8s-compare-1.37').isDisabled(), true, 'the target release stays selected');
+  await page.getByTestId('k8s-compare-1.29').check();
+  const block = page.getByTestId('releases');
+  await block.waitFor({ state: 'visible', timeout: WAIT });
+  const verdicts = await block.locator('.verdicts li').allTextContents();
+  assert.deepEqual(verdicts, ['1.29: CRD rejected (1 error), object invalid (2 errors)', '1.37: CRD accepted, object invalid (2 errors)']);
+  const differs = await block.locator('.differs li').allTextContents();
+  assert.ok(differs.includes('1.29: invalid: spec.name: Too long: may not be longer than 5'), differs.join('\n'));
+  assert.ok(differs.includes('1.37: invalid: spec.name: Too long: may not be more than 5 bytes'), differs.join('\n'));
+  assert.ok(differs.some((d) => d.startsWith("1.29: CRD error: ") && d.includes("undeclared reference to 'ip'")), differs.join('\n'));
+  // The summary and the panes still show the target release.
+  assert.match(await page.getByTestId('summary').textContent(), /The Gadget "g1" is invalid/);
+  assert.match(await page.getByTestId('k8s-compare').locator('summary').textContent(), /\+ 1\.29/);
+  // A share link keeps the selection.
+  await page.getByTestId('share').click();
+  const url = await page.getByTestId('share-url').inputValue();
+  const { page: p2 } = await openPlayground(env.context, env.baseUrl, url.slice(env.baseUrl.length));
+  await p2.getByTestId('releases').waitFor({ state: 'visible', timeout: WAIT });
+  assert.equal((await p2.getByTestId('releases').locator('.verdicts li').allTextContents()).length, 2);
+  await p2.close();
+  await page.getByTestId('k8s-compare-1.29').uncheck();
+  await block.waitFor({ state: 'detached', timeout: WAIT });
+  assert.deepEqual(pageErrors, []);
+  await page.close();
+});

@@ -274,6 +274,7 @@ impl App {
             kubernetes_version: if e.kubernetes_version.is_empty() { None } else { Some(e.kubernetes_version.to_string()) },
             ratcheting: None,
             status: e.status,
+            compare: Vec::new(),
         };
         self.example = AttrValue::Static(e.id);
         true

@@ -1,8 +1,10 @@
-//! The results pane: kubectl's summary, the apiserver's messages, the field tree, what
+//! The results pane: kubectl's summary, with several releases selected each release's
+//! verdict and the messages only some of them print, the apiserver's messages, the field tree, what
 //! pruning and defaulting did, and the runtime budget left. It renders the analysis it is
 //! given; a click on a place asks the app (`on_reveal`) to show it in an editor.
 
 use crate::{Pane, Same};
+use crdlab::analysis::releases::{self as compared, Comparison};
 use crdlab::view::diagnostics::Diagnostic;
 use crdlab::view::kubectl::Verdict;
 use crdlab::view::policy::RUNTIME_COST_BUDGET;
@@ -107,6 +109,9 @@ fn view(p: &Props) -> Html {
     html! {
         <div class="results" data-testid="results" id="results">
             { summary }
+            if let Some(c) = &a.releases {
+                { releases(c) }
+            }
             if let Some(e) = &crd.load_error {
                 { input_error(e, "CRD:", Pane::Crd, on_reveal) }
             }
@@ -203,6 +208,42 @@ fn view(p: &Props) -> Html {
                 }
             }
         </div>
+    }
+}
+
+/// Each compared release's verdict, then the messages only some releases print, each with
+/// those releases (the engine's grouping: `analysis::releases`).
+fn releases(c: &Comparison) -> Html {
+    let differing: Vec<_> = c.differences().collect();
+    let same = c.common().count();
+    html! {
+        <section class="block releases" data-testid="releases">
+            <h3>{ format!("{} releases", c.releases.len()) }</h3>
+            <ul class="verdicts">
+                { for c.releases.iter().map(|r| html! {
+                    <li class={if r.verdict.accepts() { "ok" } else { "bad" }} data-release={r.kubernetes_version.to_string()}>
+                        { compared::verdict_line(r) }
+                    </li>
+                }) }
+            </ul>
+            if differing.is_empty() {
+                <p class="none">{ "Every release prints the same messages." }</p>
+            } else {
+                <h4>{ "What differs" }</h4>
+                <ul class="messages differs">
+                    { for differing.iter().map(|m| html! {
+                        <li data-releases={compared::label(&m.releases)}>
+                            <strong>{ format!("{}:", c.releases_label(&m.releases)) }</strong>
+                            { " " }{ m.kind.label() }{ " " }
+                            <span class="message">{ &m.message }</span>
+                        </li>
+                    }) }
+                </ul>
+                if same > 0 {
+                    <p class="none">{ format!("{} more message{} every release prints (below).", same, if same == 1 { "" } else { "s" }) }</p>
+                }
+            }
+        </section>
     }
 }
 

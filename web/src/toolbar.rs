@@ -1,5 +1,6 @@
-//! The toolbar: the example picker, the target release, the CRD version, the ratcheting and
-//! status-subresource switches, Share and the theme. It shows the settings it is given and
+//! The toolbar: the example picker, the target release and the other releases to compare
+//! with (a multi-select), the CRD version, the ratcheting and status-subresource switches,
+//! Share and the theme. It shows the settings it is given and
 //! reports changes through its callbacks; the app owns the settings.
 
 use crate::{Same, EXAMPLES};
@@ -37,6 +38,32 @@ fn ratchet_title(release: KubeVersion) -> String {
         )
     } else {
         format!("Validation ratcheting arrived in Kubernetes {}: this release cannot ratchet", policy::RATCHETING_GATE_SINCE)
+    }
+}
+
+/// The multi-select of releases to answer for besides the target one: a disclosure of
+/// checkboxes, its summary naming the selection.
+fn compare_picker(settings: &Settings, target: KubeVersion, on_compare: impl Fn(KubeVersion) -> Callback<Event>) -> Html {
+    let selected = settings.compared_releases(target).unwrap_or_default();
+    let others: Vec<String> = selected.iter().filter(|v| **v != target).map(|v| v.to_string()).collect();
+    let summary = if others.is_empty() { "compare…".to_string() } else { format!("+ {}", others.join(", ")) };
+    html! {
+        <details class="field compare" data-testid="k8s-compare">
+            <summary title="Answer for other Kubernetes releases too: the results show each one's verdict and which messages differ">{ summary }</summary>
+            <fieldset aria-label="other Kubernetes releases to answer for">
+                { for policy::releases_newest_first().into_iter().map(|v| {
+                    let name = v.to_string();
+                    let is_target = v == target;
+                    html! {
+                        <label class="toggle">
+                            <input type="checkbox" data-testid={format!("k8s-compare-{}", name)} value={name.clone()}
+                                checked={is_target || selected.contains(&v)} disabled={is_target} onchange={on_compare(v)} />
+                            { name }
+                        </label>
+                    }
+                }) }
+            </fieldset>
+        </details>
     }
 }
 
@@ -82,6 +109,15 @@ fn view(p: &Props) -> Html {
         let el: web_sys::HtmlInputElement = e.target_unchecked_into();
         s.status = el.checked();
     });
+    // One checkbox per release: the release is answered for as well (the results pane
+    // shows each selected release's verdict and what differs).
+    let on_compare = |release: KubeVersion| {
+        let s = settings.clone();
+        p.on_settings.reform(move |e: Event| {
+            let el: web_sys::HtmlInputElement = e.target_unchecked_into();
+            s.with_compared(release, el.checked())
+        })
+    };
     let on_example = p.on_example.reform(|e: Event| {
         let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
         el.value()
@@ -111,6 +147,7 @@ fn view(p: &Props) -> Html {
                     { for policy::releases_newest_first().into_iter().map(|v| { let v = v.to_string(); let selected = kube == v; html! { <option value={v.clone()} selected={selected}>{ v }</option> } }) }
                 </select>
             </label>
+            { compare_picker(settings, release, on_compare) }
             if versions.len() > 1 {
                 <label class="field">
                     <span>{ "CRD version" }</span>

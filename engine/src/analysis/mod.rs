@@ -1,8 +1,10 @@
 //! Beyond the apiserver: what crdlab computes on top of the engine's answers — the cost
 //! explanation of each rule ([`explain`]), each rule's lowest release ([`versions`]) and
-//! breaking changes between two CRDs ([`diff`]). These call the engine's typed API
+//! breaking changes between two CRDs ([`diff`]) and the answers of several releases to one
+//! request ([`releases`]). These call the engine's typed API
 //! ([`crate::engine`], [`crate::crd`], [`crate::strategy`]), never the batch protocol.
 
 pub mod diff;
 pub mod explain;
+pub mod releases;
 pub mod versions;

@@ -56,34 +56,34 @@ enum Verdict {
     Cost(String),
 }
 
-/// The CRD fields of a rule and the release that first knows each (enabled by default).
+/// The CRD fields of a rule and the release that first knows each (enabled by default):
+/// the releases come from the feature table (`crd::model`'s `*_SINCE`, `Feature::since`),
+/// the same that decides which fields a compiled CRD drops (`ValidationRule::drop_fields_unknown_to`).
 fn field_floors(r: &ValidationRule) -> Vec<(u32, String)> {
+    let v = |minor: u32| KubeVersion { minor };
     let mut out = Vec::new();
     if r.optional_old_self.is_some() {
         out.push((
             OPTIONAL_OLD_SELF_SINCE,
-            "field optionalOldSelf arrives in 1.30 (1.29 knows it only behind the CRDValidationRatcheting \
-             feature gate, off by default, and drops it otherwise)"
-                .to_string(),
+            format!(
+                "field optionalOldSelf arrives in {} ({} knows it only behind the CRDValidationRatcheting \
+                 feature gate, off by default, and drops it otherwise)",
+                v(OPTIONAL_OLD_SELF_SINCE),
+                v(OPTIONAL_OLD_SELF_SINCE - 1)
+            ),
         ));
     }
     if !r.message_expression.is_empty() {
         out.push((
             MESSAGE_EXPRESSION_SINCE,
-            "field messageExpression arrives in 1.27 (dropped before)".to_string(),
+            format!("field messageExpression arrives in {} (dropped before)", v(MESSAGE_EXPRESSION_SINCE)),
         ));
     }
     if r.reason.is_some() {
-        out.push((
-            REASON_SINCE,
-            "field reason arrives in 1.28 (dropped before)".to_string(),
-        ));
+        out.push((REASON_SINCE, format!("field reason arrives in {} (dropped before)", v(REASON_SINCE))));
     }
     if !r.field_path.is_empty() {
-        out.push((
-            FIELD_PATH_SINCE,
-            "field fieldPath arrives in 1.28 (dropped before)".to_string(),
-        ));
+        out.push((FIELD_PATH_SINCE, format!("field fieldPath arrives in {} (dropped before)", v(FIELD_PATH_SINCE))));
     }
     out
 }
@@ -518,5 +518,115 @@ mod tests {
             "{}",
             rows[0].reason
         );
+    }
+
+    /// The matrix and the apiserver's create checks read the same tables: a rule the
+    /// matrix accepts on a release compiles there without a create error, and a rule it
+    /// does not accept has one (every rule here only gains releases).
+    #[test]
+    fn lowest_release_agrees_with_each_releases_create_checks() {
+        let text = crate::testing::widgets_spec(
+            "            properties:
+              s: {type: string, maxLength: 64}
+              o: {type: string, maxLength: 64}
+              l: {type: array, maxItems: 4, items: {type: string, maxLength: 8}}
+            x-kubernetes-validations:
+            - rule: self.s.size() > 0
+            - rule: isQuantity(self.s)
+            - rule: self.?o.orValue('') == ''
+            - rule: self.s.lowerAscii() == self.s
+            - rule: self.s.indexOf('a', 1) >= 0
+            - rule: ip(self.s).family() == 4
+            - rule: cidr(self.s).prefixLength() > 8
+            - rule: format.dns1123Label().validate(self.s).hasValue()
+            - rule: self.l.all(i, v, v.size() > i)
+            - rule: isSemver(self.s)
+            - rule: self.l.sortBy(e, e) == self.l
+            - rule: sets.contains(self.l, ['a'])
+",
+        );
+        let rows = rule_versions_of_text(&text).unwrap();
+        assert_eq!(rows.len(), 12);
+        let mut lowest = Vec::new();
+        for kube in KubeVersion::supported() {
+            let crd = CompiledCrd::from_text(&text, kube).unwrap();
+            for r in &rows {
+                let rejected: Vec<String> = crd
+                    .crd_errors
+                    .iter()
+                    .filter(|e| e.field.to_string().ends_with(&format!("{}.rule", r.schema_path)))
+                    .map(|e| e.to_string())
+                    .collect();
+                assert_eq!(
+                    accepted_on(r, kube),
+                    rejected.is_empty(),
+                    "{} on {}: lowest {:?}, create errors {:?}",
+                    r.rule,
+                    kube,
+                    r.lowest_version,
+                    rejected
+                );
+            }
+        }
+        for r in &rows {
+            lowest.push(format!("{} {}", r.lowest_version.as_deref().unwrap_or("-"), r.rule));
+        }
+        assert_eq!(
+            lowest,
+            [
+                "1.25 self.s.size() > 0",
+                "1.29 isQuantity(self.s)",
+                "1.29 self.?o.orValue('') == ''",
+                "1.25 self.s.lowerAscii() == self.s",
+                "1.25 self.s.indexOf('a', 1) >= 0",
+                "1.31 ip(self.s).family() == 4",
+                "1.31 cidr(self.s).prefixLength() > 8",
+                "1.32 format.dns1123Label().validate(self.s).hasValue()",
+                "1.33 self.l.all(i, v, v.size() > i)",
+                "1.34 isSemver(self.s)",
+                "1.35 self.l.sortBy(e, e) == self.l",
+                "1.30 sets.contains(self.l, ['a'])",
+            ]
+        );
+    }
+
+    /// [`LIBRARY_CHANGES`] names exactly the compatibility versions (of the supported
+    /// releases' new-expressions environments) where the environment changes: functions,
+    /// overloads, macros or syntax.
+    #[test]
+    fn library_changes_follow_the_environments() {
+        let shape = |c: u32| {
+            let o = EnvOptions::for_version(c);
+            let env = crate::cel::environment::base_env(&o);
+            let mut fns: Vec<(&str, usize)> = env.functions.values().map(|f| (f.name, f.overloads.len())).collect();
+            fns.sort();
+            (fns, crate::cel::environment::library_macros(&o).len(), o.optional_syntax, o.literal_validators)
+        };
+        let changed: Vec<u32> = (KubeVersion::MIN.minor..KubeVersion::LATEST.minor)
+            .filter(|&c| shape(c) != shape(c - 1))
+            .collect();
+        let listed: Vec<u32> = LIBRARY_CHANGES.iter().map(|(c, _)| *c).collect();
+        assert_eq!(listed, changed);
+    }
+
+    /// A field a release does not know: the rule's lowest release is the field's, from the
+    /// table that makes a compiled CRD of an older release drop it.
+    #[test]
+    fn field_floors_come_from_the_feature_table() {
+        let rows = rule_versions_of_text(&crd(
+            "            - rule: self.addr.size() > 0\n              messageExpression: \"'bad'\"\n            - rule: self.addr.size() > 0\n              reason: FieldValueForbidden",
+        ))
+        .unwrap();
+        assert_eq!(rows[0].lowest_version.as_deref(), Some("1.27"));
+        assert_eq!(rows[0].reason, "field messageExpression arrives in 1.27 (dropped before)");
+        assert_eq!(rows[1].lowest_version.as_deref(), Some("1.28"));
+        assert_eq!(rows[1].reason, "field reason arrives in 1.28 (dropped before)");
+        let text = crd("            - rule: self.addr.size() > 0\n              messageExpression: \"'bad'\"");
+        let dropped = |minor| {
+            let c = CompiledCrd::from_text(&text, KubeVersion { minor }).unwrap();
+            let v = c.version(None).unwrap();
+            v.schema.as_ref().unwrap().properties["spec"].x_validations[0].message_expression.is_empty()
+        };
+        assert!(dropped(MESSAGE_EXPRESSION_SINCE - 1) && !dropped(MESSAGE_EXPRESSION_SINCE));
     }
 }

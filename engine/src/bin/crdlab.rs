@@ -1,7 +1,7 @@
 //! The `crdlab` command line: `batch` (the JSON Lines protocol of
-//! shared/docs/vector-format.md), `validate` (kubectl-style output for one object),
-//! `versions` (each rule's lowest Kubernetes release) and `diff` (breaking changes between
-//! two CRDs).
+//! shared/docs/vector-format.md), `validate` (kubectl-style output for one object; for
+//! several releases, each one's verdict and which messages differ), `versions` (each rule's
+//! lowest Kubernetes release) and `diff` (breaking changes between two CRDs).
 
 use clap::{Parser, Subcommand, ValueEnum};
 use crdlab::engine::Engine;
@@ -53,7 +53,7 @@ enum Command {
         /// The CRD version to validate against (default: the storage version).
         #[arg(long)]
         version: Option<String>,
-        #[arg(long, help = target_release_help())]
+        #[arg(long, help = validate_release_help())]
         kubernetes_version: Option<String>,
         /// Validate as a status-subresource update.
         #[arg(long)]
@@ -113,7 +113,7 @@ enum Command {
         /// The CRD version (default: the storage version).
         #[arg(long)]
         version: Option<String>,
-        #[arg(long, help = target_release_help())]
+        #[arg(long, help = cost_release_help())]
         kubernetes_version: Option<String>,
         #[arg(short = 'o', long, value_enum, default_value = "text")]
         output: Output,
@@ -132,6 +132,28 @@ fn target_release_help() -> String {
         release_range(),
         crdlab::KubeVersion::LATEST
     )
+}
+
+/// The `--kubernetes-version` help of `validate`: one release, or several to compare.
+fn validate_release_help() -> String {
+    format!(
+        "{}; several releases (1.29,1.32,1.37, or a range such as 1.29-1.32) answer for each and show which messages differ; exit 1 when any release rejects",
+        target_release_help()
+    )
+}
+
+/// The `--kubernetes-version` help of `cost`: one release, or several to compare.
+fn cost_release_help() -> String {
+    format!(
+        "{}; several releases (1.29,1.32,1.37 or 1.29-1.32) give each release's total and the rules whose cost differs",
+        target_release_help()
+    )
+}
+
+/// Whether `--kubernetes-version` names several releases (a list or a range) rather than
+/// one: `v1.37.0-beta.0` is one version although it has a dash.
+fn names_several_releases(s: &str) -> bool {
+    s.contains(',') || (s.contains('-') && crdlab::KubeVersion::parse(s).is_err())
 }
 
 fn versions_about() -> String {
@@ -158,6 +180,11 @@ fn run() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Batch => batch(),
+        Command::Cost { crd, version, kubernetes_version, output }
+            if kubernetes_version.as_deref().is_some_and(names_several_releases) =>
+        {
+            cost_releases(&crd, version.as_deref(), kubernetes_version.as_deref().unwrap_or_default(), output)
+        }
         Command::Cost { crd, version, kubernetes_version, output } => {
             cost(&crd, version.as_deref(), kubernetes_version.as_deref(), output)
         }
@@ -165,6 +192,19 @@ fn run() -> ExitCode {
             diff(&old, &new, config.as_deref(), objects.as_deref(), kubernetes_version.as_deref(), output)
         }
         Command::Versions { crd, version, output } => versions(&crd, version.as_deref(), output),
+        Command::Validate { crd, object, old, old_crd, version, kubernetes_version, status, no_ratcheting, ratcheting, output }
+            if kubernetes_version.as_deref().is_some_and(names_several_releases) =>
+        {
+            let ratcheting = if no_ratcheting {
+                crdlab::analysis::releases::Ratcheting::Off
+            } else if ratcheting {
+                crdlab::analysis::releases::Ratcheting::On
+            } else {
+                crdlab::analysis::releases::Ratcheting::ReleaseDefault
+            };
+            let files = ValidateFiles { crd: &crd, old_crd: old_crd.as_deref(), object: &object, old: old.as_deref() };
+            validate_releases(&files, version.as_deref(), kubernetes_version.as_deref().unwrap_or_default(), status, ratcheting, output)
+        }
         Command::Validate { crd, object, old, old_crd, version, kubernetes_version, status, no_ratcheting, ratcheting, output } => {
             let read = |p: &str| std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {}", p, e));
             let run = || -> Result<Answer, String> {
@@ -202,6 +242,63 @@ fn run() -> ExitCode {
                     ExitCode::from(2)
                 }
             }
+        }
+    }
+}
+
+/// The files `validate` reads.
+struct ValidateFiles<'a> {
+    crd: &'a str,
+    old_crd: Option<&'a str>,
+    object: &'a str,
+    old: Option<&'a str>,
+}
+
+/// `validate` for several releases: a verdict line per release, then every message with
+/// the releases that print it (`analysis::releases`); exit 1 when any release rejects.
+fn validate_releases(
+    files: &ValidateFiles<'_>,
+    version: Option<&str>,
+    releases: &str,
+    status: bool,
+    ratcheting: crdlab::analysis::releases::Ratcheting,
+    output: Output,
+) -> ExitCode {
+    use crdlab::analysis::releases::{self, Inputs};
+    use crdlab::engine::CrdInput;
+    let read = |p: &str| std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {}", p, e));
+    let run = || -> Result<releases::Comparison, String> {
+        let kubes = releases::parse_releases(releases)?;
+        let crd = read(files.crd)?;
+        let old_crd = files.old_crd.map(read).transpose()?;
+        let object = read(files.object)?;
+        let old = files.old.map(read).transpose()?;
+        let inputs = Inputs {
+            crd: CrdInput::Text(&crd),
+            old_crd: old_crd.as_deref().map(CrdInput::Text),
+            object: Some(&object),
+            old_object: old.as_deref(),
+            version,
+            status,
+            ratcheting,
+        };
+        Ok(releases::compare(&mut Engine::new(), &inputs, &kubes))
+    };
+    match run() {
+        Ok(c) => {
+            match output {
+                Output::Json => println!("{}", serde_json::to_string_pretty(&c).unwrap_or_default()),
+                Output::Text => print!("{}", releases::render_text(&c)),
+            }
+            if c.all_accept() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {}", e);
+            ExitCode::from(2)
         }
     }
 }
@@ -282,6 +379,36 @@ fn cost(crd: &str, version: Option<&str>, kubernetes_version: Option<&str>, outp
             eprintln!("error: {}", e);
             ExitCode::from(2)
         }
+    }
+}
+
+/// `cost` for several releases: each release's total, then the rules whose cost differs;
+/// exit 1 when a rule or a total is over its limit on any release, 2 when no release answers.
+fn cost_releases(crd: &str, version: Option<&str>, releases: &str, output: Output) -> ExitCode {
+    use crdlab::analysis::releases;
+    let run = || -> Result<Vec<releases::ReleaseCosts>, String> {
+        let kubes = releases::parse_releases(releases)?;
+        let text = std::fs::read_to_string(crd).map_err(|e| format!("cannot read {}: {}", crd, e))?;
+        let path = crd;
+        Ok(releases::compare_costs(&mut Engine::new(), crdlab::engine::CrdInput::File { path, text: &text }, version, &kubes))
+    };
+    let list = match run() {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: {}", e);
+            return ExitCode::from(2);
+        }
+    };
+    match output {
+        Output::Json => println!("{}", serde_json::to_string_pretty(&list).unwrap_or_default()),
+        Output::Text => print!("{}", releases::render_costs_text(&list)),
+    }
+    if list.iter().all(|r| r.error.is_some()) {
+        ExitCode::from(2)
+    } else if list.iter().any(|r| r.over_limit() || r.error.is_some()) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
     }
 }
 

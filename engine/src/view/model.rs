@@ -25,11 +25,16 @@ pub struct Settings {
     /// Validate as a write to the status subresource.
     #[serde(default)]
     pub status: bool,
+    /// Other releases to answer for as well (the release picker's multi-select): the
+    /// analysis then compares `kubernetes_version` with them ([`crate::view::Analysis::releases`]).
+    /// Empty: one release. (Absent from share links made before it.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compare: Vec<String>,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { version: None, kubernetes_version: None, ratcheting: None, status: false }
+        Settings { version: None, kubernetes_version: None, ratcheting: None, status: false, compare: Vec::new() }
     }
 }
 
@@ -38,6 +43,32 @@ impl Settings {
     /// else the release's default.
     pub fn ratcheting_on(&self, kube: KubeVersion) -> bool {
         kube.ratcheting(self.ratcheting).unwrap_or(false)
+    }
+
+    /// The releases a multi-release analysis answers for: the target release and the
+    /// [`Settings::compare`] ones that name a supported release, oldest first, each once;
+    /// `None` when only one release is selected.
+    pub fn compared_releases(&self, target: KubeVersion) -> Option<Vec<KubeVersion>> {
+        let mut all = vec![target];
+        all.extend(self.compare.iter().filter_map(|c| KubeVersion::parse(c).ok()));
+        all.sort();
+        all.dedup();
+        (all.len() > 1).then_some(all)
+    }
+
+    /// `compare` with `release` selected or not (the multi-select's checkbox), oldest first.
+    pub fn with_compared(&self, release: KubeVersion, selected: bool) -> Settings {
+        let mut kept: Vec<KubeVersion> = self
+            .compare
+            .iter()
+            .filter_map(|c| KubeVersion::parse(c).ok())
+            .filter(|v| *v != release)
+            .collect();
+        if selected {
+            kept.push(release);
+        }
+        kept.sort();
+        Settings { compare: kept.iter().map(|v| v.to_string()).collect(), ..self.clone() }
     }
 }
 

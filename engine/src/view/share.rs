@@ -103,6 +103,7 @@ mod tests {
                 kubernetes_version: Some("1.30".into()),
                 ratcheting: Some(false),
                 status: true,
+                compare: vec!["1.29".into(), "1.32".into()],
             },
             tab: "rules".into(),
         };

@@ -192,3 +192,42 @@ fn postgres_operator_crd() {
     let o = a.object.unwrap();
     assert!(!o.errors.is_empty());
 }
+
+/// Several releases selected: the analysis holds each release's answer (the engine's
+/// comparison), the target release's row agrees with the kubectl summary, and the
+/// messages only some releases print are grouped by those releases.
+#[test]
+fn compared_releases_answer_each_and_group_the_differences() {
+    use crate::analysis::releases::{MessageKind, Verdict};
+    let crd = crate::testing::widgets_spec(
+        "            properties:\n              name: {type: string, maxLength: 5}\n            x-kubernetes-validations:\n            - rule: self.name.matches('^[a-z]+$')\n",
+    );
+    let object = obj("  name: toolong\n");
+    let mut ws = Workspace::new();
+    let single = ws.analyze(&crd, &object, "", &Settings::default());
+    assert!(single.releases.is_none(), "one release: no comparison");
+    let settings = Settings { compare: vec!["1.29".into(), "1.37".into(), "nonsense".into()], ..Default::default() };
+    let a = ws.analyze(&crd, &object, "", &settings);
+    let c = a.releases.as_ref().expect("1.29 and 1.37 selected");
+    let rows: Vec<_> = c.releases.iter().map(|r| (r.kubernetes_version.to_string(), r.verdict)).collect();
+    assert_eq!(rows, [("1.29".to_string(), Verdict::ObjectRejected), ("1.37".to_string(), Verdict::ObjectRejected)]);
+    assert_eq!(a.summary.verdict, kubectl::Verdict::Rejected);
+    let differs: Vec<String> = c
+        .differences()
+        .filter(|m| m.kind == MessageKind::ObjectError)
+        .map(|m| format!("{}: {}", c.releases_label(&m.releases), m.message))
+        .collect();
+    assert!(differs.contains(&"1.29: spec.name: Too long: may not be longer than 5".to_string()), "{:?}", differs);
+    assert!(differs.contains(&"1.37: spec.name: Too long: may not be more than 5 bytes".to_string()), "{:?}", differs);
+    // The target release's messages are the object view's.
+    let target = &c.releases[1];
+    let messages: Vec<&str> = target.object.as_ref().unwrap().errors.iter().map(|e| e.message.as_str()).collect();
+    let shown: Vec<&str> = a.object.as_ref().unwrap().errors.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(messages, shown);
+    // The multi-select's checkboxes.
+    let s = Settings::default().with_compared(KubeVersion { minor: 32 }, true).with_compared(KubeVersion { minor: 29 }, true);
+    assert_eq!(s.compare, ["1.29", "1.32"]);
+    assert_eq!(s.with_compared(KubeVersion { minor: 32 }, false).compare, ["1.29"]);
+    // A CRD that cannot be read is not compared.
+    assert!(ws.analyze("a: [", &object, "", &settings).releases.is_none());
+}

@@ -2,6 +2,8 @@
 //! shared by every analysis of objects against it; [`Workspace::analyze`] builds the view.
 
 use crate::analysis::explain;
+use crate::analysis::releases::{self, Comparison, Ratcheting};
+use crate::engine::{CrdInput, Engine};
 use crate::crd::CompiledCrd;
 use crate::strategy;
 use crate::text::positions::{self, Source};
@@ -21,6 +23,9 @@ pub struct Analysis {
     pub object: Option<ObjectView>,
     /// What `kubectl apply` would print.
     pub summary: kubectl::Summary,
+    /// With several releases selected ([`Settings::compare`]): each one's answer and the
+    /// messages only some of them print (`analysis::releases`).
+    pub releases: Option<Arc<Comparison>>,
 }
 
 struct CrdState {
@@ -35,6 +40,9 @@ struct CrdState {
 #[derive(Default)]
 pub struct Workspace {
     crd: Option<CrdState>,
+    /// Compiles the CRD for the other releases of a comparison (its cache keeps each
+    /// release's compiled CRD while only the objects change).
+    engine: Engine,
 }
 
 impl Workspace {
@@ -96,7 +104,7 @@ impl Workspace {
                     load_error: Some(InputError { message: e, range: None }),
                     ..Default::default()
                 });
-                return Analysis { summary: kubectl::summary(&view, None), crd: view, object: None };
+                return Analysis { summary: kubectl::summary(&view, None), crd: view, object: None, releases: None };
             }
             None => KubeVersion::default(),
         };
@@ -106,13 +114,44 @@ impl Workspace {
         }
         let state = self.crd.as_ref().expect("set above");
         let view = state.view.clone();
+        let object_text = object;
         let object = match &state.compiled {
             Some(compiled) if !object.trim().is_empty() => {
                 Some(analyze_object(compiled, &view, object, old_object, settings))
             }
             _ => None,
         };
-        Analysis { summary: kubectl::summary(&view, object.as_ref()), crd: view, object }
+        // A CRD that cannot be read is the same error on every release: nothing to compare.
+        let objects = (!object_text.trim().is_empty()).then_some((object_text, old_object));
+        let releases = match settings.compared_releases(kube) {
+            Some(list) if view.load_error.is_none() => Some(Arc::new(self.compare(crd, objects, settings, &list))),
+            _ => None,
+        };
+        Analysis { summary: kubectl::summary(&view, object.as_ref()), crd: view, object, releases }
+    }
+
+    /// The texts answered by each release of `list`: the engine's comparison, with the
+    /// ratcheting switch honoured where a release can ratchet (it is greyed out elsewhere).
+    fn compare(&mut self, crd: &str, objects: Option<(&str, &str)>, settings: &Settings, list: &[crate::version::KubeVersion]) -> Comparison {
+        let non_empty = |t: &'_ str| -> bool { !t.trim().is_empty() };
+        let (object, old_object) = match objects {
+            Some((o, old)) => (Some(o), Some(old).filter(|t| non_empty(t))),
+            None => (None, None),
+        };
+        let inputs = releases::Inputs {
+            crd: CrdInput::Text(crd),
+            old_crd: None,
+            object,
+            old_object,
+            version: settings.version.as_deref(),
+            status: settings.status,
+            ratcheting: match settings.ratcheting {
+                None => Ratcheting::ReleaseDefault,
+                Some(false) => Ratcheting::Off,
+                Some(true) => Ratcheting::OnWhereAvailable,
+            },
+        };
+        releases::compare(&mut self.engine, &inputs, list)
     }
 }
 
