@@ -5,13 +5,14 @@
 
 use crate::crd::compiled::{CompiledCrd, CompiledVersion};
 use crate::crd::model::JsonSchemaProps;
-use crate::field::{BadValue, ErrorList, FieldError, Path};
+use crate::field::{BadValue, ErrorList, ErrorType, FieldError, Path};
 use crate::schema::cel::validation::validate as validate_rules;
 use crate::schema::defaulting;
 use crate::schema::listtype;
 use crate::schema::objectmeta;
 use crate::schema::pruning;
 use crate::validation::schema::{validate as openapi_validate, validate_update as openapi_validate_update};
+use crate::version::{Feature, KubeVersion};
 use serde_json::Value;
 
 /// The release whose ratcheting also covers CEL rules (kubernetes#121016).
@@ -164,12 +165,19 @@ pub fn validate_object(
     } else {
         objectmeta::validate_root_meta(&new, old.as_ref(), crd.crd.namespaced(), crd.kube_version, &mut errs);
         if let Some(s) = schema {
-            if opts.status_subresource {
+            if opts.status_subresource && crd.kube_version.has(Feature::StatusSchemaValidator) {
+                // ValidateStatusUpdate from kubernetes#119340: `.status` alone, against the
+                // status schema (kube-openapi's texts name paths from `status`), the error
+                // paths rooted at `status` only from kubernetes#123822.
                 if let (Some(status), Some(status_schema)) = (new.get("status"), s.properties.get("status")) {
                     let old_status = old.as_ref().and_then(|o| o.get("status"));
-                    validate_schema(status_schema, &Path::new("status"), status, old_status, opts.ratcheting, &mut errs);
+                    let root = if crd.kube_version.has(Feature::StatusErrorsUnderStatus) { Path::new("status") } else { Path::root() };
+                    validate_schema(status_schema, &root, status, old_status, opts.ratcheting, &mut errs);
                 }
             } else {
+                // Creates, main-resource updates, and before kubernetes#119340 status updates
+                // too (`ValidateCustomResource(nil, u.UnstructuredContent(), a.schemaValidator)`).
+                // Before 1.28 there is no ratcheting, so `opts.ratcheting` is off there.
                 validate_schema(s, &Path::root(), &new, old.as_ref(), opts.ratcheting, &mut errs);
             }
         }
@@ -187,10 +195,13 @@ pub fn validate_object(
     }
     // The strategy's own steps see the whole object.
     objectmeta::validate_embedded(&Path::root(), &new, schema, true, crd.kube_version, &mut errs);
-    listtype::validate_list_sets_and_maps_update(&Path::root(), schema, &new, old.as_ref(), &mut errs);
+    // The status strategy checks list types only from kubernetes#111866.
+    if !opts.status_subresource || crd.kube_version.has(Feature::StatusListTypeValidation) {
+        listtype::validate_list_sets_and_maps_update(&Path::root(), schema, &new, old.as_ref(), &mut errs);
+    }
 
     if ver.has_cel_rules {
-        if errs.iter().any(FieldError::is_blocking) {
+        if errs.iter().any(|e| blocks_cel(e, crd.kube_version)) {
             errs.push(FieldError::invalid(Path::root(), BadValue::Null, RULES_NOT_CHECKED));
         } else if let Some(rules) = &ver.rules {
             // CEL errors ratchet (as warnings) from 1.29; 1.28's gate covers schema errors only.
@@ -203,6 +214,12 @@ pub fn validate_object(
     }
     out.errors = errs;
     Ok(out)
+}
+
+/// `hasBlockingErr` of the release: required, type and size errors block the CEL rules,
+/// enum violations (`Unsupported value`) only from kubernetes#121085.
+fn blocks_cel(e: &FieldError, kube: KubeVersion) -> bool {
+    e.is_blocking() && (e.kind != ErrorType::NotSupported || kube.has(Feature::EnumErrorsBlockCel))
 }
 
 /// Why `unstructured.NestedFieldNoCopy` and its typed wrappers fail: `%v accessor

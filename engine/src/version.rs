@@ -89,6 +89,21 @@ pub enum Feature {
     CelRatcheting,
     /// Ratcheting on by default (gate beta).
     RatchetingByDefault,
+    // ---- object validation flow (customresource strategy and validator)
+    /// A status update checks `x-kubernetes-list-type` sets and maps, ratcheting on the old
+    /// object's list-type errors (kubernetes#111866; before, the status strategy skips them).
+    StatusListTypeValidation,
+    /// A status update validates `.status` alone against the status schema, so the
+    /// OpenAPI texts name paths relative to `status` (kubernetes#119340, the ratcheting
+    /// rework); before, the whole object against the whole schema (`status.x in body`).
+    StatusSchemaValidator,
+    /// Those status errors are rooted at `status.` again (kubernetes#123822); 1.28–1.30
+    /// report them without the prefix.
+    StatusErrorsUnderStatus,
+    /// An enum violation (`Unsupported value`) is a blocking error that keeps the CEL rules
+    /// from running (`hasBlockingErr`, kubernetes#121085); before, only required, type and
+    /// size errors block.
+    EnumErrorsBlockCel,
     // ---- messages
     /// `Too long: may not be more than N bytes` / `must have at most 1 item` (kubernetes#128553).
     RewordedTooLongTooMany,
@@ -153,6 +168,10 @@ impl Feature {
         Feature::RatchetingGate,
         Feature::CelRatcheting,
         Feature::RatchetingByDefault,
+        Feature::StatusListTypeValidation,
+        Feature::StatusSchemaValidator,
+        Feature::StatusErrorsUnderStatus,
+        Feature::EnumErrorsBlockCel,
         Feature::RewordedTooLongTooMany,
         Feature::JsonFieldValues,
         Feature::PrintRuleValues,
@@ -188,6 +207,10 @@ impl Feature {
             Feature::RatchetingGate => 28,
             Feature::CelRatcheting => 29,
             Feature::RatchetingByDefault => 30,
+            Feature::StatusListTypeValidation => 26,
+            Feature::StatusSchemaValidator => 28,
+            Feature::StatusErrorsUnderStatus => 31,
+            Feature::EnumErrorsBlockCel => 29,
             Feature::RewordedTooLongTooMany => 32,
             Feature::JsonFieldValues => 34,
             Feature::PrintRuleValues => 35,
