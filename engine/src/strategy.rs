@@ -11,7 +11,7 @@ use crate::schema::defaulting;
 use crate::schema::listtype;
 use crate::schema::objectmeta;
 use crate::schema::pruning;
-use crate::validation::schema::{validate as openapi_validate, validate_update as openapi_validate_update};
+use crate::validation::schema::{validate_for as openapi_validate, validate_update_for as openapi_validate_update};
 use crate::version::{Feature, KubeVersion};
 use serde_json::Value;
 
@@ -172,13 +172,13 @@ pub fn validate_object(
                 if let (Some(status), Some(status_schema)) = (new.get("status"), s.properties.get("status")) {
                     let old_status = old.as_ref().and_then(|o| o.get("status"));
                     let root = if crd.kube_version.has(Feature::StatusErrorsUnderStatus) { Path::new("status") } else { Path::root() };
-                    validate_schema(status_schema, &root, status, old_status, opts.ratcheting, &mut errs);
+                    validate_schema(crd.kube_version, status_schema, &root, status, old_status, opts.ratcheting, &mut errs);
                 }
             } else {
                 // Creates, main-resource updates, and before kubernetes#119340 status updates
                 // too (`ValidateCustomResource(nil, u.UnstructuredContent(), a.schemaValidator)`).
                 // Before 1.28 there is no ratcheting, so `opts.ratcheting` is off there.
-                validate_schema(s, &Path::root(), &new, old.as_ref(), opts.ratcheting, &mut errs);
+                validate_schema(crd.kube_version, s, &Path::root(), &new, old.as_ref(), opts.ratcheting, &mut errs);
             }
         }
         if let Some(scale) = crd.crd.spec.versions.get(ver.index).and_then(|v| v.subresources.as_ref()).and_then(|s| s.scale.as_ref()) {
@@ -311,6 +311,7 @@ fn go_type(v: &Value) -> &'static str {
 
 
 fn validate_schema(
+    kube: KubeVersion,
     s: &JsonSchemaProps,
     path: &Path,
     value: &Value,
@@ -319,8 +320,8 @@ fn validate_schema(
     errs: &mut ErrorList,
 ) {
     match old {
-        Some(o) => openapi_validate_update(s, path, value, o, ratcheting, errs),
-        None => openapi_validate(s, path, value, errs),
+        Some(o) => openapi_validate_update(kube, s, path, value, o, ratcheting, errs),
+        None => openapi_validate(kube, s, path, value, errs),
     }
 }
 

@@ -104,6 +104,10 @@ pub enum Feature {
     /// from running (`hasBlockingErr`, kubernetes#121085); before, only required, type and
     /// size errors block.
     EnumErrorsBlockCel,
+    /// kube-openapi's object validator walks the properties (and checks `required`) after a
+    /// `minProperties`/`maxProperties` error (kube-openapi#412); before, that error is all
+    /// it reports for the object.
+    ObjectValidatorVisitsAll,
     // ---- messages
     /// `Too long: may not be more than N bytes` / `must have at most 1 item` (kubernetes#128553).
     RewordedTooLongTooMany,
@@ -172,6 +176,7 @@ impl Feature {
         Feature::StatusSchemaValidator,
         Feature::StatusErrorsUnderStatus,
         Feature::EnumErrorsBlockCel,
+        Feature::ObjectValidatorVisitsAll,
         Feature::RewordedTooLongTooMany,
         Feature::JsonFieldValues,
         Feature::PrintRuleValues,
@@ -211,6 +216,7 @@ impl Feature {
             Feature::StatusSchemaValidator => 28,
             Feature::StatusErrorsUnderStatus => 31,
             Feature::EnumErrorsBlockCel => 29,
+            Feature::ObjectValidatorVisitsAll => 28,
             Feature::RewordedTooLongTooMany => 32,
             Feature::JsonFieldValues => 34,
             Feature::PrintRuleValues => 35,

@@ -18,18 +18,27 @@ use crate::k8s::strfmt as formats;
 use crate::crd::model::{JsonSchemaProps, SchemaOrArray, SchemaOrBool, SchemaOrStringArray};
 use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::schema::correlation::{Correlated, MapListIndex};
+use crate::version::{Feature, KubeVersion};
 use serde_json::{Map, Number, Value};
 use std::collections::HashSet;
 
-/// `ValidateCustomResource`: every keyword error of `value` against `schema`.
+/// `ValidateCustomResource`: every keyword error of `value` against `schema`, as the
+/// latest release's kube-openapi finds them.
+#[cfg(test)]
 pub fn validate(schema: &JsonSchemaProps, path: &Path, value: &Value, errs: &mut ErrorList) {
-    let mut v = Validator { errs: Vec::new() };
+    validate_for(KubeVersion::LATEST, schema, path, value, errs)
+}
+
+/// [`validate`] with the kube-openapi of release `kube`.
+pub fn validate_for(kube: KubeVersion, schema: &JsonSchemaProps, path: &Path, value: &Value, errs: &mut ErrorList) {
+    let mut v = Validator { errs: Vec::new(), kube };
     v.node(schema, &KPath::Root, value, None);
     v.finish(path, errs);
 }
 
 /// `ValidateCustomResourceUpdate`: like [`validate`], but with validation ratcheting when
 /// `ratcheting` is on: errors on values unchanged from `old` are dropped.
+#[cfg(test)]
 pub fn validate_update(
     schema: &JsonSchemaProps,
     path: &Path,
@@ -38,10 +47,23 @@ pub fn validate_update(
     ratcheting: bool,
     errs: &mut ErrorList,
 ) {
+    validate_update_for(KubeVersion::LATEST, schema, path, value, old, ratcheting, errs)
+}
+
+/// [`validate_update`] with the kube-openapi of release `kube`.
+pub fn validate_update_for(
+    kube: KubeVersion,
+    schema: &JsonSchemaProps,
+    path: &Path,
+    value: &Value,
+    old: &Value,
+    ratcheting: bool,
+    errs: &mut ErrorList,
+) {
     if !ratcheting {
-        return validate(schema, path, value, errs);
+        return validate_for(kube, schema, path, value, errs);
     }
-    let mut v = Validator { errs: Vec::new() };
+    let mut v = Validator { errs: Vec::new(), kube };
     let corr = Correlated::new(value, old, schema);
     v.node(schema, &KPath::Root, value, Some(corr));
     v.finish(path, errs);
@@ -130,6 +152,8 @@ enum Conv {
 
 struct Validator {
     errs: Vec<KErr>,
+    /// The release whose kube-openapi this is.
+    kube: KubeVersion,
 }
 
 const IN: &str = "body";
@@ -644,11 +668,17 @@ impl Validator {
     ) -> u64 {
         let mut count = 0u64;
         let n = map.len() as i64;
+        // Before kube-openapi#412 a property-count error is the object validator's whole
+        // result: no property, required field or pattern below is looked at.
+        let short_circuits = !self.kube.has(Feature::ObjectValidatorVisitsAll);
         if let Some(min) = s.min_properties {
             if n < min {
                 let name = kp.render();
                 let msg = format!("{} in {} should have at least {} properties", name, IN, min);
                 self.invalid(name, msg, BadValue::Int(n));
+                if short_circuits {
+                    return 0;
+                }
             }
         }
         if let Some(max) = s.max_properties {
@@ -656,6 +686,9 @@ impl Validator {
                 let name = kp.render();
                 let msg = format!("{} in {} should have at most {} properties", name, IN, max);
                 self.push(Some(name), msg, Conv::TooMany { actual: n, max });
+                if short_circuits {
+                    return 0;
+                }
             }
         }
 
