@@ -108,6 +108,11 @@ pub enum Feature {
     /// `minProperties`/`maxProperties` error (kube-openapi#412); before, that error is all
     /// it reports for the object.
     ObjectValidatorVisitsAll,
+    /// Ratcheting compares a list that does not correlate item by item (anything but a map
+    /// list) as a unit, `reflect.DeepEqual` (apiserver `cel/common` `CorrelatedObject`,
+    /// shared with CEL ratcheting by kubernetes#121016); 1.28's own validator never finds
+    /// such a non-empty list unchanged, so errors in and above it are not ratcheted.
+    RatchetingListsAsUnits,
     // ---- messages
     /// `Too long: may not be more than N bytes` / `must have at most 1 item` (kubernetes#128553).
     RewordedTooLongTooMany,
@@ -177,6 +182,7 @@ impl Feature {
         Feature::StatusErrorsUnderStatus,
         Feature::EnumErrorsBlockCel,
         Feature::ObjectValidatorVisitsAll,
+        Feature::RatchetingListsAsUnits,
         Feature::RewordedTooLongTooMany,
         Feature::JsonFieldValues,
         Feature::PrintRuleValues,
@@ -217,6 +223,7 @@ impl Feature {
             Feature::StatusErrorsUnderStatus => 31,
             Feature::EnumErrorsBlockCel => 29,
             Feature::ObjectValidatorVisitsAll => 28,
+            Feature::RatchetingListsAsUnits => 29,
             Feature::RewordedTooLongTooMany => 32,
             Feature::JsonFieldValues => 34,
             Feature::PrintRuleValues => 35,

@@ -64,7 +64,10 @@ pub fn validate_update_for(
         return validate_for(kube, schema, path, value, errs);
     }
     let mut v = Validator { errs: Vec::new(), kube };
-    let corr = Correlated::new(value, old, schema);
+    let mut corr = Correlated::new(value, old, schema);
+    if !kube.has(Feature::RatchetingListsAsUnits) {
+        corr = corr.with_uncorrelated_lists_unequal();
+    }
     v.node(schema, &KPath::Root, value, Some(corr));
     v.finish(path, errs);
 }
