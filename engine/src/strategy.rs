@@ -153,6 +153,11 @@ pub fn validate_object(
     }
 
     let schema = ver.schema.as_ref();
+    // 1.28's validator ratchets a status update itself (the gate is read inside
+    // `ValidateCustomResourceUpdate`); from kubernetes#121016 the strategy passes the
+    // ratcheting options, and the status strategy passed none until kubernetes#129506:
+    // 1.29–1.32 ratchet neither schema nor CEL errors of a status update.
+    let ratcheting = opts.ratcheting && !(opts.status_subresource && crd.kube_version.has(Feature::StatusUpdatesUnratcheted));
     let kind = &crd.crd.spec.names.kind;
     let api_version = format!("{}/{}", crd.crd.spec.group, ver.name);
     let mut errs: ErrorList = Vec::new();
@@ -172,13 +177,13 @@ pub fn validate_object(
                 if let (Some(status), Some(status_schema)) = (new.get("status"), s.properties.get("status")) {
                     let old_status = old.as_ref().and_then(|o| o.get("status"));
                     let root = if crd.kube_version.has(Feature::StatusErrorsUnderStatus) { Path::new("status") } else { Path::root() };
-                    validate_schema(crd.kube_version, status_schema, &root, status, old_status, opts.ratcheting, &mut errs);
+                    validate_schema(crd.kube_version, status_schema, &root, status, old_status, ratcheting, &mut errs);
                 }
             } else {
                 // Creates, main-resource updates, and before kubernetes#119340 status updates
                 // too (`ValidateCustomResource(nil, u.UnstructuredContent(), a.schemaValidator)`).
                 // Before 1.28 there is no ratcheting, so `opts.ratcheting` is off there.
-                validate_schema(crd.kube_version, s, &Path::root(), &new, old.as_ref(), opts.ratcheting, &mut errs);
+                validate_schema(crd.kube_version, s, &Path::root(), &new, old.as_ref(), ratcheting, &mut errs);
             }
         }
         if let Some(scale) = crd.crd.spec.versions.get(ver.index).and_then(|v| v.subresources.as_ref()).and_then(|s| s.scale.as_ref()) {
@@ -205,7 +210,7 @@ pub fn validate_object(
             errs.push(FieldError::invalid(Path::root(), BadValue::Null, RULES_NOT_CHECKED));
         } else if let Some(rules) = &ver.rules {
             // CEL errors ratchet (as warnings) from 1.29; 1.28's gate covers schema errors only.
-            let cel_ratcheting = opts.ratcheting && crd.kube_version.at_least(CEL_RATCHETING_SINCE);
+            let cel_ratcheting = ratcheting && crd.kube_version.at_least(CEL_RATCHETING_SINCE);
             let c = validate_rules(rules, &new, old.as_ref(), cel_ratcheting);
             errs.extend(c.errors);
             out.warnings = c.warnings;

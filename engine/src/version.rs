@@ -113,6 +113,10 @@ pub enum Feature {
     /// shared with CEL ratcheting by kubernetes#121016); 1.28's own validator never finds
     /// such a non-empty list unchanged, so errors in and above it are not ratcheted.
     RatchetingListsAsUnits,
+    /// Status-subresource updates are validated without ratcheting: kubernetes#121016 moved
+    /// the ratcheting switch into options the strategy passes, and the status strategy
+    /// passed none until kubernetes#129506 (1.33). 1.28 ratchets them (inside the validator).
+    StatusUpdatesUnratcheted,
     // ---- messages
     /// `Too long: may not be more than N bytes` / `must have at most 1 item` (kubernetes#128553).
     RewordedTooLongTooMany,
@@ -183,6 +187,7 @@ impl Feature {
         Feature::EnumErrorsBlockCel,
         Feature::ObjectValidatorVisitsAll,
         Feature::RatchetingListsAsUnits,
+        Feature::StatusUpdatesUnratcheted,
         Feature::RewordedTooLongTooMany,
         Feature::JsonFieldValues,
         Feature::PrintRuleValues,
@@ -224,6 +229,7 @@ impl Feature {
             Feature::EnumErrorsBlockCel => 29,
             Feature::ObjectValidatorVisitsAll => 28,
             Feature::RatchetingListsAsUnits => 29,
+            Feature::StatusUpdatesUnratcheted => 29,
             Feature::RewordedTooLongTooMany => 32,
             Feature::JsonFieldValues => 34,
             Feature::PrintRuleValues => 35,
@@ -249,6 +255,8 @@ impl Feature {
         match self {
             // From cel-go v0.23 the result has its accumulator's size instead.
             Feature::ComprehensionResultRangeSize => Some(Feature::CostTracksLocals.since()),
+            // kubernetes#129506 passes the ratcheting options to the status validators.
+            Feature::StatusUpdatesUnratcheted => Some(33),
             _ => None,
         }
     }
