@@ -249,6 +249,24 @@ mod tests {
         assert!(Correlated::new(&w, &w, &s).deep_equal());
     }
 
+    /// 1.28's ratcheting equality: a non-empty list that is not a map list is never
+    /// unchanged (its items are not correlated); a map list and an empty list can be.
+    #[test]
+    fn uncorrelated_lists_are_unequal_in_1_28_equality() {
+        let s = schema(json!({"type": "object", "properties": {
+            "plain": {"type": "array", "items": {"type": "string"}},
+            "map": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["k"],
+                    "items": {"type": "object", "properties": {"k": {"type": "string"}}}}
+        }}));
+        let v = json!({"plain": ["a"], "map": [{"k": "a"}]});
+        assert!(Correlated::new(&v, &v, &s).deep_equal());
+        let c = Correlated::new(&v, &v, &s).with_uncorrelated_lists_unequal();
+        assert!(!c.deep_equal());
+        assert!(c.key("map").unwrap().deep_equal());
+        let empty = json!({"plain": [], "map": [{"k": "a"}]});
+        assert!(Correlated::new(&empty, &empty, &s).with_uncorrelated_lists_unequal().deep_equal());
+    }
+
     #[test]
     fn lists_correlate_by_their_list_type() {
         let s = schema(json!({"type": "object", "properties": {

@@ -1446,6 +1446,33 @@ mod tests {
         );
     }
 
+    /// kube-openapi before #412 (releases before 1.28): a property-count error is the
+    /// object validator's whole result; from 1.28 the properties and `required` follow.
+    #[test]
+    fn property_count_errors_end_the_object_before_1_28() {
+        let s = schema(json!({"type": "object", "properties": {"cfg": {"type": "object", "minProperties": 2,
+            "required": ["x"], "properties": {"x": {"type": "string"}, "y": {"type": "integer", "minimum": 5}}}}}));
+        let v = json!({"cfg": {"y": 1}});
+        let run = |minor| {
+            let mut errs = Vec::new();
+            let kube = KubeVersion { minor };
+            validate_for(kube, &s, &Path::root(), &v, &mut errs);
+            // Field and detail (the value printed is the converter's business).
+            let mut m = errs.iter().map(|e| format!("{}: {}", e.field, e.detail)).collect::<Vec<_>>();
+            m.sort();
+            m
+        };
+        assert_eq!(run(27), vec!["cfg: cfg in body should have at least 2 properties"]);
+        assert_eq!(
+            run(28),
+            vec![
+                "cfg.x: ",
+                "cfg.y: cfg.y in body should be greater than or equal to 5",
+                "cfg: cfg in body should have at least 2 properties",
+            ]
+        );
+    }
+
     #[test]
     fn enums() {
         let s = spec(json!({
