@@ -58,6 +58,15 @@ pub fn validate_options(
     })
 }
 
+/// The batch protocol's `ratcheting` (shared/docs/vector-format.md: default `true`): a
+/// request that does not say is answered with the `CRDValidationRatcheting` gate on
+/// wherever the release has the gate (1.28 and 1.29 too, where it is off by default, as
+/// the protocol's vectors were answered), and without ratcheting before 1.28. An explicit
+/// value is kept (and `true` before 1.28 stays a request error).
+pub fn protocol_ratcheting(asked: Option<bool>, kube: KubeVersion) -> Option<bool> {
+    asked.or(Some(kube.ratcheting_available()))
+}
+
 /// Compiled CRDs an [`Engine`] keeps at most.
 pub const MAX_CACHED_CRDS: usize = 64;
 /// Bytes of CRD source (text, or JSON) whose compiled CRDs an [`Engine`] keeps at most.

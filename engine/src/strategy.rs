@@ -5,13 +5,14 @@
 
 use crate::crd::compiled::{CompiledCrd, CompiledVersion};
 use crate::crd::model::JsonSchemaProps;
-use crate::field::{BadValue, ErrorList, FieldError, Path};
+use crate::field::{BadValue, ErrorList, ErrorType, FieldError, Path};
 use crate::schema::cel::validation::validate as validate_rules;
 use crate::schema::defaulting;
 use crate::schema::listtype;
 use crate::schema::objectmeta;
 use crate::schema::pruning;
-use crate::validation::schema::{validate as openapi_validate, validate_update as openapi_validate_update};
+use crate::validation::schema::{validate_for as openapi_validate, validate_update_for as openapi_validate_update};
+use crate::version::{Feature, KubeVersion};
 use serde_json::Value;
 
 /// The release whose ratcheting also covers CEL rules (kubernetes#121016).
@@ -152,6 +153,11 @@ pub fn validate_object(
     }
 
     let schema = ver.schema.as_ref();
+    // 1.28's validator ratchets a status update itself (the gate is read inside
+    // `ValidateCustomResourceUpdate`); from kubernetes#121016 the strategy passes the
+    // ratcheting options, and the status strategy passed none until kubernetes#129506:
+    // 1.29–1.32 ratchet neither schema nor CEL errors of a status update.
+    let ratcheting = opts.ratcheting && !(opts.status_subresource && crd.kube_version.has(Feature::StatusUpdatesUnratcheted));
     let kind = &crd.crd.spec.names.kind;
     let api_version = format!("{}/{}", crd.crd.spec.group, ver.name);
     let mut errs: ErrorList = Vec::new();
@@ -164,13 +170,20 @@ pub fn validate_object(
     } else {
         objectmeta::validate_root_meta(&new, old.as_ref(), crd.crd.namespaced(), crd.kube_version, &mut errs);
         if let Some(s) = schema {
-            if opts.status_subresource {
+            if opts.status_subresource && crd.kube_version.has(Feature::StatusSchemaValidator) {
+                // ValidateStatusUpdate from kubernetes#119340: `.status` alone, against the
+                // status schema (kube-openapi's texts name paths from `status`), the error
+                // paths rooted at `status` only from kubernetes#123822.
                 if let (Some(status), Some(status_schema)) = (new.get("status"), s.properties.get("status")) {
                     let old_status = old.as_ref().and_then(|o| o.get("status"));
-                    validate_schema(status_schema, &Path::new("status"), status, old_status, opts.ratcheting, &mut errs);
+                    let root = if crd.kube_version.has(Feature::StatusErrorsUnderStatus) { Path::new("status") } else { Path::root() };
+                    validate_schema(crd.kube_version, status_schema, &root, status, old_status, ratcheting, &mut errs);
                 }
             } else {
-                validate_schema(s, &Path::root(), &new, old.as_ref(), opts.ratcheting, &mut errs);
+                // Creates, main-resource updates, and before kubernetes#119340 status updates
+                // too (`ValidateCustomResource(nil, u.UnstructuredContent(), a.schemaValidator)`).
+                // Before 1.28 there is no ratcheting, so `opts.ratcheting` is off there.
+                validate_schema(crd.kube_version, s, &Path::root(), &new, old.as_ref(), ratcheting, &mut errs);
             }
         }
         if let Some(scale) = crd.crd.spec.versions.get(ver.index).and_then(|v| v.subresources.as_ref()).and_then(|s| s.scale.as_ref()) {
@@ -187,14 +200,17 @@ pub fn validate_object(
     }
     // The strategy's own steps see the whole object.
     objectmeta::validate_embedded(&Path::root(), &new, schema, true, crd.kube_version, &mut errs);
-    listtype::validate_list_sets_and_maps_update(&Path::root(), schema, &new, old.as_ref(), &mut errs);
+    // The status strategy checks list types only from kubernetes#111866.
+    if !opts.status_subresource || crd.kube_version.has(Feature::StatusListTypeValidation) {
+        listtype::validate_list_sets_and_maps_update(&Path::root(), schema, &new, old.as_ref(), &mut errs);
+    }
 
     if ver.has_cel_rules {
-        if errs.iter().any(FieldError::is_blocking) {
+        if errs.iter().any(|e| blocks_cel(e, crd.kube_version)) {
             errs.push(FieldError::invalid(Path::root(), BadValue::Null, RULES_NOT_CHECKED));
         } else if let Some(rules) = &ver.rules {
             // CEL errors ratchet (as warnings) from 1.29; 1.28's gate covers schema errors only.
-            let cel_ratcheting = opts.ratcheting && crd.kube_version.at_least(CEL_RATCHETING_SINCE);
+            let cel_ratcheting = ratcheting && crd.kube_version.at_least(CEL_RATCHETING_SINCE);
             let c = validate_rules(rules, &new, old.as_ref(), cel_ratcheting);
             errs.extend(c.errors);
             out.warnings = c.warnings;
@@ -203,6 +219,12 @@ pub fn validate_object(
     }
     out.errors = errs;
     Ok(out)
+}
+
+/// `hasBlockingErr` of the release: required, type and size errors block the CEL rules,
+/// enum violations (`Unsupported value`) only from kubernetes#121085.
+fn blocks_cel(e: &FieldError, kube: KubeVersion) -> bool {
+    e.is_blocking() && (e.kind != ErrorType::NotSupported || kube.has(Feature::EnumErrorsBlockCel))
 }
 
 /// Why `unstructured.NestedFieldNoCopy` and its typed wrappers fail: `%v accessor
@@ -294,6 +316,7 @@ fn go_type(v: &Value) -> &'static str {
 
 
 fn validate_schema(
+    kube: KubeVersion,
     s: &JsonSchemaProps,
     path: &Path,
     value: &Value,
@@ -302,8 +325,8 @@ fn validate_schema(
     errs: &mut ErrorList,
 ) {
     match old {
-        Some(o) => openapi_validate_update(s, path, value, o, ratcheting, errs),
-        None => openapi_validate(s, path, value, errs),
+        Some(o) => openapi_validate_update(kube, s, path, value, o, ratcheting, errs),
+        None => openapi_validate(kube, s, path, value, errs),
     }
 }
 

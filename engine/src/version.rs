@@ -89,6 +89,34 @@ pub enum Feature {
     CelRatcheting,
     /// Ratcheting on by default (gate beta).
     RatchetingByDefault,
+    // ---- object validation flow (customresource strategy and validator)
+    /// A status update checks `x-kubernetes-list-type` sets and maps, ratcheting on the old
+    /// object's list-type errors (kubernetes#111866; before, the status strategy skips them).
+    StatusListTypeValidation,
+    /// A status update validates `.status` alone against the status schema, so the
+    /// OpenAPI texts name paths relative to `status` (kubernetes#119340, the ratcheting
+    /// rework); before, the whole object against the whole schema (`status.x in body`).
+    StatusSchemaValidator,
+    /// Those status errors are rooted at `status.` again (kubernetes#123822); 1.28–1.30
+    /// report them without the prefix.
+    StatusErrorsUnderStatus,
+    /// An enum violation (`Unsupported value`) is a blocking error that keeps the CEL rules
+    /// from running (`hasBlockingErr`, kubernetes#121085); before, only required, type and
+    /// size errors block.
+    EnumErrorsBlockCel,
+    /// kube-openapi's object validator walks the properties (and checks `required`) after a
+    /// `minProperties`/`maxProperties` error (kube-openapi#412); before, that error is all
+    /// it reports for the object.
+    ObjectValidatorVisitsAll,
+    /// Ratcheting compares a list that does not correlate item by item (anything but a map
+    /// list) as a unit, `reflect.DeepEqual` (apiserver `cel/common` `CorrelatedObject`,
+    /// shared with CEL ratcheting by kubernetes#121016); 1.28's own validator never finds
+    /// such a non-empty list unchanged, so errors in and above it are not ratcheted.
+    RatchetingListsAsUnits,
+    /// Status-subresource updates are validated without ratcheting: kubernetes#121016 moved
+    /// the ratcheting switch into options the strategy passes, and the status strategy
+    /// passed none until kubernetes#129506 (1.33). 1.28 ratchets them (inside the validator).
+    StatusUpdatesUnratcheted,
     // ---- messages
     /// `Too long: may not be more than N bytes` / `must have at most 1 item` (kubernetes#128553).
     RewordedTooLongTooMany,
@@ -191,6 +219,13 @@ impl Feature {
         Feature::RatchetingGate,
         Feature::CelRatcheting,
         Feature::RatchetingByDefault,
+        Feature::StatusListTypeValidation,
+        Feature::StatusSchemaValidator,
+        Feature::StatusErrorsUnderStatus,
+        Feature::EnumErrorsBlockCel,
+        Feature::ObjectValidatorVisitsAll,
+        Feature::RatchetingListsAsUnits,
+        Feature::StatusUpdatesUnratcheted,
         Feature::RewordedTooLongTooMany,
         Feature::JsonFieldValues,
         Feature::PrintRuleValues,
@@ -236,6 +271,13 @@ impl Feature {
             Feature::RatchetingGate => 28,
             Feature::CelRatcheting => 29,
             Feature::RatchetingByDefault => 30,
+            Feature::StatusListTypeValidation => 26,
+            Feature::StatusSchemaValidator => 28,
+            Feature::StatusErrorsUnderStatus => 31,
+            Feature::EnumErrorsBlockCel => 29,
+            Feature::ObjectValidatorVisitsAll => 28,
+            Feature::RatchetingListsAsUnits => 29,
+            Feature::StatusUpdatesUnratcheted => 29,
             Feature::RewordedTooLongTooMany => 32,
             Feature::JsonFieldValues => 34,
             Feature::PrintRuleValues => 35,
@@ -271,6 +313,8 @@ impl Feature {
         match self {
             // From cel-go v0.23 the result has its accumulator's size instead.
             Feature::ComprehensionResultRangeSize => Some(Feature::CostTracksLocals.since()),
+            // kubernetes#129506 passes the ratcheting options to the status validators.
+            Feature::StatusUpdatesUnratcheted => Some(33),
             _ => None,
         }
     }

@@ -48,18 +48,20 @@ fn ratcheting_is_on_by_default_from_1_30() {
     let new = obj(json!({"name": "toolong", "other": "b"}));
     // (Before 1.32 the text is "may not be longer than 5".)
     let too_long = "spec.name: Too long: may not be longer than 5";
-    for minor in [30, 33, 36] {
+    // The batch protocol's `ratcheting` defaults to true: on wherever the release has the
+    // gate, 1.28 and 1.29 included (where the gate is off by default, as the CLI keeps it).
+    for minor in [28, 29, 30, 33, 36] {
         let o = run(&c, minor, new.clone(), Some(old.clone()), None);
         assert!(o.errors.is_empty(), "1.{}: {:?}", minor, o.errors);
     }
-    for minor in [25, 27, 28, 29] {
+    for minor in [25, 27] {
         let o = run(&c, minor, new.clone(), Some(old.clone()), None);
         // The schema error, and the note that it kept CEL from running.
         assert_eq!(o.errors.len(), 2, "1.{}: {:?}", minor, o.errors);
         assert!(o.errors[0].starts_with(too_long), "1.{}: {:?}", minor, o.errors);
     }
-    // 1.28 and 1.29 ratchet with the CRDValidationRatcheting gate turned on.
-    assert!(run(&c, 29, new.clone(), Some(old.clone()), Some(true)).errors.is_empty());
+    // 1.28 and 1.29 without the gate.
+    assert_eq!(run(&c, 29, new.clone(), Some(old.clone()), Some(false)).errors.len(), 2);
     // Turned off on a release that ratchets by default.
     assert_eq!(run(&c, 36, new.clone(), Some(old.clone()), Some(false)).errors.len(), 2);
     // Before 1.28 the release cannot ratchet: asking for it is a request error.
@@ -808,4 +810,153 @@ fn quantity_parse_cost_from_1_30() {
     let e = "quantity(\"9999999999999999999999999999999999999G\").asInteger()";
     assert_eq!(eval_costs(e, Value::Null, 29), ([2, 2], 2));
     assert_eq!(eval_costs(e, Value::Null, 30), ([5, 5], 5));
+}
+
+// ---- Object validation flow per release (status strategy, hasBlockingErr, kube-openapi's
+// object validator, ratcheting equality)
+
+/// A widgets CRD with the status subresource; `status` and `spec` property schemas as JSON.
+fn status_crd(status_props: Value) -> Value {
+    let mut c = common::widgets_json(json!({
+        "type": "object",
+        "properties": {
+            "spec": {"type": "object", "properties": {"size": {"type": "integer"}}},
+            "status": {"type": "object", "properties": status_props},
+        },
+    }));
+    c["spec"]["versions"][0]["subresources"] = json!({"status": {}});
+    c
+}
+
+/// The error messages of a status-subresource update (`ratcheting` left to the protocol).
+fn run_status(crd: &Value, minor: u32, status: Value, old_status: Value) -> Vec<String> {
+    let req = Request {
+        crd: Some(crd.clone()),
+        kubernetes_version: Some(format!("1.{}", minor)),
+        object: Some(json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"size": 1}, "status": status})),
+        old_object: Some(json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"size": 1}, "status": old_status})),
+        subresource: Some("status".into()),
+        ..Default::default()
+    };
+    let a = Engine::new().handle(&req);
+    assert!(a.error.is_none(), "1.{}: {:?}", minor, a.error);
+    a.errors
+        .unwrap_or_default()
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap()["message"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Feature::StatusSchemaValidator (kubernetes#119340, 1.28): a status update validates
+/// `.status` against the status schema, so kube-openapi names `count`, not `status.count`;
+/// before, the whole object against the whole schema.
+#[test]
+fn status_updates_validate_the_status_schema_from_1_28() {
+    let c = status_crd(json!({"count": {"type": "integer", "minimum": 1}, "note": {"type": "string"}}));
+    assert_eq!(
+        run_status(&c, 27, json!({"count": 0}), json!({"count": 2})),
+        vec!["status.count: Invalid value: 0: status.count in body should be greater than or equal to 1"]
+    );
+    assert_eq!(
+        run_status(&c, 28, json!({"count": 0}), json!({"count": 2})),
+        vec!["count: Invalid value: 0: count in body should be greater than or equal to 1"]
+    );
+}
+
+/// Feature::StatusErrorsUnderStatus (kubernetes#123822, 1.31): the status errors' paths
+/// start with `status.` again; the kube-openapi text keeps its status-relative name.
+#[test]
+fn status_update_errors_are_rooted_at_status_from_1_31() {
+    let c = status_crd(json!({"count": {"type": "integer", "minimum": 1}}));
+    assert_eq!(
+        run_status(&c, 30, json!({"count": 0}), json!({"count": 2})),
+        vec!["count: Invalid value: 0: count in body should be greater than or equal to 1"]
+    );
+    assert_eq!(
+        run_status(&c, 31, json!({"count": 0}), json!({"count": 2})),
+        vec!["status.count: Invalid value: 0: count in body should be greater than or equal to 1"]
+    );
+}
+
+/// Feature::StatusListTypeValidation (kubernetes#111866, 1.26): the status strategy checks
+/// `x-kubernetes-list-type` sets and maps; 1.25's does not.
+#[test]
+fn status_updates_check_list_types_from_1_26() {
+    let c = status_crd(json!({"tags": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}}}));
+    assert_eq!(run_status(&c, 25, json!({"tags": ["a", "a"]}), json!({"tags": ["a"]})), Vec::<String>::new());
+    assert_eq!(
+        run_status(&c, 26, json!({"tags": ["a", "a"]}), json!({"tags": ["a"]})),
+        vec![r#"status.tags[1]: Duplicate value: "a""#]
+    );
+}
+
+/// Feature::EnumErrorsBlockCel (kubernetes#121085, 1.29): an `Unsupported value` keeps the
+/// CEL rules from running; before, the rules still run.
+#[test]
+fn enum_errors_block_cel_from_1_29() {
+    let c = crd("              mode: {type: string, enum: [a, b]}", "            - rule: 'false'\n              message: never");
+    assert_eq!(
+        run(&c, 28, obj(json!({"mode": "c"})), None, None).errors,
+        vec![r#"spec.mode: Unsupported value: "c": supported values: "a", "b""#, r#"spec: Invalid value: "object": never"#]
+    );
+    assert_eq!(
+        run(&c, 29, obj(json!({"mode": "c"})), None, None).errors,
+        vec![
+            r#"spec.mode: Unsupported value: "c": supported values: "a", "b""#,
+            r#"<nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"#
+        ]
+    );
+}
+
+/// Feature::ObjectValidatorVisitsAll (kube-openapi#412, 1.28): after a `minProperties`
+/// error the object's required fields are still checked; before, that error is all.
+#[test]
+fn object_validator_continues_after_property_counts_from_1_28() {
+    let c = crd(
+        "              cfg: {type: object, minProperties: 2, required: [x], properties: {x: {type: string}, y: {type: integer}}}",
+        "            - rule: 'true'",
+    );
+    // (The value is 0 whatever the count: kube-openapi's TooFewProperties error carries none.)
+    let min = "spec.cfg: Invalid value: 0: spec.cfg in body should have at least 2 properties";
+    assert_eq!(run(&c, 27, obj(json!({"cfg": {"y": 1}})), None, None).errors, vec![min]);
+    assert_eq!(
+        run(&c, 28, obj(json!({"cfg": {"y": 1}})), None, None).errors,
+        vec![
+            min,
+            "spec.cfg.x: Required value",
+            r#"<nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"#
+        ]
+    );
+}
+
+/// Feature::RatchetingListsAsUnits (1.29): an unchanged list that is not a map list
+/// ratchets as a unit; 1.28's validator never finds it unchanged.
+#[test]
+fn unchanged_atomic_lists_ratchet_from_1_29() {
+    let c = crd(
+        "              items: {type: array, maxItems: 1, items: {type: string}}\n              other: {type: string}",
+        "            - rule: 'true'",
+    );
+    let old = obj(json!({"items": ["a", "b"], "other": "x"}));
+    let new = obj(json!({"items": ["a", "b"], "other": "y"}));
+    assert_eq!(
+        run(&c, 28, new.clone(), Some(old.clone()), None).errors,
+        vec![
+            "spec.items: Too many: 2: must have at most 1 items",
+            r#"<nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"#
+        ]
+    );
+    assert_eq!(run(&c, 29, new, Some(old), None).errors, Vec::<String>::new());
+}
+
+/// Feature::StatusUpdatesUnratcheted (kubernetes#121016 → kubernetes#129506): 1.29–1.32
+/// validate a status update without ratcheting; 1.28 and 1.33+ ratchet it.
+#[test]
+fn status_updates_do_not_ratchet_from_1_29_to_1_32() {
+    let c = status_crd(json!({"count": {"type": "integer", "minimum": 1}, "note": {"type": "string"}}));
+    let unchanged = |minor| run_status(&c, minor, json!({"count": 0, "note": "b"}), json!({"count": 0, "note": "a"}));
+    assert_eq!(unchanged(28), Vec::<String>::new());
+    assert_eq!(unchanged(29), vec!["count: Invalid value: 0: count in body should be greater than or equal to 1"]);
+    assert_eq!(unchanged(32), vec!["status.count: Invalid value: 0: count in body should be greater than or equal to 1"]);
+    assert_eq!(unchanged(33), Vec::<String>::new());
 }

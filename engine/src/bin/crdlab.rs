@@ -207,6 +207,13 @@ fn run() -> ExitCode {
         }
         Command::Validate { crd, object, old, old_crd, version, kubernetes_version, status, no_ratcheting, ratcheting, output } => {
             let read = |p: &str| std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {}", p, e));
+            // Neither ratcheting flag: what the release ships (an unparsable version is
+            // reported by the request itself).
+            let release_default = kubernetes_version
+                .as_deref()
+                .map_or(Ok(crdlab::KubeVersion::LATEST), crdlab::KubeVersion::parse)
+                .ok()
+                .map(|k| k.ratcheting_by_default());
             let run = || -> Result<Answer, String> {
                 let req = Request {
                     id: Value::String("cli".into()),
@@ -225,11 +232,14 @@ fn run() -> ExitCode {
                     // applies to batch requests only).
                     kubernetes_version: Some(kubernetes_version.unwrap_or_else(|| crdlab::KubeVersion::LATEST.to_string())),
                     subresource: status.then(|| "status".to_string()),
-                    // Neither flag: the release's default.
+                    // Neither flag: the release's default (the batch protocol's own default,
+                    // on wherever the gate exists, is for batch requests only).
                     ratcheting: if no_ratcheting {
                         Some(false)
+                    } else if ratcheting {
+                        Some(true)
                     } else {
-                        ratcheting.then_some(true)
+                        release_default
                     },
                     ..Default::default()
                 };

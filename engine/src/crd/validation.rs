@@ -2384,9 +2384,9 @@ fn default_value_errors(s: &JsonSchemaProps, dp: &Path, d: &Value, is_resource_r
     if schema_has(s, &|n: &JsonSchemaProps| n.format.as_deref().is_some_and(|f| !f.is_empty())) {
         let mut unstripped = s.clone();
         with_written_formats(&mut unstripped, kube);
-        crate::validation::schema::validate(&unstripped, dp, d, &mut ve);
+        crate::validation::schema::validate_for(kube, &unstripped, dp, d, &mut ve);
     } else {
-        crate::validation::schema::validate(s, dp, d, &mut ve);
+        crate::validation::schema::validate_for(kube, s, dp, d, &mut ve);
     }
     if ve.is_empty() {
         ve.extend(cel_default_errors(s, dp, d, is_resource_root, kube));

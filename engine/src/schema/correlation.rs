@@ -19,6 +19,11 @@ pub struct Correlated<'a> {
     pub old: &'a Value,
     pub new: &'a Value,
     pub schema: &'a JsonSchemaProps,
+    /// Whether a list whose items do not correlate (not a map list) compares as a unit
+    /// (1.29+, `CorrelatedObject.CachedDeepEqual`); 1.28's ratcheting validator compares
+    /// lists only through the children it correlated, so such a non-empty list is never
+    /// unchanged there.
+    lists_as_units: bool,
 }
 
 /// apiextensions `MapIsCorrelatable`: granular, atomic and unset map types. (The CRD checks
@@ -123,7 +128,13 @@ fn composite_key(keys: &[String], m: &Map<String, Value>) -> Option<String> {
 
 impl<'a> Correlated<'a> {
     pub fn new(new: &'a Value, old: &'a Value, schema: &'a JsonSchemaProps) -> Correlated<'a> {
-        Correlated { old, new, schema }
+        Correlated { old, new, schema, lists_as_units: true }
+    }
+
+    /// 1.28's equality (`ratchetingValueValidator.CachedDeepEqual` of kubernetes#118990):
+    /// a non-empty list that is not a map list never counts as unchanged.
+    pub fn with_uncorrelated_lists_unequal(self) -> Correlated<'a> {
+        Correlated { lists_as_units: false, ..self }
     }
 
     /// `CorrelatedObject.Key`: the child `field`, present in both objects and described by
@@ -139,7 +150,7 @@ impl<'a> Correlated<'a> {
             Some(p) => p,
             None => self.schema.additional_properties_schema()?,
         };
-        Some(Correlated { old: o, new: n, schema })
+        Some(Correlated { old: o, new: n, schema, ..self })
     }
 
     /// `CorrelatedObject.Index` (`correlateOldValueForChildAtNewIndex`): map-type lists
@@ -158,7 +169,7 @@ impl<'a> Correlated<'a> {
             return None;
         }
         let schema = self.schema.items_schema()?;
-        Some(Correlated { old: o, new: item, schema })
+        Some(Correlated { old: o, new: item, schema, ..self })
     }
 
     /// `CorrelatedObject.CachedDeepEqual`. Iterative over an explicit stack: objects may be
@@ -188,9 +199,9 @@ impl<'a> Correlated<'a> {
                 let mut children = Vec::with_capacity(new.len());
                 for i in 0..new.len() {
                     match self.index(i, &mut cache) {
-                        // A list that does not correlate is compared as a unit; a map list
-                        // with an item whose old item is gone is not equal.
-                        None => return !is_map_list && old == new,
+                        // A list that does not correlate is compared as a unit (1.29+); a
+                        // map list with an item whose old item is gone is not equal.
+                        None => return self.lists_as_units && !is_map_list && old == new,
                         Some(c) => children.push(c),
                     }
                 }
@@ -236,6 +247,24 @@ mod tests {
         assert!(!Correlated::new(&v, &v, &s).deep_equal());
         let w = json!({"mode": "a", "config": {}});
         assert!(Correlated::new(&w, &w, &s).deep_equal());
+    }
+
+    /// 1.28's ratcheting equality: a non-empty list that is not a map list is never
+    /// unchanged (its items are not correlated); a map list and an empty list can be.
+    #[test]
+    fn uncorrelated_lists_are_unequal_in_1_28_equality() {
+        let s = schema(json!({"type": "object", "properties": {
+            "plain": {"type": "array", "items": {"type": "string"}},
+            "map": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["k"],
+                    "items": {"type": "object", "properties": {"k": {"type": "string"}}}}
+        }}));
+        let v = json!({"plain": ["a"], "map": [{"k": "a"}]});
+        assert!(Correlated::new(&v, &v, &s).deep_equal());
+        let c = Correlated::new(&v, &v, &s).with_uncorrelated_lists_unequal();
+        assert!(!c.deep_equal());
+        assert!(c.key("map").unwrap().deep_equal());
+        let empty = json!({"plain": [], "map": [{"k": "a"}]});
+        assert!(Correlated::new(&empty, &empty, &s).with_uncorrelated_lists_unequal().deep_equal());
     }
 
     #[test]

@@ -18,18 +18,27 @@ use crate::k8s::strfmt as formats;
 use crate::crd::model::{JsonSchemaProps, SchemaOrArray, SchemaOrBool, SchemaOrStringArray};
 use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::schema::correlation::{Correlated, MapListIndex};
+use crate::version::{Feature, KubeVersion};
 use serde_json::{Map, Number, Value};
 use std::collections::HashSet;
 
-/// `ValidateCustomResource`: every keyword error of `value` against `schema`.
+/// `ValidateCustomResource`: every keyword error of `value` against `schema`, as the
+/// latest release's kube-openapi finds them.
+#[cfg(test)]
 pub fn validate(schema: &JsonSchemaProps, path: &Path, value: &Value, errs: &mut ErrorList) {
-    let mut v = Validator { errs: Vec::new() };
+    validate_for(KubeVersion::LATEST, schema, path, value, errs)
+}
+
+/// [`validate`] with the kube-openapi of release `kube`.
+pub fn validate_for(kube: KubeVersion, schema: &JsonSchemaProps, path: &Path, value: &Value, errs: &mut ErrorList) {
+    let mut v = Validator { errs: Vec::new(), kube };
     v.node(schema, &KPath::Root, value, None);
     v.finish(path, errs);
 }
 
 /// `ValidateCustomResourceUpdate`: like [`validate`], but with validation ratcheting when
 /// `ratcheting` is on: errors on values unchanged from `old` are dropped.
+#[cfg(test)]
 pub fn validate_update(
     schema: &JsonSchemaProps,
     path: &Path,
@@ -38,11 +47,27 @@ pub fn validate_update(
     ratcheting: bool,
     errs: &mut ErrorList,
 ) {
+    validate_update_for(KubeVersion::LATEST, schema, path, value, old, ratcheting, errs)
+}
+
+/// [`validate_update`] with the kube-openapi of release `kube`.
+pub fn validate_update_for(
+    kube: KubeVersion,
+    schema: &JsonSchemaProps,
+    path: &Path,
+    value: &Value,
+    old: &Value,
+    ratcheting: bool,
+    errs: &mut ErrorList,
+) {
     if !ratcheting {
-        return validate(schema, path, value, errs);
+        return validate_for(kube, schema, path, value, errs);
     }
-    let mut v = Validator { errs: Vec::new() };
-    let corr = Correlated::new(value, old, schema);
+    let mut v = Validator { errs: Vec::new(), kube };
+    let mut corr = Correlated::new(value, old, schema);
+    if !kube.has(Feature::RatchetingListsAsUnits) {
+        corr = corr.with_uncorrelated_lists_unequal();
+    }
     v.node(schema, &KPath::Root, value, Some(corr));
     v.finish(path, errs);
 }
@@ -130,6 +155,8 @@ enum Conv {
 
 struct Validator {
     errs: Vec<KErr>,
+    /// The release whose kube-openapi this is.
+    kube: KubeVersion,
 }
 
 const IN: &str = "body";
@@ -644,11 +671,17 @@ impl Validator {
     ) -> u64 {
         let mut count = 0u64;
         let n = map.len() as i64;
+        // Before kube-openapi#412 a property-count error is the object validator's whole
+        // result: no property, required field or pattern below is looked at.
+        let short_circuits = !self.kube.has(Feature::ObjectValidatorVisitsAll);
         if let Some(min) = s.min_properties {
             if n < min {
                 let name = kp.render();
                 let msg = format!("{} in {} should have at least {} properties", name, IN, min);
                 self.invalid(name, msg, BadValue::Int(n));
+                if short_circuits {
+                    return 0;
+                }
             }
         }
         if let Some(max) = s.max_properties {
@@ -656,6 +689,9 @@ impl Validator {
                 let name = kp.render();
                 let msg = format!("{} in {} should have at most {} properties", name, IN, max);
                 self.push(Some(name), msg, Conv::TooMany { actual: n, max });
+                if short_circuits {
+                    return 0;
+                }
             }
         }
 
@@ -1407,6 +1443,33 @@ mod tests {
         assert_eq!(
             errs[0].message(),
             "status.conditionalUpdates[0].riskNames: Invalid value: 0: conditionalUpdates[0].riskNames in body should have at least 1 items"
+        );
+    }
+
+    /// kube-openapi before #412 (releases before 1.28): a property-count error is the
+    /// object validator's whole result; from 1.28 the properties and `required` follow.
+    #[test]
+    fn property_count_errors_end_the_object_before_1_28() {
+        let s = schema(json!({"type": "object", "properties": {"cfg": {"type": "object", "minProperties": 2,
+            "required": ["x"], "properties": {"x": {"type": "string"}, "y": {"type": "integer", "minimum": 5}}}}}));
+        let v = json!({"cfg": {"y": 1}});
+        let run = |minor| {
+            let mut errs = Vec::new();
+            let kube = KubeVersion { minor };
+            validate_for(kube, &s, &Path::root(), &v, &mut errs);
+            // Field and detail (the value printed is the converter's business).
+            let mut m = errs.iter().map(|e| format!("{}: {}", e.field, e.detail)).collect::<Vec<_>>();
+            m.sort();
+            m
+        };
+        assert_eq!(run(27), vec!["cfg: cfg in body should have at least 2 properties"]);
+        assert_eq!(
+            run(28),
+            vec![
+                "cfg.x: ",
+                "cfg.y: cfg.y in body should be greater than or equal to 5",
+                "cfg: cfg in body should have at least 2 properties",
+            ]
         );
     }
 

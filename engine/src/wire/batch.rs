@@ -280,7 +280,7 @@ impl Engine {
         };
         let opts = validate_options(
             req.subresource.as_deref(),
-            req.ratcheting,
+            crate::engine::protocol_ratcheting(req.ratcheting, kube),
             req.emulate_request,
             kube,
         )?;
