@@ -567,3 +567,30 @@ fn release_lists_come_from_the_table() {
         }
     }
 }
+
+/// Objects are validated with the rules compiled in the release's stored-expressions
+/// environment (apiextensions' object `validator` compiles with
+/// `StoredExpressionsEnvLoader`): on 1.30, whose new rules may not call `isIP()` yet (ip
+/// arrives at compatibility 1.30), the CRD write reports the compile error while an object
+/// is checked by the rule; on 1.29 the release has no ip library at all.
+#[test]
+fn objects_are_validated_in_the_stored_expressions_environment() {
+    let c = crd("              ip: {type: string}", "            - rule: 'isIP(self.ip)'");
+    let undeclared = "undeclared reference to 'isIP' (in container '')\n | isIP(self.ip)\n | ....^";
+    let good = obj(json!({"ip": "10.0.0.1"}));
+    let bad = obj(json!({"ip": "nope"}));
+    let o = run(&c, 30, good.clone(), None, None);
+    assert_eq!(o.errors, Vec::<String>::new());
+    assert_eq!(o.crd_errors.len(), 1, "{:?}", o.crd_errors);
+    assert!(o.crd_errors[0].ends_with(&format!("compilation failed: ERROR: <input>:1:5: {}", undeclared)), "{:?}", o.crd_errors);
+    let o = run(&c, 30, bad.clone(), None, None);
+    assert_eq!(o.errors, vec!["spec: Invalid value: \"object\": failed rule: isIP(self.ip)"]);
+    let o = run(&c, 31, bad, None, None);
+    assert_eq!(o.crd_errors, Vec::<String>::new());
+    assert_eq!(o.errors, vec!["spec: Invalid value: \"object\": failed rule: isIP(self.ip)"]);
+    let o = run(&c, 29, good, None, None);
+    assert_eq!(
+        o.errors,
+        vec![format!("spec: Invalid value: \"object\": rule compile error: compilation failed: ERROR: <input>:1:5: {}", undeclared)]
+    );
+}
