@@ -7,7 +7,7 @@ use crate::cel::env::EnvOptions;
 use crate::cel::time_format::{format_duration, format_timestamp};
 use crate::cel::types::Type;
 use crate::cel::value::Val;
-use crate::version::KubeVersion;
+use crate::version::{Feature, KubeVersion};
 use serde_json::{json, Map, Value};
 
 /// Parses a variable type: `int`, `list(int)`, `map(string, list(bool))`, ...
@@ -94,6 +94,36 @@ pub fn typed_var(v: &Value, t: &Type) -> Result<Val<'static>, String> {
 
 /// `{"type", "value"}` as the vectors print values.
 pub fn typed_value(v: &Val) -> Value {
+    typed_value_named(v, crate::cel::types::OPTIONAL)
+}
+
+/// The optional type's name in the release whose cel-go answers: `optional_type` from
+/// cel-go v0.18.2 (google/cel-go#870), `optional` before ([`Feature::OptionalTypeName`]).
+fn optional_type_name(opts: &EnvOptions) -> &'static str {
+    if opts.code_has(Feature::OptionalTypeName) {
+        crate::cel::types::OPTIONAL
+    } else {
+        "optional"
+    }
+}
+
+/// `t` with the optional type named `name` (cel-go before v0.18.2 prints `optional(int)`).
+fn with_optional_named(t: &Type, name: &str) -> Type {
+    match t {
+        Type::Opaque(n, ps) => Type::Opaque(
+            if &**n == crate::cel::types::OPTIONAL { name.into() } else { n.clone() },
+            ps.iter().map(|p| with_optional_named(p, name)).collect(),
+        ),
+        Type::List(e) => Type::list(with_optional_named(e, name)),
+        Type::Map(k, v) => Type::map(with_optional_named(k, name), with_optional_named(v, name)),
+        Type::TypeOf(x) => Type::type_of(with_optional_named(x, name)),
+        other => other.clone(),
+    }
+}
+
+/// [`typed_value`], the optional type named `optional_name`.
+fn typed_value_named(v: &Val, optional_name: &str) -> Value {
+    let typed_value = |x: &Val| typed_value_named(x, optional_name);
     let (t, value) = match v {
         Val::Null => ("null_type".to_string(), Value::Null),
         Val::Bool(b) => ("bool".into(), json!(b)),
@@ -129,7 +159,7 @@ pub fn typed_value(v: &Val) -> Value {
             ),
         ),
         Val::Optional(o) => (
-            "optional_type".into(),
+            optional_name.to_string(),
             o.as_ref().map(|x| typed_value(x)).unwrap_or(Value::Null),
         ),
         // A type value prints its runtime type name: `list`, `map`, `type`, `int`, ...
@@ -235,9 +265,10 @@ pub fn evaluate(
             return out;
         }
     };
+    let optional_name = optional_type_name(&env.options);
     out.insert(
         "outputType".into(),
-        json!(program.checked.output_type().to_string()),
+        json!(with_optional_named(&program.checked.output_type(), optional_name).to_string()),
     );
     let est = crate::cel::cost::estimate(&program.checked, None);
     out.insert(
@@ -252,7 +283,7 @@ pub fn evaluate(
     match result {
         Ok(v) => {
             out.insert("value".into(), plain_value(&v));
-            out.insert("typedValue".into(), typed_value(&v));
+            out.insert("typedValue".into(), typed_value_named(&v, optional_name));
         }
         Err(e) => {
             out.insert("evalError".into(), json!(e.message));
