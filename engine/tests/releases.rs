@@ -594,3 +594,89 @@ fn objects_are_validated_in_the_stored_expressions_environment() {
         vec![format!("spec: Invalid value: \"object\": rule compile error: compilation failed: ERROR: <input>:1:5: {}", undeclared)]
     );
 }
+
+/// An expression-mode answer (`"mode": "eval"`) at release 1.`minor`.
+fn eval_at(expr: &str, minor: u32) -> serde_json::Map<String, Value> {
+    let req = Request {
+        mode: Some("eval".into()),
+        expr: Some(expr.into()),
+        kubernetes_version: Some(format!("1.{}", minor)),
+        ..Default::default()
+    };
+    let a = Engine::new().handle(&req);
+    assert!(a.error.is_none(), "1.{}: {:?}", minor, a.error);
+    a.eval
+}
+
+/// The optional type is `optional_type` from cel-go v0.18.2 (google/cel-go#870; 1.31's
+/// v0.20.1), `optional` in 1.29/1.30's v0.17.8: the output type and the typed value say so.
+#[test]
+fn optional_type_is_named_optional_before_1_31() {
+    let expr = "{'k': 'v'}[?'k']";
+    let at30 = eval_at(expr, 30);
+    assert_eq!(at30["outputType"], json!("optional(string)"));
+    assert_eq!(at30["typedValue"], json!({"type": "optional", "value": {"type": "string", "value": "v"}}));
+    let at31 = eval_at(expr, 31);
+    assert_eq!(at31["outputType"], json!("optional_type(string)"));
+    assert_eq!(at31["typedValue"], json!({"type": "optional_type", "value": {"type": "string", "value": "v"}}));
+}
+
+/// A literal `format` call is checked when the expression compiles from 1.31 (cel-go's
+/// `stringFormatValidator`); on 1.30 the same mistake is an evaluation error, and surplus
+/// arguments are not one at all.
+#[test]
+fn format_calls_are_checked_at_compile_time_from_1_31() {
+    let expr = "\"%d\".format([2.5])";
+    let at30 = eval_at(expr, 30);
+    assert_eq!(at30.get("compileError"), None);
+    assert_eq!(at30["outputType"], json!("string"));
+    assert_eq!(at30["evalError"], json!("error during formatting: decimal clause can only be used on integers, was given double"));
+    assert_eq!(
+        eval_at(expr, 31)["compileError"],
+        json!("ERROR: <input>:1:14: error during formatting: decimal clause can only be used on integers, was given double\n | \"%d\".format([2.5])\n | .............^")
+    );
+    let surplus = "\"%s %s\".format([\"abc\", \"def\", \"ghi\"])";
+    assert_eq!(eval_at(surplus, 30)["value"], json!("abc def"));
+    assert_eq!(
+        eval_at(surplus, 31)["compileError"],
+        json!("ERROR: <input>:1:15: too many arguments supplied to string.format (expected 2, got 3)\n | \"%s %s\".format([\"abc\", \"def\", \"ghi\"])\n | ..............^")
+    );
+}
+
+/// `indexOf`/`lastIndexOf` with an offset past the end: `index out of range` before 1.32
+/// (cel-go `indexOfOffset` before v0.22), -1 from 1.32.
+#[test]
+fn index_of_past_the_end_finds_nothing_from_1_32() {
+    for expr in ["'tacocat'.indexOf('a', 30)", "'tacocat'.lastIndexOf('a', 30)"] {
+        assert_eq!(eval_at(expr, 31)["evalError"], json!("index out of range: 30"), "{}", expr);
+        assert_eq!(eval_at(expr, 25)["evalError"], json!("index out of range: 30"), "{}", expr);
+        assert_eq!(eval_at(expr, 32)["value"], json!(-1), "{}", expr);
+    }
+}
+
+/// The optional library's `first()`, `last()`, `optional.unwrap()` and `unwrapOpt()` come
+/// with cel-go v0.23 (1.33); 1.32's v0.22 does not declare them.
+#[test]
+fn optional_list_functions_arrive_in_1_33() {
+    assert_eq!(
+        eval_at("[1, 2, 3].last()", 32)["compileError"],
+        json!("ERROR: <input>:1:15: undeclared reference to 'last' (in container '')\n | [1, 2, 3].last()\n | ..............^")
+    );
+    assert_eq!(
+        eval_at("optional.unwrap([])", 32)["compileError"],
+        json!("ERROR: <input>:1:1: undeclared reference to 'optional' (in container '')\n | optional.unwrap([])\n | ^\nERROR: <input>:1:16: undeclared reference to 'unwrap' (in container '')\n | optional.unwrap([])\n | ...............^")
+    );
+    let at33 = eval_at("[1, 2, 3].last()", 33);
+    assert_eq!(at33["typedValue"], json!({"type": "optional_type", "value": {"type": "int", "value": 3}}));
+    assert_eq!(eval_at("[optional.of(1), optional.none()].unwrapOpt()", 33)["value"], json!([1]));
+}
+
+/// `%e` puts narrow no-break spaces (U+202F) around the `×` up to 1.32 (golang.org/x/text's
+/// en-US pattern as those releases vendor it), none from 1.33.
+#[test]
+fn scientific_format_drops_its_narrow_spaces_in_1_33() {
+    let expr = "'%e'.format([1052.032911275])";
+    assert_eq!(eval_at(expr, 32)["value"], json!("1.052033\u{202f}×\u{202f}10⁰³"));
+    assert_eq!(eval_at(expr, 30)["value"], json!("1.052033\u{202f}×\u{202f}10⁰³"));
+    assert_eq!(eval_at(expr, 33)["value"], json!("1.052033×10⁰³"));
+}
