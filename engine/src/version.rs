@@ -128,6 +128,10 @@ pub enum Feature {
     /// `metadata.name`/`generateName` bounded to 253/252 bytes in estimates (kubernetes#139573).
     MetadataNameMaxLength,
     // ---- CEL libraries: the release's cel-go and apiserver library code
+    /// The global `matches(string, string)` overload (google/cel-go#589, cel-go v0.13;
+    /// 1.25–1.27 vendor v0.12: `found no matching overload for 'matches' applied to
+    /// '(string, string)'`).
+    GlobalMatches,
     /// The optional type is named `optional_type` (`optional_type(int)`, `type(x) ==
     /// optional_type`); before, `optional` (google/cel-go#870, from cel-go v0.18.2; 1.30
     /// has v0.17.8, 1.31 v0.20.1).
@@ -192,6 +196,7 @@ impl Feature {
         Feature::CostTracksLocals,
         Feature::IntOrStringMaxLength,
         Feature::MetadataNameMaxLength,
+        Feature::GlobalMatches,
         Feature::OptionalTypeName,
         Feature::FormatCallValidator,
         Feature::IndexOfPastEndNotFound,
@@ -232,6 +237,7 @@ impl Feature {
             Feature::CostTracksLocals => 33,
             Feature::IntOrStringMaxLength => 34,
             Feature::MetadataNameMaxLength => 37,
+            Feature::GlobalMatches => 28,
             Feature::OptionalTypeName => 31,
             Feature::FormatCallValidator => 31,
             Feature::IndexOfPastEndNotFound => 32,

@@ -680,3 +680,22 @@ fn scientific_format_drops_its_narrow_spaces_in_1_33() {
     assert_eq!(eval_at(expr, 30)["value"], json!("1.052033\u{202f}×\u{202f}10⁰³"));
     assert_eq!(eval_at(expr, 33)["value"], json!("1.052033×10⁰³"));
 }
+
+/// The global `matches(string, string)` arrived with cel-go v0.13 (google/cel-go#589):
+/// 1.25–1.27 (v0.12) know only the member form.
+#[test]
+fn global_matches_from_1_28() {
+    let c = crd("              name: {type: string}", "            - rule: \"matches(self.name, '^a')\"");
+    let o = run(&c, 27, obj(json!({"name": "abc"})), None, None);
+    assert_eq!(o.crd_errors.len(), 1, "{:?}", o.crd_errors);
+    assert!(
+        o.crd_errors[0].ends_with(
+            "compilation failed: ERROR: <input>:1:8: found no matching overload for 'matches' applied to '(string, string)'\n | matches(self.name, '^a')\n | .......^"
+        ),
+        "{:?}",
+        o.crd_errors
+    );
+    let o = run(&c, 28, obj(json!({"name": "xyz"})), None, None);
+    assert_eq!(o.crd_errors, Vec::<String>::new());
+    assert_eq!(o.errors, vec!["spec: Invalid value: \"object\": failed rule: matches(self.name, '^a')"]);
+}

@@ -9,6 +9,7 @@
 //! attribute qualifiers word them (`index out of bounds: 3`, `no such key: k`).
 
 use crate::cel::env::{EnvOptions, Function, Impl, Overload};
+use crate::version::Feature;
 use crate::cel::types::Type;
 use crate::cel::value::{
     compare_numbers, equal, same_map_keys, Duration, EvalError, EvalResult, List, ListKind,
@@ -365,10 +366,16 @@ pub fn functions(opts: &EnvOptions) -> Vec<Function> {
         ),
         Function::new(
             "matches",
-            vec![
-                g("matches", vec![Str, Str], Bool, matches_fn),
-                m("matches_string", vec![Str, Str], Bool, matches_fn),
-            ],
+            // The global form came with cel-go v0.13 (google/cel-go#589); 1.25–1.27's
+            // v0.12 has the member form only.
+            [
+                Some(g("matches", vec![Str, Str], Bool, matches_fn))
+                    .filter(|_| opts.code_has(Feature::GlobalMatches)),
+                Some(m("matches_string", vec![Str, Str], Bool, matches_fn)),
+            ]
+            .into_iter()
+            .flatten()
+            .collect(),
         ),
         // Timestamp / duration accessors.
         Function::new(
