@@ -128,6 +128,9 @@ pub enum Feature {
     /// `metadata.name`/`generateName` bounded to 253/252 bytes in estimates (kubernetes#139573).
     MetadataNameMaxLength,
     // ---- CEL libraries: the release's cel-go and apiserver library code
+    /// A list index outside the list is `index out of bounds: 100`; before (cel-go v0.12,
+    /// 1.25–1.27), `index '100' out of range in list size '8'` (its list `Get`).
+    IndexOutOfBoundsText,
     /// The global `matches(string, string)` overload (google/cel-go#589, cel-go v0.13;
     /// 1.25–1.27 vendor v0.12: `found no matching overload for 'matches' applied to
     /// '(string, string)'`).
@@ -196,6 +199,7 @@ impl Feature {
         Feature::CostTracksLocals,
         Feature::IntOrStringMaxLength,
         Feature::MetadataNameMaxLength,
+        Feature::IndexOutOfBoundsText,
         Feature::GlobalMatches,
         Feature::OptionalTypeName,
         Feature::FormatCallValidator,
@@ -237,6 +241,7 @@ impl Feature {
             Feature::CostTracksLocals => 33,
             Feature::IntOrStringMaxLength => 34,
             Feature::MetadataNameMaxLength => 37,
+            Feature::IndexOutOfBoundsText => 28,
             Feature::GlobalMatches => 28,
             Feature::OptionalTypeName => 31,
             Feature::FormatCallValidator => 31,

@@ -699,3 +699,17 @@ fn global_matches_from_1_28() {
     assert_eq!(o.crd_errors, Vec::<String>::new());
     assert_eq!(o.errors, vec!["spec: Invalid value: \"object\": failed rule: matches(self.name, '^a')"]);
 }
+
+/// A list index outside the list: cel-go v0.12 (1.25–1.27) reports its list's `Get` error,
+/// later releases `index out of bounds: N`.
+#[test]
+fn list_index_out_of_range_text_changed_in_1_28() {
+    let expr = "[1, 2, 3][100] == 0";
+    assert_eq!(eval_at(expr, 27)["evalError"], json!("index '100' out of range in list size '3'"));
+    assert_eq!(eval_at(expr, 28)["evalError"], json!("index out of bounds: 100"));
+    let c = crd("              items: {type: array, items: {type: string}}", "            - rule: \"self.items[1] == 'a'\"");
+    let o = run(&c, 25, obj(json!({"items": ["x"]})), None, None);
+    assert_eq!(o.errors, vec!["spec: Invalid value: \"object\": index '1' out of range in list size '1' evaluating rule: self.items[1] == 'a'"]);
+    let o = run(&c, 28, obj(json!({"items": ["x"]})), None, None);
+    assert_eq!(o.errors, vec!["spec: Invalid value: \"object\": index out of bounds: 1 evaluating rule: self.items[1] == 'a'"]);
+}

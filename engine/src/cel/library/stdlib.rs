@@ -62,6 +62,8 @@ fn conversion_error<'a>(from: &str, to: &str) -> EvalResult<'a> {
 /// The functions this library declares at the environment's compatibility version.
 pub fn functions(opts: &EnvOptions) -> Vec<Function> {
     use Type::{Bool, Bytes, Double, Dyn, Int, String as Str, Uint};
+    // cel-go v0.12 (1.25–1.27) words a list index outside the list as its list's `Get` does.
+    let index: Impl = if opts.code_has(Feature::IndexOutOfBoundsText) { index } else { index_v012 };
     let a = || Type::param("A");
     let b = || Type::param("B");
     let la = || Type::list(Type::param("A"));
@@ -912,10 +914,20 @@ pub fn list_index(idx: &Val) -> Result<i64, EvalError> {
 
 /// `container[key]` as cel-go's attribute qualification evaluates it.
 pub fn index_value<'a>(container: &Val<'a>, key: &Val<'a>) -> EvalResult<'a> {
+    index_value_at(container, key, false)
+}
+
+/// [`index_value`]; `v012_text`: a list index outside the list is cel-go v0.12's
+/// `index '100' out of range in list size '8'` (its list `Get`), not `index out of bounds:
+/// 100` ([`Feature::IndexOutOfBoundsText`]).
+fn index_value_at<'a>(container: &Val<'a>, key: &Val<'a>, v012_text: bool) -> EvalResult<'a> {
     match container {
         Val::List(l) => {
             let i = list_index(key)?;
             if i < 0 || i as u64 >= l.len() as u64 {
+                if v012_text {
+                    return fail(format!("index '{}' out of range in list size '{}'", i, l.len()));
+                }
                 return fail(format!("index out of bounds: {}", go_value_text(key)));
             }
             match l.get(i as usize) {
@@ -928,6 +940,13 @@ pub fn index_value<'a>(container: &Val<'a>, key: &Val<'a>) -> EvalResult<'a> {
             None => fail(format!("no such key: {}", go_value_text(key))),
         },
         _ => fail(format!("no such key: {}", go_value_text(key))),
+    }
+}
+
+fn index_v012<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
+    match args {
+        [c, k] => index_value_at(c, k, true),
+        _ => nso(),
     }
 }
 
