@@ -208,7 +208,7 @@ pub fn validate_object(
     if ver.has_cel_rules {
         if errs.iter().any(|e| blocks_cel(e, crd.kube_version)) {
             errs.push(FieldError::invalid(Path::root(), BadValue::Null, RULES_NOT_CHECKED));
-        } else if let Some(rules) = &ver.rules {
+        } else if let Some(rules) = &ver.object_rules {
             // CEL errors ratchet (as warnings) from 1.29; 1.28's gate covers schema errors only.
             let cel_ratcheting = ratcheting && crd.kube_version.at_least(CEL_RATCHETING_SINCE);
             let c = validate_rules(rules, &new, old.as_ref(), cel_ratcheting);

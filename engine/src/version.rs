@@ -158,8 +158,10 @@ pub enum Feature {
     /// (`expected type 'int' but found 'double'` at the element, the literal typed
     /// `list(!error!)`), together with the other checker errors.
     HomogeneousLiteralValidator,
-    /// The standard library declares the global `matches(string, string)` (cel-go v0.12
-    /// has only the member `string.matches(string)`); seen first in 1.28's cel-go v0.16.
+    /// The standard library declares the global `matches(string, string)` (google/cel-go#589,
+    /// cel-go v0.13; 1.25–1.27 vendor v0.12, which has only the member
+    /// `string.matches(string)`: `found no matching overload for 'matches' applied to
+    /// '(string, string)'`).
     GlobalMatches,
     /// Checker errors are located in code points; from cel-go v0.17 (1.29) crdlab keeps the
     /// `cel` crate's UTF-8 byte offsets (no vector of 1.29+ shows a located error after a
@@ -193,6 +195,31 @@ pub enum Feature {
     IntOrStringMaxLength,
     /// `metadata.name`/`generateName` bounded to 253/252 bytes in estimates (kubernetes#139573).
     MetadataNameMaxLength,
+    // ---- CEL libraries: the release's cel-go and apiserver library code
+    /// A list index outside the list is `index out of bounds: 100`; before (cel-go v0.12,
+    /// 1.25–1.27), `index '100' out of range in list size '8'` (its list `Get`).
+    IndexOutOfBoundsText,
+    /// The optional type is named `optional_type` (`optional_type(int)`, `type(x) ==
+    /// optional_type`); before, `optional` (google/cel-go#870, from cel-go v0.18.2; 1.30
+    /// has v0.17.8, 1.31 v0.20.1).
+    OptionalTypeName,
+    /// `string.format` calls with a literal format and a literal list are checked when the
+    /// expression compiles (cel-go `ext/formatting.go` `stringFormatValidator`, not in
+    /// 1.30's v0.17.8, in 1.31's v0.20.1); before, the same errors come at evaluation.
+    FormatCallValidator,
+    /// `indexOf`/`lastIndexOf` with an offset at or past the end of the string find nothing
+    /// (-1); before, `index out of range: N` (cel-go `ext/strings.go`
+    /// `indexOfOffset`/`lastIndexOfOffset`, v0.22 in 1.32; v0.20.1 errs).
+    IndexOfPastEndNotFound,
+    /// The optional library's version-2 functions: `list.first()`, `list.last()`
+    /// (google/cel-go#1067), `optional.unwrap(list)` and `list.unwrapOpt()`
+    /// (google/cel-go#1103), in cel-go v0.23 (1.33); Kubernetes enables the library
+    /// without a version cap, so they come with the release's cel-go.
+    OptionalListFunctions,
+    /// `%e` prints `1.052033×10⁰³`; before, `1.052033 × 10⁰³` with narrow no-break spaces
+    /// (U+202F) around the `×`: the en-US scientific pattern of the golang.org/x/text that
+    /// cel-go's `ext` formatting used, as 1.32 and older vendor them.
+    ScientificWithoutSpaces,
 }
 
 /// What a [`Feature`] is gated on.
@@ -253,6 +280,12 @@ impl Feature {
         Feature::CostTracksLocals,
         Feature::IntOrStringMaxLength,
         Feature::MetadataNameMaxLength,
+        Feature::IndexOutOfBoundsText,
+        Feature::OptionalTypeName,
+        Feature::FormatCallValidator,
+        Feature::IndexOfPastEndNotFound,
+        Feature::OptionalListFunctions,
+        Feature::ScientificWithoutSpaces,
     ];
 
     /// The first release (or compatibility version, see [`Feature::gate`]) with it.
@@ -305,6 +338,12 @@ impl Feature {
             Feature::CostTracksLocals => 33,
             Feature::IntOrStringMaxLength => 34,
             Feature::MetadataNameMaxLength => 37,
+            Feature::IndexOutOfBoundsText => 28,
+            Feature::OptionalTypeName => 31,
+            Feature::FormatCallValidator => 31,
+            Feature::IndexOfPastEndNotFound => 32,
+            Feature::OptionalListFunctions => 33,
+            Feature::ScientificWithoutSpaces => 33,
         }
     }
 

@@ -960,3 +960,149 @@ fn status_updates_do_not_ratchet_from_1_29_to_1_32() {
     assert_eq!(unchanged(32), vec!["status.count: Invalid value: 0: count in body should be greater than or equal to 1"]);
     assert_eq!(unchanged(33), Vec::<String>::new());
 }
+
+/// Objects are validated with the rules compiled in the release's stored-expressions
+/// environment (apiextensions' object `validator` compiles with
+/// `StoredExpressionsEnvLoader`): on 1.30, whose new rules may not call `isIP()` yet (ip
+/// arrives at compatibility 1.30), the CRD write reports the compile error while an object
+/// is checked by the rule; on 1.29 the release has no ip library at all.
+#[test]
+fn objects_are_validated_in_the_stored_expressions_environment() {
+    let c = crd("              ip: {type: string}", "            - rule: 'isIP(self.ip)'");
+    let undeclared = "undeclared reference to 'isIP' (in container '')\n | isIP(self.ip)\n | ....^";
+    let good = obj(json!({"ip": "10.0.0.1"}));
+    let bad = obj(json!({"ip": "nope"}));
+    let o = run(&c, 30, good.clone(), None, None);
+    assert_eq!(o.errors, Vec::<String>::new());
+    assert_eq!(o.crd_errors.len(), 1, "{:?}", o.crd_errors);
+    assert!(o.crd_errors[0].ends_with(&format!("compilation failed: ERROR: <input>:1:5: {}", undeclared)), "{:?}", o.crd_errors);
+    let o = run(&c, 30, bad.clone(), None, None);
+    assert_eq!(o.errors, vec!["spec: Invalid value: \"object\": failed rule: isIP(self.ip)"]);
+    let o = run(&c, 31, bad, None, None);
+    assert_eq!(o.crd_errors, Vec::<String>::new());
+    assert_eq!(o.errors, vec!["spec: Invalid value: \"object\": failed rule: isIP(self.ip)"]);
+    let o = run(&c, 29, good, None, None);
+    assert_eq!(
+        o.errors,
+        vec![format!("spec: Invalid value: \"object\": rule compile error: compilation failed: ERROR: <input>:1:5: {}", undeclared)]
+    );
+}
+
+/// An expression-mode answer (`"mode": "eval"`) at release 1.`minor`.
+fn eval_at(expr: &str, minor: u32) -> serde_json::Map<String, Value> {
+    let req = Request {
+        mode: Some("eval".into()),
+        expr: Some(expr.into()),
+        kubernetes_version: Some(format!("1.{}", minor)),
+        ..Default::default()
+    };
+    let a = Engine::new().handle(&req);
+    assert!(a.error.is_none(), "1.{}: {:?}", minor, a.error);
+    a.eval
+}
+
+/// The optional type is `optional_type` from cel-go v0.18.2 (google/cel-go#870; 1.31's
+/// v0.20.1), `optional` in 1.29/1.30's v0.17.8: the output type and the typed value say so.
+#[test]
+fn optional_type_is_named_optional_before_1_31() {
+    let expr = "{'k': 'v'}[?'k']";
+    let at30 = eval_at(expr, 30);
+    assert_eq!(at30["outputType"], json!("optional(string)"));
+    assert_eq!(at30["typedValue"], json!({"type": "optional", "value": {"type": "string", "value": "v"}}));
+    let at31 = eval_at(expr, 31);
+    assert_eq!(at31["outputType"], json!("optional_type(string)"));
+    assert_eq!(at31["typedValue"], json!({"type": "optional_type", "value": {"type": "string", "value": "v"}}));
+}
+
+/// A literal `format` call is checked when the expression compiles from 1.31 (cel-go's
+/// `stringFormatValidator`); on 1.30 the same mistake is an evaluation error, and surplus
+/// arguments are not one at all.
+#[test]
+fn format_calls_are_checked_at_compile_time_from_1_31() {
+    let expr = "\"%d\".format([2.5])";
+    let at30 = eval_at(expr, 30);
+    assert_eq!(at30.get("compileError"), None);
+    assert_eq!(at30["outputType"], json!("string"));
+    assert_eq!(at30["evalError"], json!("error during formatting: decimal clause can only be used on integers, was given double"));
+    assert_eq!(
+        eval_at(expr, 31)["compileError"],
+        json!("ERROR: <input>:1:14: error during formatting: decimal clause can only be used on integers, was given double\n | \"%d\".format([2.5])\n | .............^")
+    );
+    let surplus = "\"%s %s\".format([\"abc\", \"def\", \"ghi\"])";
+    assert_eq!(eval_at(surplus, 30)["value"], json!("abc def"));
+    assert_eq!(
+        eval_at(surplus, 31)["compileError"],
+        json!("ERROR: <input>:1:15: too many arguments supplied to string.format (expected 2, got 3)\n | \"%s %s\".format([\"abc\", \"def\", \"ghi\"])\n | ..............^")
+    );
+}
+
+/// `indexOf`/`lastIndexOf` with an offset past the end: `index out of range` before 1.32
+/// (cel-go `indexOfOffset` before v0.22), -1 from 1.32.
+#[test]
+fn index_of_past_the_end_finds_nothing_from_1_32() {
+    for expr in ["'tacocat'.indexOf('a', 30)", "'tacocat'.lastIndexOf('a', 30)"] {
+        assert_eq!(eval_at(expr, 31)["evalError"], json!("index out of range: 30"), "{}", expr);
+        assert_eq!(eval_at(expr, 25)["evalError"], json!("index out of range: 30"), "{}", expr);
+        assert_eq!(eval_at(expr, 32)["value"], json!(-1), "{}", expr);
+    }
+}
+
+/// The optional library's `first()`, `last()`, `optional.unwrap()` and `unwrapOpt()` come
+/// with cel-go v0.23 (1.33); 1.32's v0.22 does not declare them.
+#[test]
+fn optional_list_functions_arrive_in_1_33() {
+    assert_eq!(
+        eval_at("[1, 2, 3].last()", 32)["compileError"],
+        json!("ERROR: <input>:1:15: undeclared reference to 'last' (in container '')\n | [1, 2, 3].last()\n | ..............^")
+    );
+    assert_eq!(
+        eval_at("optional.unwrap([])", 32)["compileError"],
+        json!("ERROR: <input>:1:1: undeclared reference to 'optional' (in container '')\n | optional.unwrap([])\n | ^\nERROR: <input>:1:16: undeclared reference to 'unwrap' (in container '')\n | optional.unwrap([])\n | ...............^")
+    );
+    let at33 = eval_at("[1, 2, 3].last()", 33);
+    assert_eq!(at33["typedValue"], json!({"type": "optional_type", "value": {"type": "int", "value": 3}}));
+    assert_eq!(eval_at("[optional.of(1), optional.none()].unwrapOpt()", 33)["value"], json!([1]));
+}
+
+/// `%e` puts narrow no-break spaces (U+202F) around the `×` up to 1.32 (golang.org/x/text's
+/// en-US pattern as those releases vendor it), none from 1.33.
+#[test]
+fn scientific_format_drops_its_narrow_spaces_in_1_33() {
+    let expr = "'%e'.format([1052.032911275])";
+    assert_eq!(eval_at(expr, 32)["value"], json!("1.052033\u{202f}×\u{202f}10⁰³"));
+    assert_eq!(eval_at(expr, 30)["value"], json!("1.052033\u{202f}×\u{202f}10⁰³"));
+    assert_eq!(eval_at(expr, 33)["value"], json!("1.052033×10⁰³"));
+}
+
+/// The global `matches(string, string)` arrived with cel-go v0.13 (google/cel-go#589):
+/// 1.25–1.27 (v0.12) know only the member form.
+#[test]
+fn global_matches_in_crd_rules_from_1_28() {
+    let c = crd("              name: {type: string}", "            - rule: \"matches(self.name, '^a')\"");
+    let o = run(&c, 27, obj(json!({"name": "abc"})), None, None);
+    assert_eq!(o.crd_errors.len(), 1, "{:?}", o.crd_errors);
+    assert!(
+        o.crd_errors[0].ends_with(
+            "compilation failed: ERROR: <input>:1:8: found no matching overload for 'matches' applied to '(string, string)'\n | matches(self.name, '^a')\n | .......^"
+        ),
+        "{:?}",
+        o.crd_errors
+    );
+    let o = run(&c, 28, obj(json!({"name": "xyz"})), None, None);
+    assert_eq!(o.crd_errors, Vec::<String>::new());
+    assert_eq!(o.errors, vec!["spec: Invalid value: \"object\": failed rule: matches(self.name, '^a')"]);
+}
+
+/// A list index outside the list: cel-go v0.12 (1.25–1.27) reports its list's `Get` error,
+/// later releases `index out of bounds: N`.
+#[test]
+fn list_index_out_of_range_text_changed_in_1_28() {
+    let expr = "[1, 2, 3][100] == 0";
+    assert_eq!(eval_at(expr, 27)["evalError"], json!("index '100' out of range in list size '3'"));
+    assert_eq!(eval_at(expr, 28)["evalError"], json!("index out of bounds: 100"));
+    let c = crd("              items: {type: array, items: {type: string}}", "            - rule: \"self.items[1] == 'a'\"");
+    let o = run(&c, 25, obj(json!({"items": ["x"]})), None, None);
+    assert_eq!(o.errors, vec!["spec: Invalid value: \"object\": index '1' out of range in list size '1' evaluating rule: self.items[1] == 'a'"]);
+    let o = run(&c, 28, obj(json!({"items": ["x"]})), None, None);
+    assert_eq!(o.errors, vec!["spec: Invalid value: \"object\": index out of bounds: 1 evaluating rule: self.items[1] == 'a'"]);
+}

@@ -375,7 +375,7 @@ impl<'e> Checker<'e> {
     }
 
     fn has(&self, f: Feature) -> bool {
-        f.enabled_at(self.env.options.parser_minor)
+        f.enabled_at(self.env.options.code_release)
     }
 
     /// The type an undeclared member call or message type gets: the error type, or (cel-go

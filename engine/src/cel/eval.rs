@@ -7,7 +7,7 @@ use crate::cel::env::EnvOptions;
 use crate::cel::time_format::{format_duration, format_timestamp};
 use crate::cel::types::Type;
 use crate::cel::value::Val;
-use crate::version::KubeVersion;
+use crate::version::{Feature, KubeVersion};
 use serde_json::{json, Map, Value};
 
 /// Parses a variable type: `int`, `list(int)`, `map(string, list(bool))`, ...
@@ -94,6 +94,36 @@ pub fn typed_var(v: &Value, t: &Type) -> Result<Val<'static>, String> {
 
 /// `{"type", "value"}` as the vectors print values.
 pub fn typed_value(v: &Val) -> Value {
+    typed_value_named(v, crate::cel::types::OPTIONAL)
+}
+
+/// The optional type's name in the release whose cel-go answers: `optional_type` from
+/// cel-go v0.18.2 (google/cel-go#870), `optional` before ([`Feature::OptionalTypeName`]).
+fn optional_type_name(opts: &EnvOptions) -> &'static str {
+    if opts.code_has(Feature::OptionalTypeName) {
+        crate::cel::types::OPTIONAL
+    } else {
+        "optional"
+    }
+}
+
+/// `t` with the optional type named `name` (cel-go before v0.18.2 prints `optional(int)`).
+fn with_optional_named(t: &Type, name: &str) -> Type {
+    match t {
+        Type::Opaque(n, ps) => Type::Opaque(
+            if &**n == crate::cel::types::OPTIONAL { name.into() } else { n.clone() },
+            ps.iter().map(|p| with_optional_named(p, name)).collect(),
+        ),
+        Type::List(e) => Type::list(with_optional_named(e, name)),
+        Type::Map(k, v) => Type::map(with_optional_named(k, name), with_optional_named(v, name)),
+        Type::TypeOf(x) => Type::type_of(with_optional_named(x, name)),
+        other => other.clone(),
+    }
+}
+
+/// [`typed_value`], the optional type named `optional_name`.
+fn typed_value_named(v: &Val, optional_name: &str) -> Value {
+    let typed_value = |x: &Val| typed_value_named(x, optional_name);
     let (t, value) = match v {
         Val::Null => ("null_type".to_string(), Value::Null),
         Val::Bool(b) => ("bool".into(), json!(b)),
@@ -129,7 +159,7 @@ pub fn typed_value(v: &Val) -> Value {
             ),
         ),
         Val::Optional(o) => (
-            "optional_type".into(),
+            optional_name.to_string(),
             o.as_ref().map(|x| typed_value(x)).unwrap_or(Value::Null),
         ),
         // A type value prints its runtime type name: `list`, `map`, `type`, `int`, ...
@@ -180,14 +210,14 @@ pub fn evaluate(
 ) -> Map<String, Value> {
     let mut out = Map::new();
     // The environment new rules compile in at `kube` (compatibility `kube` − 1), parsed
-    // and checked by release `kube`'s cel-go (`parser_minor`); the estimate and the run are
+    // and checked by release `kube`'s cel-go (`code_release`); the estimate and the run are
     // costed by release `kube`'s own cost code (`cost::CostModel`, set on the checked program below),
     // as a `kube` server answers (the per-release vectors). Vectors answered by the latest
     // server at an older compatibility version differ only where the cost code changed
     // (`ip(a) == ip(b)` on 1.31): see engine/VERSIONS.md "Cost per release".
     let mut opts = EnvOptions::for_version(kube.minor.saturating_sub(1));
     opts.release_minor = KubeVersion::LATEST.minor;
-    opts.parser_minor = kube.minor;
+    opts.code_release = kube.minor;
     let type_parameters = crate::version::Feature::OutputTypeParameters.enabled_at(kube.minor);
     let base = crate::cel::environment::base_env(&opts);
     let empty = Map::new();
@@ -232,7 +262,8 @@ pub fn evaluate(
             // The expression checked; report its type and cost, then the program error.
             if let Ok((x, src)) = crate::cel::parser::parse(&env.options, expr) {
                 if let Ok(c) = crate::cel::checker::check(&env, x, src) {
-                    out.insert("outputType".into(), json!(c.output_type().output_name(type_parameters)));
+                    let named = with_optional_named(&c.output_type(), optional_type_name(&env.options));
+                    out.insert("outputType".into(), json!(named.output_name(type_parameters)));
                     let est = crate::cel::cost::estimate_by_release(&c, None, kube.minor);
                     out.insert(
                         "estimatedCost".into(),
@@ -244,9 +275,10 @@ pub fn evaluate(
             return out;
         }
     };
+    let optional_name = optional_type_name(&env.options);
     out.insert(
         "outputType".into(),
-        json!(program.checked.output_type().output_name(type_parameters)),
+        json!(with_optional_named(&program.checked.output_type(), optional_name).output_name(type_parameters)),
     );
     let est = crate::cel::cost::estimate(&program.checked, None);
     out.insert(
@@ -261,7 +293,7 @@ pub fn evaluate(
     match result {
         Ok(v) => {
             out.insert("value".into(), plain_value(&v));
-            out.insert("typedValue".into(), typed_value(&v));
+            out.insert("typedValue".into(), typed_value_named(&v, optional_name));
         }
         Err(e) => {
             out.insert("evalError".into(), json!(e.message));

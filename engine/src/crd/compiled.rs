@@ -31,6 +31,12 @@ pub struct CompiledVersion {
     /// The rules compiled for the targeted release (`None` when there are none); shared
     /// with other versions (and compiles) whose schema differs at most in descriptions.
     pub rules: Option<Rc<RuleSet>>,
+    /// The rules objects are validated with (`None` when there are none): compiled in the
+    /// release's stored-expressions environment, as apiextensions' object `validator`
+    /// compiles them (`StoredExpressionsEnvLoader`), not in the environment the CRD write
+    /// checked them in ([`CompiledVersion::rules`]). The same set when both environments
+    /// are one.
+    pub object_rules: Option<Rc<RuleSet>>,
     /// The CRD checks compiled the rules of this version's schema: it was structural with
     /// valid defaults (`validateCustomResourceDefinitionValidation` made a
     /// `CELSchemaContext`). When not, the apiserver reports no rule and no cost for it.
@@ -160,7 +166,7 @@ impl CompiledCrd {
         let mut rules = RuleCompiler::new(loader, &mut cache.rules);
         // The CRD checks and the versions share one compile of each schema's rules.
         let (crd_errors, crd_warnings) = validation::validate_crd_with(&crd, kube, &mut rules);
-        let sets: Vec<(bool, Option<Rc<RuleSet>>, bool)> = crd
+        let sets: Vec<(bool, Option<Rc<RuleSet>>, Option<Rc<RuleSet>>, bool)> = crd
             .spec
             .versions
             .iter()
@@ -170,12 +176,12 @@ impl CompiledCrd {
                     .as_ref()
                     .and_then(|s| s.open_api_v3_schema.as_deref());
                 let has_cel_rules = written.map(has_rules).unwrap_or(false);
-                let set = match (written, has_cel_rules) {
-                    (Some(s), true) => Some(rules.rule_set(s)),
-                    _ => None,
+                let (set, object_set) = match (written, has_cel_rules) {
+                    (Some(s), true) => (Some(rules.rule_set(s)), Some(rules.stored_rule_set(s))),
+                    _ => (None, None),
                 };
                 let cel_context = written.map(|s| rules.has_cel_context(s)).unwrap_or(true);
-                (has_cel_rules, set, cel_context)
+                (has_cel_rules, set, object_set, cel_context)
             })
             .collect();
         drop(rules);
@@ -187,7 +193,7 @@ impl CompiledCrd {
             .iter_mut()
             .zip(sets)
             .enumerate()
-            .map(|(index, (ver, (has_cel_rules, rules, cel_context)))| {
+            .map(|(index, (ver, (has_cel_rules, rules, object_rules, cel_context)))| {
                 let schema = ver
                     .schema
                     .as_mut()
@@ -199,6 +205,7 @@ impl CompiledCrd {
                     });
                 CompiledVersion {
                     rules,
+                    object_rules,
                     name: ver.name.clone(),
                     index,
                     schema,

@@ -3,11 +3,13 @@
 //!
 //! Kubernetes enables `cel.OptionalTypes()` without a version, so every version of the
 //! library is present: version 1 adds `optFlatMap`, version 2 adds `first`, `last`,
-//! `optional.unwrap` and `unwrapOpt`.
+//! `optional.unwrap` and `unwrapOpt` — as far as the release's cel-go has them (version 2
+//! arrived in cel-go v0.23, Kubernetes 1.33: `Feature::OptionalListFunctions`).
 
 use crate::cel::env::{EnvOptions, Function, Overload};
 use crate::cel::types::Type;
 use crate::cel::value::{EvalError, EvalResult, Map, Timestamp, Val};
+use crate::version::Feature;
 use cel::common::ast::{
     operators, CallExpr, ComprehensionExpr, Expr, IdedExpr, ListExpr, LiteralValue,
 };
@@ -26,7 +28,7 @@ pub fn functions(opts: &EnvOptions) -> Vec<Function> {
     let opt_v = || Type::optional(v());
     let list_v = || Type::list(v());
     let map_kv = || Type::map(k(), v());
-    vec![
+    let mut out = vec![
         Function::new(
             "optional.of",
             vec![Overload::global(
@@ -148,7 +150,13 @@ pub fn functions(opts: &EnvOptions) -> Vec<Function> {
                 ),
             ],
         ),
-        // Version 2.
+    ];
+    // Version 2 (first, last, optional.unwrap, unwrapOpt): in the release's cel-go from
+    // v0.23 only; Kubernetes does not cap the library's version.
+    if !opts.code_has(Feature::OptionalListFunctions) {
+        return out;
+    }
+    out.extend([
         Function::new(
             "last",
             vec![Overload::member(
@@ -185,7 +193,8 @@ pub fn functions(opts: &EnvOptions) -> Vec<Function> {
                 optional_unwrap,
             )],
         ),
-    ]
+    ]);
+    out
 }
 
 /// The parser macros this library adds: `optMap` (version 0) and `optFlatMap` (version 1).
@@ -531,12 +540,16 @@ mod tests {
             "or",
             "orValue",
             "_[?_]",
-            "first",
-            "last",
-            "optional.unwrap",
-            "unwrapOpt",
         ] {
             assert!(fs.iter().any(|f| f.name == name), "{}", name);
+        }
+        // Version 2 comes with the release's cel-go (v0.23, 1.33), whatever the
+        // compatibility version.
+        let version2 = ["first", "last", "optional.unwrap", "unwrapOpt"];
+        for name in version2 {
+            assert!(!fs.iter().any(|f| f.name == name), "{}", name);
+            assert!(!functions(&EnvOptions::stored(32)).iter().any(|f| f.name == name), "{}", name);
+            assert!(functions(&opts(32)).iter().any(|f| f.name == name), "{}", name);
         }
         assert_eq!(macros(&opts(35)).len(), 2);
     }

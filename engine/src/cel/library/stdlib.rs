@@ -9,8 +9,8 @@
 //! attribute qualifiers word them (`index out of bounds: 3`, `no such key: k`).
 
 use crate::cel::env::{EnvOptions, Function, Impl, Overload};
-use crate::cel::types::Type;
 use crate::version::Feature;
+use crate::cel::types::Type;
 use crate::cel::value::{
     compare_numbers, equal, same_map_keys, Duration, EvalError, EvalResult, List, ListKind,
     Timestamp, Val,
@@ -62,6 +62,8 @@ fn conversion_error<'a>(from: &str, to: &str) -> EvalResult<'a> {
 /// The functions this library declares at the environment's compatibility version.
 pub fn functions(opts: &EnvOptions) -> Vec<Function> {
     use Type::{Bool, Bytes, Double, Dyn, Int, String as Str, Uint};
+    // cel-go v0.12 (1.25–1.27) words a list index outside the list as its list's `Get` does.
+    let index: Impl = if opts.code_has(Feature::IndexOutOfBoundsText) { index } else { index_v012 };
     let a = || Type::param("A");
     let b = || Type::param("B");
     let la = || Type::list(Type::param("A"));
@@ -366,15 +368,16 @@ pub fn functions(opts: &EnvOptions) -> Vec<Function> {
         ),
         Function::new(
             "matches",
-            // The global overload arrived after cel-go v0.12 (Kubernetes 1.28's v0.16 has it).
-            if Feature::GlobalMatches.enabled_at(opts.parser_minor) {
-                vec![
-                    g("matches", vec![Str, Str], Bool, matches_fn),
-                    m("matches_string", vec![Str, Str], Bool, matches_fn),
-                ]
-            } else {
-                vec![m("matches_string", vec![Str, Str], Bool, matches_fn)]
-            },
+            // The global form came with cel-go v0.13 (google/cel-go#589); 1.25–1.27's
+            // v0.12 has the member form only.
+            [
+                Some(g("matches", vec![Str, Str], Bool, matches_fn))
+                    .filter(|_| opts.code_has(Feature::GlobalMatches)),
+                Some(m("matches_string", vec![Str, Str], Bool, matches_fn)),
+            ]
+            .into_iter()
+            .flatten()
+            .collect(),
         ),
         // Timestamp / duration accessors.
         Function::new(
@@ -911,10 +914,20 @@ pub fn list_index(idx: &Val) -> Result<i64, EvalError> {
 
 /// `container[key]` as cel-go's attribute qualification evaluates it.
 pub fn index_value<'a>(container: &Val<'a>, key: &Val<'a>) -> EvalResult<'a> {
+    index_value_at(container, key, false)
+}
+
+/// [`index_value`]; `v012_text`: a list index outside the list is cel-go v0.12's
+/// `index '100' out of range in list size '8'` (its list `Get`), not `index out of bounds:
+/// 100` ([`Feature::IndexOutOfBoundsText`]).
+fn index_value_at<'a>(container: &Val<'a>, key: &Val<'a>, v012_text: bool) -> EvalResult<'a> {
     match container {
         Val::List(l) => {
             let i = list_index(key)?;
             if i < 0 || i as u64 >= l.len() as u64 {
+                if v012_text {
+                    return fail(format!("index '{}' out of range in list size '{}'", i, l.len()));
+                }
                 return fail(format!("index out of bounds: {}", go_value_text(key)));
             }
             match l.get(i as usize) {
@@ -927,6 +940,13 @@ pub fn index_value<'a>(container: &Val<'a>, key: &Val<'a>) -> EvalResult<'a> {
             None => fail(format!("no such key: {}", go_value_text(key))),
         },
         _ => fail(format!("no such key: {}", go_value_text(key))),
+    }
+}
+
+fn index_v012<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
+    match args {
+        [c, k] => index_value_at(c, k, true),
+        _ => nso(),
     }
 }
 

@@ -8,6 +8,7 @@ use crate::cel::checker::{CheckIssue, Checked};
 use crate::cel::env::{EnvOptions, Function, Overload};
 use crate::cel::types::Type;
 use crate::cel::value::{EvalError, EvalResult, Map, Val};
+use crate::version::Feature;
 use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 
 /// The largest string a call may build: far beyond what the per-call cost limit lets
@@ -30,6 +31,18 @@ fn version(opts: &EnvOptions) -> u32 {
 /// The functions this library declares at the environment's compatibility version.
 pub fn functions(opts: &EnvOptions) -> Vec<Function> {
     let v = version(opts);
+    // The release's cel-go decides what an offset past the end gives, and how `%e` prints.
+    let (index_of, last_index_of): (crate::cel::env::Impl, crate::cel::env::Impl) =
+        if opts.code_has(Feature::IndexOfPastEndNotFound) {
+            (index_of, last_index_of)
+        } else {
+            (index_of_past_end_errs, last_index_of_past_end_errs)
+        };
+    let format: crate::cel::env::Impl = if opts.code_has(Feature::ScientificWithoutSpaces) {
+        format
+    } else {
+        format_spaced_scientific
+    };
     let s = || Type::String;
     let i = || Type::Int;
     let mut out = vec![
@@ -220,6 +233,16 @@ fn char_at<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
 
 /// `s.indexOf(sub)` / `s.indexOf(sub, offset)`, in code points.
 fn index_of<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
+    index_of_at(args, false)
+}
+
+/// `indexOf` of cel-go before v0.22 (`indexOfOffset`): an offset at or past the end of the
+/// string is `index out of range: N`.
+fn index_of_past_end_errs<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
+    index_of_at(args, true)
+}
+
+fn index_of_at<'a>(args: &[Val<'a>], past_end_errs: bool) -> EvalResult<'a> {
     let s = str_arg(args, 0)?;
     let sub = str_arg(args, 1)?;
     let off = if args.len() > 2 { int_arg(args, 2)? } else { 0 };
@@ -231,7 +254,7 @@ fn index_of<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
     }
     let len = s.chars().count() as i64;
     if off >= len {
-        return Ok(Val::Int(-1));
+        return if past_end_errs { Err(out_of_range(off)) } else { Ok(Val::Int(-1)) };
     }
     let start = byte_of(s, off as usize);
     Ok(Val::Int(match s[start..].find(sub) {
@@ -243,6 +266,16 @@ fn index_of<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
 /// `s.lastIndexOf(sub)` / `s.lastIndexOf(sub, offset)`: the last match starting at or
 /// before the offset (the end of the string by default).
 fn last_index_of<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
+    last_index_of_at(args, false)
+}
+
+/// `lastIndexOf` of cel-go before v0.22 (`lastIndexOfOffset`): an offset at or past the
+/// end of the string is `index out of range: N`.
+fn last_index_of_past_end_errs<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
+    last_index_of_at(args, true)
+}
+
+fn last_index_of_at<'a>(args: &[Val<'a>], past_end_errs: bool) -> EvalResult<'a> {
     let s = str_arg(args, 0)?;
     let sub = str_arg(args, 1)?;
     let len = s.chars().count() as i64;
@@ -261,7 +294,7 @@ fn last_index_of<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
         return Err(out_of_range(off));
     }
     if off >= len {
-        return Ok(Val::Int(-1));
+        return if past_end_errs { Err(out_of_range(off)) } else { Ok(Val::Int(-1)) };
     }
     let sub_len = sub.chars().count() as i64;
     let off = off.min(len - sub_len);
@@ -639,6 +672,16 @@ fn parse_precision(rest: &[u8]) -> Result<(usize, Option<i64>), FmtError> {
 
 /// `"...".format(args)` at run time.
 fn format<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
+    format_at(args, false)
+}
+
+/// `format` of releases up to 1.32: `%e` puts narrow no-break spaces around the `×`
+/// (`Feature::ScientificWithoutSpaces`).
+fn format_spaced_scientific<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
+    format_at(args, true)
+}
+
+fn format_at<'a>(args: &[Val<'a>], spaced_scientific: bool) -> EvalResult<'a> {
     let f = str_arg(args, 0)?;
     let Some(Val::List(list)) = args.get(1) else {
         return Err(EvalError::no_such_overload());
@@ -649,7 +692,7 @@ fn format<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
             Some(Err(e)) => return Err(FmtError::new(e.message)),
             None => return Err(FmtError::new(format!("index {} out of range", i))),
         };
-        format_clause(&v, c, budget)
+        format_clause(&v, c, budget, spaced_scientific)
     };
     match parse_format(f, list.len(), true, &mut clause) {
         Ok((s, _)) => Ok(Val::string(s)),
@@ -672,7 +715,7 @@ const HEX_CLAUSE: &str = "only integers, byte buffers, and strings can be format
 const OCTAL_CLAUSE: &str = "octal clause can only be used on integers";
 
 /// One substitution at run time (cel-go's `stringFormatter`).
-fn format_clause(v: &Val, c: Clause, budget: usize) -> Result<String, FmtError> {
+fn format_clause(v: &Val, c: Clause, budget: usize, spaced_scientific: bool) -> Result<String, FmtError> {
     match c {
         Clause::Str => format_string(v, budget),
         Clause::Decimal => match v {
@@ -702,7 +745,7 @@ fn format_clause(v: &Val, c: Clause, budget: usize) -> Result<String, FmtError> 
             if width as u64 > budget as u64 {
                 return Err(FmtError::too_large());
             }
-            Ok(locale_scientific(f, width))
+            Ok(locale_scientific(f, width, spaced_scientific))
         }
         Clause::Binary => match v {
             Val::Int(i) => Ok(signed_radix(*i, |u| format!("{:b}", u))),
@@ -807,8 +850,9 @@ fn group_thousands(digits: &str) -> String {
 }
 
 /// golang.org/x/text's en-US `%<width>e`: six fraction digits, `×10` and a superscript
-/// exponent of at least two digits, padded with spaces to `width` code points.
-fn locale_scientific(f: f64, width: i64) -> String {
+/// exponent of at least two digits, padded with spaces to `width` code points. The x/text
+/// of 1.32 and older writes ` × ` with narrow no-break spaces (U+202F) instead of `×`.
+fn locale_scientific(f: f64, width: i64, spaced: bool) -> String {
     let body = if f.is_nan() {
         "NaN".to_string()
     } else if f.is_infinite() {
@@ -822,7 +866,7 @@ fn locale_scientific(f: f64, width: i64) -> String {
             s.push('-');
         }
         s.push_str(mant);
-        s.push_str("×10");
+        s.push_str(if spaced { "\u{202f}×\u{202f}10" } else { "×10" });
         if exp < 0 {
             s.push('⁻');
         }
@@ -1043,7 +1087,7 @@ fn format_member(v: &Val, out: &mut String, budget: usize, depth: usize) -> Resu
 /// against its clause. Issues are positioned at the offending argument or at the call.
 pub fn validate_format_calls(opts: &EnvOptions, checked: &Checked) -> Vec<CheckIssue> {
     let mut issues = Vec::new();
-    if version(opts) >= 1 {
+    if version(opts) >= 1 && opts.code_has(Feature::FormatCallValidator) {
         visit(checked, &checked.expr, &mut issues);
     }
     issues

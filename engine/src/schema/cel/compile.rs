@@ -1112,6 +1112,21 @@ impl<'c> RuleCompiler<'c> {
         self.cache.sets.insert(key, (set.clone(), generation));
         set
     }
+
+    /// The rule set objects are validated with: every rule and messageExpression of the
+    /// schema compiled in the release's stored-expressions environment, whatever the CRD
+    /// write compiled it in. apiextensions' `validator` (schema/cel/validation.go) compiles
+    /// with `StoredExpressionsEnvLoader()`: a library the release has but new rules may not
+    /// use yet (`isIP()` on 1.30, `format.dns1123Subdomain()` on 1.31) runs on objects.
+    pub fn stored_rule_set(&mut self, schema: &JsonSchemaProps) -> Rc<RuleSet> {
+        let stored = EnvLoader::single(&self.loader.stored);
+        let loader = std::mem::replace(&mut self.loader, stored);
+        let preexisting = self.preexisting.take();
+        let set = self.rule_set(schema);
+        self.loader = loader;
+        self.preexisting = preexisting;
+        set
+    }
 }
 
 /// Compiles (or takes from the cache) one rule at node `s`, with its costs.
