@@ -207,6 +207,11 @@ pub enum Feature {
     /// expression compiles (cel-go `ext/formatting.go` `stringFormatValidator`, not in
     /// 1.30's v0.17.8, in 1.31's v0.20.1); before, the same errors come at evaluation.
     FormatCallValidator,
+    /// cel-go v0.20.1's format validator (1.31) dereferences a nil literal when a `format`
+    /// member call's receiver is not a literal (`matchConstantFormatStringWithListLiteralArgs`,
+    /// formatting.go:487): compiling any such expression panics. cel-go v0.22 (1.32) tests the
+    /// receiver's kind first.
+    FormatValidatorPanicsOnNonLiteral,
     /// `indexOf`/`lastIndexOf` with an offset at or past the end of the string find nothing
     /// (-1); before, `index out of range: N` (cel-go `ext/strings.go`
     /// `indexOfOffset`/`lastIndexOfOffset`, v0.22 in 1.32; v0.20.1 errs).
@@ -283,6 +288,7 @@ impl Feature {
         Feature::IndexOutOfBoundsText,
         Feature::OptionalTypeName,
         Feature::FormatCallValidator,
+        Feature::FormatValidatorPanicsOnNonLiteral,
         Feature::IndexOfPastEndNotFound,
         Feature::OptionalListFunctions,
         Feature::ScientificWithoutSpaces,
@@ -341,6 +347,7 @@ impl Feature {
             Feature::IndexOutOfBoundsText => 28,
             Feature::OptionalTypeName => 31,
             Feature::FormatCallValidator => 31,
+            Feature::FormatValidatorPanicsOnNonLiteral => 31,
             Feature::IndexOfPastEndNotFound => 32,
             Feature::OptionalListFunctions => 33,
             Feature::ScientificWithoutSpaces => 33,
@@ -354,6 +361,7 @@ impl Feature {
             Feature::ComprehensionResultRangeSize => Some(Feature::CostTracksLocals.since()),
             // kubernetes#129506 passes the ratcheting options to the status validators.
             Feature::StatusUpdatesUnratcheted => Some(33),
+            Feature::FormatValidatorPanicsOnNonLiteral => Some(32),
             _ => None,
         }
     }

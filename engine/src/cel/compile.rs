@@ -4,7 +4,7 @@
 use crate::cel::checker::{check, format_issues, CheckIssue};
 use crate::cel::env::Env;
 use crate::cel::interpreter::Program;
-use crate::cel::library::strings::validate_format_calls;
+use crate::cel::library::strings::{format_validator_panic, validate_format_calls};
 use crate::cel::library::validators;
 use crate::cel::parser::parse;
 use std::sync::Arc;
@@ -16,6 +16,9 @@ pub enum CompileError {
     Compile(String),
     /// The expression checked but planning it failed (a constant conversion error).
     Program(String),
+    /// The release's cel-go panics compiling it (the Go runtime's text): the apiserver
+    /// answers no type, cost or value.
+    Panic(String),
 }
 
 /// Parses and type-checks `text` in `env` (which carries the variables), then plans it.
@@ -24,6 +27,9 @@ pub fn compile_program(env: Arc<Env>, text: &str) -> Result<Program, CompileErro
     let checked = check(&env, expr, source).map_err(CompileError::Compile)?;
     // cel-go runs the AST validators only on a clean check. The homogeneous aggregate
     // literal validator applies at every version, the literal ones from 1.29.
+    if let Some(panic) = format_validator_panic(&env.options, &checked) {
+        return Err(CompileError::Panic(panic.to_string()));
+    }
     let mut issues = validators::validate(&env.options, &checked);
     issues.extend(validate_format_calls(&env.options, &checked));
     if !issues.is_empty() {
@@ -35,7 +41,7 @@ pub fn compile_program(env: Arc<Env>, text: &str) -> Result<Program, CompileErro
 /// [`compile_program`] with the apiserver's wording for program errors.
 pub fn compile(env: Arc<Env>, text: &str) -> Result<Program, String> {
     compile_program(env, text).map_err(|e| match e {
-        CompileError::Compile(s) => s,
+        CompileError::Compile(s) | CompileError::Panic(s) => s,
         CompileError::Program(s) => format!("program instantiation failed: {}", s),
     })
 }

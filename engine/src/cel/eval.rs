@@ -258,6 +258,11 @@ pub fn evaluate(
             out.insert("compileError".into(), json!(e));
             return out;
         }
+        Err(CompileError::Panic(e)) => {
+            // The release's apiserver crashes on it: no type, cost or value to report.
+            out.insert("panic".into(), json!(e));
+            return out;
+        }
         Err(CompileError::Program(e)) => {
             // The expression checked; report its type and cost, then the program error.
             if let Ok((x, src)) = crate::cel::parser::parse(&env.options, expr) {

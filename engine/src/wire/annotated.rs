@@ -27,6 +27,11 @@ pub struct EvalResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "wasm", tsify(optional))]
     pub program_error: Option<String>,
+    /// The release's cel-go crashes compiling it (the Go panic's text; cel-go v0.20.1's
+    /// format validator on 1.31): no type, cost or value follows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub panic: Option<String>,
     /// The CEL type of the result (`int`, `list(string)`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "wasm", tsify(optional))]
@@ -59,6 +64,7 @@ impl EvalResult {
         EvalResult {
             compile_error: s("compileError"),
             program_error: s("programError"),
+            panic: s("panic"),
             output_type: s("outputType"),
             estimated_cost: f.get("estimatedCost").and_then(|c| {
                 Some(CostEstimate {

@@ -130,7 +130,7 @@ pub struct Answer {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// Expression mode: compileError, outputType, estimatedCost, value, typedValue,
-    /// evalError, actualCost.
+    /// evalError, actualCost; or `panic` alone where the release's cel-go crashes.
     #[serde(flatten)]
     pub eval: serde_json::Map<String, Value>,
 }

@@ -565,7 +565,8 @@ mod tests {
         let program = match crate::cel::compile::compile_program(env, expr) {
             Ok(p) => p,
             Err(crate::cel::compile::CompileError::Compile(e))
-            | Err(crate::cel::compile::CompileError::Program(e)) => return Err(e),
+            | Err(crate::cel::compile::CompileError::Program(e))
+            | Err(crate::cel::compile::CompileError::Panic(e)) => return Err(e),
         };
         let (r, _) = program.eval(&[], None);
         r.map(|v| crate::cel::eval::typed_value(&v))

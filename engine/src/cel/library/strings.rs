@@ -1088,29 +1088,53 @@ fn format_member(v: &Val, out: &mut String, budget: usize, depth: usize) -> Resu
 pub fn validate_format_calls(opts: &EnvOptions, checked: &Checked) -> Vec<CheckIssue> {
     let mut issues = Vec::new();
     if version(opts) >= 1 && opts.code_has(Feature::FormatCallValidator) {
-        visit(checked, &checked.expr, &mut issues);
+        each_call(&checked.expr, &mut |e| check_format_call(checked, e, &mut issues));
     }
     issues
 }
 
-fn visit(checked: &Checked, e: &IdedExpr, issues: &mut Vec<CheckIssue>) {
-    match &e.expr {
-        Expr::Call(c) => {
-            check_format_call(checked, e, issues);
-            if let Some(t) = &c.target {
-                visit(checked, t, issues);
-            }
-            for a in &c.args {
-                visit(checked, a, issues);
+/// The panic of cel-go v0.20.1's format validator ([`Feature::FormatValidatorPanicsOnNonLiteral`]):
+/// its matcher reads the receiver of every `format` member call as a literal, so a receiver
+/// that is not one (`strings.quote('%s').format([x])`) is a nil dereference. The text is
+/// the Go runtime's, with the frame the apiserver's recovery prints.
+pub fn format_validator_panic(opts: &EnvOptions, checked: &Checked) -> Option<&'static str> {
+    if version(opts) < 1 || !opts.code_has(Feature::FormatValidatorPanicsOnNonLiteral) {
+        return None;
+    }
+    let mut found = false;
+    each_call(&checked.expr, &mut |x| {
+        if let Expr::Call(c) = &x.expr {
+            if c.func_name == "format" {
+                if let Some(t) = &c.target {
+                    found |= !matches!(t.expr, Expr::Literal(_));
+                }
             }
         }
-        Expr::Select(s) => visit(checked, &s.operand, issues),
-        Expr::List(l) => l.elements.iter().for_each(|x| visit(checked, x, issues)),
+    });
+    found.then_some(
+        "panic: runtime error: invalid memory address or nil pointer dereference (at github.com/google/cel-go/ext.matchConstantFormatStringWithListLiteralArgs.func1 github.com/google/cel-go@v0.20.1/ext/formatting.go:487)",
+    )
+}
+
+/// Calls `f` on every call node of `e`, outermost first (cel-go's `MatchDescendants` order).
+fn each_call(e: &IdedExpr, f: &mut dyn FnMut(&IdedExpr)) {
+    match &e.expr {
+        Expr::Call(c) => {
+            f(e);
+            if let Some(t) = &c.target {
+                each_call(t, f);
+            }
+            for a in &c.args {
+                each_call(a, f);
+            }
+        }
+        Expr::Select(s) => each_call(&s.operand, f),
+        Expr::List(l) => l.elements.iter().for_each(|x| each_call(x, f)),
         Expr::Map(m) => {
             for en in &m.entries {
                 if let EntryExpr::MapEntry(me) = &en.expr {
-                    visit(checked, &me.key, issues);
-                    visit(checked, &me.value, issues);
+                    each_call(&me.key, f);
+                    each_call(&me.value, f);
                 }
             }
         }
@@ -1118,10 +1142,10 @@ fn visit(checked: &Checked, e: &IdedExpr, issues: &mut Vec<CheckIssue>) {
             for en in &s.entries {
                 match &en.expr {
                     EntryExpr::MapEntry(me) => {
-                        visit(checked, &me.key, issues);
-                        visit(checked, &me.value, issues);
+                        each_call(&me.key, f);
+                        each_call(&me.value, f);
                     }
-                    EntryExpr::StructField(f) => visit(checked, &f.value, issues),
+                    EntryExpr::StructField(sf) => each_call(&sf.value, f),
                 }
             }
         }
@@ -1133,7 +1157,7 @@ fn visit(checked: &Checked, e: &IdedExpr, issues: &mut Vec<CheckIssue>) {
                 &c.loop_step,
                 &c.result,
             ] {
-                visit(checked, x, issues);
+                each_call(x, f);
             }
         }
         _ => {}

@@ -484,6 +484,12 @@ pub fn compile_rule_with(
             out.error = Some(format!("program instantiation failed: {}", e));
             return out;
         }
+        // The release's apiserver crashes on the request (the handler's panic is recovered
+        // into a 500); no vector pins the response text, so the Go panic is reported as is.
+        Err(crate::cel::CompileError::Panic(e)) => {
+            out.error = Some(format!("compilation panicked: {}", e));
+            return out;
+        }
         Ok(p) => {
             if p.checked.output_type() != Type::Bool {
                 out.error = Some("cel expression must evaluate to a bool".into());
@@ -509,6 +515,9 @@ pub fn compile_rule_with(
             }
             Err(crate::cel::CompileError::Program(e)) => {
                 out.message_error = Some(format!("messageExpression instantiation failed: {}", e))
+            }
+            Err(crate::cel::CompileError::Panic(e)) => {
+                out.message_error = Some(format!("messageExpression compilation panicked: {}", e))
             }
             Ok(p) => {
                 if p.checked.output_type() != Type::String {
