@@ -457,6 +457,7 @@ fn run_test(t: &Value) -> Outcome {
             return Outcome::Pass;
         }
         Err(CompileError::Program(e)) => return Outcome::Fail(format!("program error: {}", e)),
+        Err(CompileError::Panic(e)) => return Outcome::Fail(format!("panic: {}", e)),
         Err(CompileError::Compile(e)) => {
             let unchecked = t
                 .get("disableCheck")
