@@ -91,6 +91,7 @@ fn field_floors(r: &ValidationRule) -> Vec<(u32, String)> {
 /// What the new-expressions environment gains at each compatibility version
 /// (apiserver `pkg/cel/environment/base.go`).
 const LIBRARY_CHANGES: &[(u32, &str)] = &[
+    (27, "the global `matches(string, string)` (1.28's cel-go v0.16; v0.12 has only `string.matches`)"),
     (28, "optional types and syntax (`?.`, `[?]`, `{?k: v}`, `optional.of`), cross-type numeric comparisons, quantity"),
     (29, "literal validators, strings extension v2, sets"),
     (30, "ip, cidr"),
