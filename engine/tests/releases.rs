@@ -1416,9 +1416,13 @@ fn comprehension_results_have_their_range_size_from_1_29() {
 
 /// Feature::KubernetesTypeEquality (kubernetes#126359, 1.32): `_==_` on Kubernetes types
 /// (quantity, ip, cidr, url) has the apiserver's own estimate; 1.31 estimates it as a
-/// traversal of an unknown size (ceil(2^64 × 0.1) + 2 with the two calls).
+/// traversal of an unknown size (ceil(2^64 × 0.1) + 2 with the two calls). The k8s-1.31 and
+/// k8s-1.32 vectors of `ip('192.168.0.1') == ip('192.168.0.1')` (apiserver cost_test.go).
 #[test]
 fn kubernetes_type_equality_costs_from_1_32() {
+    let vector = "ip('192.168.0.1') == ip('192.168.0.1')";
+    assert_eq!(eval_costs(vector, Value::Null, 31), ([5, 1_844_674_407_370_955_268], 5));
+    assert_eq!(eval_costs(vector, Value::Null, 32), ([5, 5], 5));
     for e in ["quantity('1') == quantity('2')", "ip('1.2.3.4') == ip('1.2.3.4')", "url('https://a') == url('https://b')"] {
         assert_eq!(eval_costs(e, Value::Null, 31), ([3, 1_844_674_407_370_955_266], 3), "{}", e);
         assert_eq!(eval_costs(e, Value::Null, 32), ([3, 3], 3), "{}", e);
