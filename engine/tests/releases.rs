@@ -40,6 +40,7 @@ fn run(crd: &str, minor: u32, object: Value, old: Option<Value>, ratcheting: Opt
 
 const NAME_PROPS: &str = "              name: {type: string, maxLength: 5}\n              other: {type: string}";
 
+/// Feature::RatchetingGate (1.28): the batch protocol ratchets wherever the gate exists; before 1.28 asking for it is a request error.
 #[test]
 fn ratcheting_is_on_by_default_from_1_30() {
     let c = crd(NAME_PROPS, "            - rule: 'true'");
@@ -77,6 +78,7 @@ fn ratcheting_is_on_by_default_from_1_30() {
     assert!(e.contains("ratcheting is not available on Kubernetes 1.27"), "{}", e);
 }
 
+/// Feature::MessageExpression (1.27), Feature::ReasonAndFieldPath (1.28): rule fields the release does not know are dropped by its decoder.
 #[test]
 fn rule_fields_unknown_to_the_release_are_dropped() {
     let c = crd(
@@ -99,6 +101,7 @@ fn rule_fields_unknown_to_the_release_are_dropped() {
     );
 }
 
+/// Feature::OptionalOldSelf (1.30): `optionalOldSelf` is kept and checked; 1.29 drops it.
 #[test]
 fn optional_old_self_is_dropped_before_1_30() {
     // With optionalOldSelf, oldSelf is optional(string): hasValue() type-checks. A release
@@ -122,6 +125,7 @@ fn optional_old_self_is_dropped_before_1_30() {
 
 const INT_PROPS: &str = "              port: {type: integer, format: int32, minimum: 1, maximum: 65535}\n              asn: {type: integer, format: int32, maximum: 4294967295}\n              big: {type: integer, format: int64}\n              ratio: {type: number, format: float}\n              plain: {type: integer}";
 
+/// Feature::NumericFormats (1.36, kubernetes#136582): numeric formats are kept and checked.
 #[test]
 fn numeric_formats_are_enforced_from_1_36() {
     let c = crd(INT_PROPS, "            - rule: 'true'");
@@ -159,6 +163,7 @@ fn numeric_formats_are_enforced_from_1_36() {
     assert!(run(&c, 35, obj(json!({"asn": 64512})), None, None).errors.is_empty());
 }
 
+/// Feature::RewordedTooLongTooMany (1.32, kubernetes#128553): `may not be more than N bytes`, `must have at most 1 item`.
 #[test]
 fn too_long_and_too_many_texts_changed_in_1_32() {
     let c = crd(
@@ -174,6 +179,7 @@ fn too_long_and_too_many_texts_changed_in_1_32() {
     assert_eq!(e31[1], "spec.tags: Too many: 2: must have at most 1 items");
 }
 
+/// Feature::FormatWarnings (1.34), Feature::NumericFormats (1.36): `unrecognized format` CRD warnings, on every type from 1.36.
 #[test]
 fn unrecognized_format_warnings_per_release() {
     let c = crd(
@@ -201,6 +207,7 @@ fn unrecognized_format_warnings_per_release() {
     assert_eq!(w36, w(&["bogus", "flag", "float64", "uint32"]));
 }
 
+/// Feature::KeywordFieldNames (compatibility 1.31): reserved words usable as field names in new rules of a 1.32 server.
 #[test]
 fn reserved_words_as_field_names_from_compatibility_1_31() {
     let props = "              namespace: {type: string, maxLength: 63}";
@@ -248,6 +255,7 @@ fn transition_rules_below_atomic_maps_see_old_self() {
     assert_eq!(o.errors, vec![r#"spec.cfg.mode: Invalid value: "b": mode is immutable"#]);
 }
 
+/// Feature::SuppressUnchangedSchemaCost (1.29): an update leaving a version's schema unchanged skips the per-rule cost errors.
 #[test]
 fn unchanged_schemas_skip_the_per_rule_cost_limit_on_update_from_1_29() {
     let c = crd(
@@ -278,6 +286,7 @@ fn unchanged_schemas_skip_the_per_rule_cost_limit_on_update_from_1_29() {
     assert!(per_rule(&errors(Some(&older), 36)));
 }
 
+/// Feature::CelRatcheting (1.29): CEL failures on unchanged values ratchet, as warnings.
 #[test]
 fn cel_errors_ratchet_from_1_29() {
     // The rule sits on `name`, which the update leaves unchanged.
@@ -307,6 +316,7 @@ fn cel_errors_ratchet_from_1_29() {
     }
 }
 
+/// Feature::JsonFieldValues (1.34): the rule in a CRD error prints as JSON; before, Go's `%#v` of the release's ValidationRule.
 #[test]
 fn rule_compile_errors_print_the_rule_as_each_release_does() {
     let c = crd("              replicas: {type: integer}", "            - rule: self.replicas == true");
@@ -351,6 +361,7 @@ fn rules_run_over_default_values() {
     );
 }
 
+/// Feature::GrammarOptionalToken (1.28), Feature::GrammarEscapedIdentifier (1.33): the tokens a syntax error expects.
 #[test]
 fn syntax_errors_list_the_tokens_of_the_release_grammar() {
     let c = crd("              replicas: {type: integer}", "            - rule: 'Foo{{a}} == 1'");
@@ -365,6 +376,7 @@ fn syntax_errors_list_the_tokens_of_the_release_grammar() {
     assert_eq!(expecting(27), "expecting {'}', ',', IDENTIFIER}");
 }
 
+/// Feature::JsonFieldValues (1.34): a nil list prints `null`; 1.33 prints Go's `[]string(nil)`.
 #[test]
 fn a_crd_without_a_storage_version_prints_the_nil_list_per_release() {
     let c = crd("              replicas: {type: integer}", "            - rule: 'true'").replace("storage: true", "storage: false");
@@ -449,6 +461,7 @@ fn cost_of(costs: &[(String, u64)], rule: &str, path: &str) -> u64 {
     costs.iter().find(|(k, _)| k.starts_with(&key)).unwrap_or_else(|| panic!("{} not in {:?}", key, costs)).1
 }
 
+/// Feature::MetadataNameMaxLength (1.37):
 /// kubernetes#139573 (1.37): `metadata.name` is at most 253 bytes and `generateName` 252,
 /// so the `metadata` `WithTypeAndObjectMeta` adds is bounded in estimates: a string of
 /// maxLength 253 has 1012 bytes (× 4 for code points). `x.contains('a')` costs
@@ -510,6 +523,7 @@ fn metadata_name_cap_keeps_a_shorter_own_max_length() {
     assert_eq!(cost_of(&rule_costs(&as_written, 37), name, root), 314_573 + 3);
 }
 
+/// Feature::FormatWarnings (1.34):
 /// The CRD strategy warns once per node with an unrecognized format (`WarningsOnCreate`
 /// appends what `getUnrecognizedFormatsInSchema` finds at every node): the same format on
 /// two fields is two warnings, on every release that warns (1.34+).
@@ -587,6 +601,7 @@ fn error_lines(expr: &str, minor: u32) -> Vec<String> {
     compile_error(expr, minor).lines().filter(|l| l.starts_with("ERROR:")).map(str::to_string).collect()
 }
 
+/// Feature::UndeclaredCallsTyped (1.29):
 /// cel-go before v0.17 (1.25–1.28) leaves an undeclared member call without a type: the
 /// enclosing call prints it as `<nil>` and finds no overload (a parameter bound to it
 /// matches, but a result of that parameter counts as none); from 1.29 it is the error type,
@@ -610,6 +625,7 @@ fn undeclared_member_calls_are_untyped_before_1_29() {
     assert!(compile_error("!'a'.foo().x", 27).contains("type '<nil>' does not support field selection"));
 }
 
+/// Feature::OverloadErrorArgsSubstituted (1.28):
 /// cel-go v0.12 (1.25–1.27) prints a failed call's argument types as recorded, type
 /// variables included; from 1.28 unbound ones print as `dyn`.
 #[test]
@@ -619,6 +635,7 @@ fn overload_errors_print_type_variables_before_1_28() {
     assert_eq!(msg(28), "ERROR: <input>:1:4: found no matching overload for '_+_' applied to '(list(dyn), int)'");
 }
 
+/// Feature::HomogeneousLiteralValidator (1.29):
 /// Before 1.29 the checker itself rejects mixed-type literals (`joinTypes` with
 /// homogeneous aggregate literals), at each element, with the other checker errors; from
 /// 1.29 the validator after a clean check.
@@ -644,6 +661,7 @@ fn mixed_literals_are_checker_errors_before_1_29() {
     assert_eq!(error_lines("[1, [2]].x()", 29), vec!["ERROR: <input>:1:11: undeclared reference to 'x' (in container '')".to_string()]);
 }
 
+/// Feature::GlobalMatches (1.28):
 /// cel-go v0.12 (1.25–1.27) has no global `matches(string, string)`.
 #[test]
 fn global_matches_from_1_28() {
@@ -655,6 +673,7 @@ fn global_matches_from_1_28() {
     assert_eq!(compile_error("'a'.matches('b')", 25), "");
 }
 
+/// Feature::CheckerByteColumns (1.29):
 /// Checker errors after a non-ASCII character: code-point columns before 1.29 (the 1.28
 /// vectors); from 1.29 crdlab keeps the `cel` crate's byte offsets.
 #[test]
@@ -669,6 +688,7 @@ fn checker_columns_in_code_points_before_1_29() {
     );
 }
 
+/// Feature::GrammarEscapedIdentifier (1.33):
 /// Before 1.33 (cel-go v0.23's lexer) every backquote is an ANTLR lexer error and is
 /// skipped; from 1.33 an escaped field name is one `unsupported syntax` error.
 #[test]
@@ -683,6 +703,7 @@ fn backquotes_are_lexer_errors_before_1_33() {
     assert_eq!(error_lines("m.`key-name` == 'v'", 33), vec!["ERROR: <input>:1:3: unsupported syntax: '`'".to_string()]);
 }
 
+/// Feature::GrammarOptionalToken (1.28):
 /// cel-go v0.12's grammar (1.25–1.27) has no optional-syntax alternatives: a `?` after
 /// `.`, `[` or `{` is one token too many, after a literal's `,` it ends the literal; from
 /// 1.28 the parser's `unsupported syntax` (optional syntax comes with compatibility 1.28).
@@ -715,6 +736,7 @@ fn optional_syntax_is_an_antlr_error_before_1_28() {
     assert_eq!(error_lines("x.in", 28)[0], "ERROR: <input>:1:3: Syntax error: no viable alternative at input '.in'");
 }
 
+/// Feature::OutputTypeParameters (1.29):
 /// Expression mode's `outputType` of a type of types: a bare `type` before 1.29 (cel-go
 /// v0.12–v0.16's `cel.Type`), `type(int)` from 1.29.
 #[test]
@@ -1001,6 +1023,7 @@ fn eval_at(expr: &str, minor: u32) -> serde_json::Map<String, Value> {
     a.eval
 }
 
+/// Feature::OptionalTypeName (1.31):
 /// The optional type is `optional_type` from cel-go v0.18.2 (google/cel-go#870; 1.31's
 /// v0.20.1), `optional` in 1.29/1.30's v0.17.8: the output type and the typed value say so.
 #[test]
@@ -1014,6 +1037,7 @@ fn optional_type_is_named_optional_before_1_31() {
     assert_eq!(at31["typedValue"], json!({"type": "optional_type", "value": {"type": "string", "value": "v"}}));
 }
 
+/// Feature::FormatCallValidator (1.31):
 /// A literal `format` call is checked when the expression compiles from 1.31 (cel-go's
 /// `stringFormatValidator`); on 1.30 the same mistake is an evaluation error, and surplus
 /// arguments are not one at all.
@@ -1036,6 +1060,7 @@ fn format_calls_are_checked_at_compile_time_from_1_31() {
     );
 }
 
+/// Feature::IndexOfPastEndNotFound (1.32):
 /// `indexOf`/`lastIndexOf` with an offset past the end: `index out of range` before 1.32
 /// (cel-go `indexOfOffset` before v0.22), -1 from 1.32.
 #[test]
@@ -1047,6 +1072,7 @@ fn index_of_past_the_end_finds_nothing_from_1_32() {
     }
 }
 
+/// Feature::OptionalListFunctions (1.33):
 /// The optional library's `first()`, `last()`, `optional.unwrap()` and `unwrapOpt()` come
 /// with cel-go v0.23 (1.33); 1.32's v0.22 does not declare them.
 #[test]
@@ -1064,6 +1090,7 @@ fn optional_list_functions_arrive_in_1_33() {
     assert_eq!(eval_at("[optional.of(1), optional.none()].unwrapOpt()", 33)["value"], json!([1]));
 }
 
+/// Feature::ScientificWithoutSpaces (1.33):
 /// `%e` puts narrow no-break spaces (U+202F) around the `×` up to 1.32 (golang.org/x/text's
 /// en-US pattern as those releases vendor it), none from 1.33.
 #[test]
@@ -1074,6 +1101,7 @@ fn scientific_format_drops_its_narrow_spaces_in_1_33() {
     assert_eq!(eval_at(expr, 33)["value"], json!("1.052033×10⁰³"));
 }
 
+/// Feature::GlobalMatches (1.28):
 /// The global `matches(string, string)` arrived with cel-go v0.13 (google/cel-go#589):
 /// 1.25–1.27 (v0.12) know only the member form.
 #[test]
@@ -1093,6 +1121,7 @@ fn global_matches_in_crd_rules_from_1_28() {
     assert_eq!(o.errors, vec!["spec: Invalid value: \"object\": failed rule: matches(self.name, '^a')"]);
 }
 
+/// Feature::IndexOutOfBoundsText (1.28):
 /// A list index outside the list: cel-go v0.12 (1.25–1.27) reports its list's `Get` error,
 /// later releases `index out of bounds: N`.
 #[test]
@@ -1107,6 +1136,7 @@ fn list_index_out_of_range_text_changed_in_1_28() {
     assert_eq!(o.errors, vec!["spec: Invalid value: \"object\": index out of bounds: 1 evaluating rule: self.items[1] == 'a'"]);
 }
 
+/// Feature::FormatValidatorPanicsOnNonLiteral (1.31 until 1.32):
 /// cel-go v0.20.1 (1.31 only) panics in its format validator on a `format` call whose
 /// receiver is not a literal; 1.30 has no validator and 1.32's checks the receiver first.
 #[test]
@@ -1141,4 +1171,316 @@ fn format_validator_panics_on_a_non_literal_receiver_at_1_31() {
     };
     let a = Engine::new().handle(&req).eval;
     assert!(a.get("panic").is_none() && a.get("compileError").is_some(), "{:?}", a);
+}
+
+// ---------------------------------------------------------------------------- one test per switch
+
+/// Feature::SelectableFields (1.31, the CustomResourceFieldSelectors gate beta, kubernetes#124162):
+/// `ValidateCustomResourceSelectableFields` checks each `jsonPath`; 1.30 (gate alpha, off)
+/// drops the field before validation (`dropDisabledFields`), so nothing is reported.
+#[test]
+fn selectable_fields_are_checked_from_1_31() {
+    let c = crd("              name: {type: string}", "            - rule: 'true'").replace(
+        "    storage: true\n",
+        "    storage: true\n    selectableFields:\n    - jsonPath: .spec.missing\n    - jsonPath: .spec.name\n    - jsonPath: .spec.name\n",
+    );
+    assert_eq!(run(&c, 30, obj(json!({})), None, None).crd_errors, Vec::<String>::new());
+    assert_eq!(
+        run(&c, 31, obj(json!({})), None, None).crd_errors,
+        vec![
+            r#"spec.selectableFields[0].jsonPath: Invalid value: ".spec.missing": is an invalid path: does not refer to a valid field"#,
+            r#"spec.selectableFields[2].jsonPath: Duplicate value: ".spec.name""#,
+        ]
+    );
+}
+
+/// The messages of a CRD write (no object) on `minor`.
+fn crd_write_errors(crd: &str, minor: u32) -> Vec<String> {
+    let req = Request {
+        crd: Some(Value::String(crd.to_string())),
+        kubernetes_version: Some(format!("1.{}", minor)),
+        ..Default::default()
+    };
+    let a = Engine::new().handle(&req);
+    assert!(a.error.is_none(), "1.{}: {:?}", minor, a.error);
+    a.crd_errors.unwrap_or_default().iter().map(|e| e.message.clone()).collect()
+}
+
+/// Feature::BareSchemaRequired (1.36): a version without a schema is a bare `Required
+/// value` (as the wild 1.36 vectors show); 1.35 adds the detail `schemas are required`.
+#[test]
+fn missing_schema_is_a_bare_required_value_from_1_36() {
+    let c = format!("{}  versions:\n  - name: v1\n    served: true\n    storage: true\n", common::WIDGETS_HEAD);
+    assert_eq!(
+        crd_write_errors(&c, 35),
+        vec!["spec.versions[0].schema.openAPIV3Schema: Required value: schemas are required"]
+    );
+    assert_eq!(crd_write_errors(&c, 36), vec!["spec.versions[0].schema.openAPIV3Schema: Required value"]);
+}
+
+/// Feature::LabelChecksInBytes (1.35): label values are measured in bytes (`must be no more
+/// than 63 bytes`, the 1.36 vectors' text) and annotation keys and finalizers are named `a
+/// valid label key`; 1.34's apimachinery says `characters` and `a qualified name`.
+#[test]
+fn label_checks_speak_of_bytes_from_1_35() {
+    let c = crd("              name: {type: string}", "            - rule: 'true'");
+    let mut o = obj(json!({}));
+    o["metadata"]["labels"] = json!({"app": "v".repeat(64)});
+    o["metadata"]["finalizers"] = json!(["nope/a/b"]);
+    let rest = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')";
+    let label = format!("metadata.labels: Invalid value: \"{}\": must be no more than 63", "v".repeat(64));
+    assert_eq!(
+        run(&c, 34, o.clone(), None, None).errors,
+        vec![format!("{} characters", label), format!("metadata.finalizers: Invalid value: \"nope/a/b\": a qualified name {}", rest)]
+    );
+    assert_eq!(
+        run(&c, 35, o, None, None).errors,
+        vec![format!("{} bytes", label), format!("metadata.finalizers: Invalid value: \"nope/a/b\": a valid label key {}", rest)]
+    );
+}
+
+/// Feature::PrintRuleValues (1.35): a failed rule on a scalar prints the value; 1.34 prints
+/// the schema type (`"string"`).
+#[test]
+fn failed_rules_print_scalar_values_from_1_35() {
+    let c = crd(
+        "              name:\n                type: string\n                x-kubernetes-validations:\n                - rule: self == 'ok'",
+        "            - rule: 'true'",
+    );
+    let bad = obj(json!({"name": "bad"}));
+    assert_eq!(run(&c, 34, bad.clone(), None, None).errors, vec![r#"spec.name: Invalid value: "string": failed rule: self == 'ok'"#]);
+    assert_eq!(run(&c, 35, bad, None, None).errors, vec![r#"spec.name: Invalid value: "bad": failed rule: self == 'ok'"#]);
+}
+
+/// Feature::ReasonAndFieldPath (1.28): `reason` and `fieldPath` are decoded, so the failure
+/// is a `Forbidden` at `spec.name`; 1.27 drops them (its messageExpression still applies).
+#[test]
+fn reason_and_field_path_from_1_28() {
+    let c = crd(
+        NAME_PROPS,
+        "            - rule: self.name == 'ok'\n              messageExpression: \"'expr ' + self.name\"\n              reason: FieldValueForbidden\n              fieldPath: .name",
+    );
+    let bad = obj(json!({"name": "nope"}));
+    assert_eq!(run(&c, 27, bad.clone(), None, None).errors, vec![r#"spec: Invalid value: "object": expr nope"#]);
+    assert_eq!(run(&c, 28, bad, None, None).errors, vec!["spec.name: Forbidden: expr nope"]);
+}
+
+/// Feature::RatchetingByDefault (1.30, CRDValidationRatcheting beta): what a release does
+/// when nobody sets the gate; 1.29 ships it off. (The batch protocol turns it on wherever it
+/// exists, so the default shows through `KubeVersion::ratcheting`.)
+#[test]
+fn ratcheting_is_the_default_from_1_30() {
+    use crdlab::version::KubeVersion;
+    assert_eq!(KubeVersion { minor: 29 }.ratcheting(None), Ok(false));
+    assert_eq!(KubeVersion { minor: 30 }.ratcheting(None), Ok(true));
+    // What the gate changes on an update that leaves a broken value as it was.
+    let c = crd(NAME_PROPS, "            - rule: 'true'");
+    let old = obj(json!({"name": "toolong", "other": "a"}));
+    let new = obj(json!({"name": "toolong", "other": "b"}));
+    assert_eq!(
+        run(&c, 29, new.clone(), Some(old.clone()), Some(false)).errors[0],
+        "spec.name: Too long: may not be longer than 5"
+    );
+    assert_eq!(run(&c, 30, new, Some(old), Some(true)).errors, Vec::<String>::new());
+}
+
+/// Feature::OptionalSyntax (compatibility 1.28): new rules of a 1.28 server compile at 1.27,
+/// without optional syntax (`unsupported syntax '.?'`); a 1.29 server's new rules have it.
+/// (The object is still checked by the stored-expressions environment, which has it at 1.28.)
+#[test]
+fn optional_syntax_in_new_rules_from_compatibility_1_28() {
+    let c = crd("              x: {type: string}", "            - rule: \"self.?x.orValue('') == 'a'\"");
+    let failed = vec![r#"spec: Invalid value: "object": failed rule: self.?x.orValue('') == 'a'"#.to_string()];
+    let o = run(&c, 28, obj(json!({})), None, None);
+    assert_eq!(
+        o.crd_errors,
+        vec![r#"spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:"self.?x.orValue('') == 'a'", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:""}: compilation failed: ERROR: <input>:1:5: unsupported syntax '.?'
+ | self.?x.orValue('') == 'a'
+ | ....^"#]
+    );
+    assert_eq!(o.errors, failed);
+    let o = run(&c, 29, obj(json!({})), None, None);
+    assert_eq!(o.crd_errors, Vec::<String>::new());
+    assert_eq!(o.errors, failed);
+}
+
+/// Feature::LiteralValidators (compatibility 1.29): a constant `duration('1x')` is a compile
+/// error for the new rules of a 1.30 server; a 1.29 server's new rules (compatibility 1.28)
+/// compile, and cel-go's constant folding (`OptOptimize`) fails when the program is built.
+#[test]
+fn literal_arguments_are_checked_from_compatibility_1_29() {
+    let c = crd("              x: {type: string}", "            - rule: \"duration('1x') == duration('1s')\"");
+    let head = r#"spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:"duration('1x') == duration('1s')", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: "#;
+    let compile = "compilation failed: ERROR: <input>:1:10: invalid duration argument\n | duration('1x') == duration('1s')\n | .........^";
+    assert_eq!(
+        crd_write_errors(&c, 29),
+        vec![format!("{}program instantiation failed: type conversion error from 'string' to 'google.protobuf.Duration'", head)]
+    );
+    assert_eq!(crd_write_errors(&c, 30), vec![format!("{}{}", head, compile)]);
+}
+
+/// Feature::LogicalOperandChecks (cel-go v0.17, 1.29): `_&&_`/`_||_` check each operand
+/// (`expected type 'bool' but found 'int'`, the wild-crdmut vectors' text); cel-go v0.16
+/// (1.28) resolves them as overloads.
+#[test]
+fn logical_operands_are_checked_one_by_one_from_1_29() {
+    assert_eq!(
+        error_lines("1 && true || 2", 28),
+        vec![
+            "ERROR: <input>:1:3: found no matching overload for '_&&_' applied to '(int, bool)'".to_string(),
+            "ERROR: <input>:1:11: found no matching overload for '_||_' applied to '(!error!, int)'".into(),
+        ]
+    );
+    assert_eq!(
+        error_lines("1 && true || 2", 29),
+        vec![
+            "ERROR: <input>:1:1: expected type 'bool' but found 'int'".to_string(),
+            "ERROR: <input>:1:14: expected type 'bool' but found 'int'".into(),
+        ]
+    );
+}
+
+/// Feature::DefaultsWithoutOldSelf (1.30): when a default passes its rules with itself as
+/// the old value, a second pass runs without one, where an `optionalOldSelf` rule sees
+/// `optional.none()` (`dyn(oldSelf).hasValue()` is false). 1.29 has neither the pass nor
+/// `optionalOldSelf` (dropped: `oldSelf` is the default itself, `== 5`), so the rule passes.
+#[test]
+fn defaults_are_checked_without_an_old_value_from_1_30() {
+    let c = crd(
+        "              z:\n                type: integer\n                default: 5\n                x-kubernetes-validations:\n                - rule: dyn(oldSelf) == 5 || dyn(oldSelf).hasValue()\n                  optionalOldSelf: true\n                  message: needs an old value",
+        "            - rule: 'true'",
+    );
+    assert_eq!(crd_write_errors(&c, 29), Vec::<String>::new());
+    assert_eq!(
+        crd_write_errors(&c, 30),
+        vec![r#"spec.validation.openAPIV3Schema.properties[spec].properties[z].default: Invalid value: "integer": needs an old value"#]
+    );
+}
+
+/// Feature::StringLiteralCodePoints (google/cel-go#664, 1.28): a string literal's size is its
+/// code points; cel-go v0.12 (1.27) counts bytes. 20 × `é` is 40 bytes: `contains` costs
+/// ceil(40 × 0.1) = 4 on 1.27, ceil(20 × 0.1) = 2 on 1.28.
+#[test]
+fn string_literal_sizes_in_code_points_from_1_28() {
+    let e = "'éééééééééééééééééééé'.contains('a')";
+    assert_eq!(eval_costs(e, Value::Null, 27).0, [4, 4]);
+    assert_eq!(eval_costs(e, Value::Null, 28).0, [2, 2]);
+}
+
+/// Feature::EnumBoundsStringLength (1.29): a string with an `enum` and no `maxLength` is as
+/// long as its longest value: `contains` costs ceil(40 × 0.1) + 2 (`self.mode`) = 6; 1.28
+/// sizes it by the request limit: ceil(3145726 × 0.1) + 2.
+#[test]
+fn enum_values_bound_string_sizes_from_1_29() {
+    let c = crd(
+        "              mode: {type: string, enum: [aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa, b]}",
+        "            - rule: self.mode.contains('a')",
+    );
+    let spec = "openAPIV3Schema.properties[spec]";
+    assert_eq!(cost_of(&rule_costs(&c, 28), "self.mode.contains('a')", spec), 314_575);
+    assert_eq!(cost_of(&rule_costs(&c, 29), "self.mode.contains('a')", spec), 6);
+}
+
+/// The costs (maxCost per rule) and the number of CRD errors of a CRD write on `minor`,
+/// over-budget CRDs included.
+fn costs_and_errors(crd: &str, minor: u32) -> (Vec<u64>, usize) {
+    let req = Request {
+        crd: Some(Value::String(crd.to_string())),
+        kubernetes_version: Some(format!("1.{}", minor)),
+        ..Default::default()
+    };
+    let a = Engine::new().handle(&req);
+    assert!(a.error.is_none(), "{:?}", a.error);
+    (
+        a.rules.unwrap_or_default().into_iter().map(|r| r.max_cost.unwrap_or(0)).collect(),
+        a.crd_errors.unwrap_or_default().len(),
+    )
+}
+
+/// Feature::ComprehensionResultRangeSize (google/cel-go#901, 1.29 until 1.33): a
+/// comprehension's result has its range's size, so `.map(...).exists(...)` over a bounded
+/// list is bounded; 1.28's result has an unknown size (over the budget: 2 rules, the total,
+/// and 2 contributions). 1.33's coster gives the result its accumulator's size: the same
+/// figure here.
+#[test]
+fn comprehension_results_have_their_range_size_from_1_29() {
+    let c = crd(
+        "              tags: {type: array, maxItems: 10, items: {type: string, maxLength: 10}}",
+        "            - rule: self.tags.map(t, t + 'x').exists(x, x.contains('a'))\n            - rule: self.tags.filter(t, t != '').all(x, x.contains('a'))",
+    );
+    assert_eq!(costs_and_errors(&c, 28), (vec![u64::MAX, u64::MAX], 5));
+    assert_eq!(costs_and_errors(&c, 29), (vec![244, 194], 0));
+    assert_eq!(costs_and_errors(&c, 32), (vec![244, 194], 0));
+    assert_eq!(costs_and_errors(&c, 33), (vec![244, 194], 0));
+}
+
+/// Feature::KubernetesTypeEquality (kubernetes#126359, 1.32): `_==_` on Kubernetes types
+/// (quantity, ip, cidr, url) has the apiserver's own estimate; 1.31 estimates it as a
+/// traversal of an unknown size (ceil(2^64 × 0.1) + 2 with the two calls). The k8s-1.31 and
+/// k8s-1.32 vectors of `ip('192.168.0.1') == ip('192.168.0.1')` (apiserver cost_test.go).
+#[test]
+fn kubernetes_type_equality_costs_from_1_32() {
+    let vector = "ip('192.168.0.1') == ip('192.168.0.1')";
+    assert_eq!(eval_costs(vector, Value::Null, 31), ([5, 1_844_674_407_370_955_268], 5));
+    assert_eq!(eval_costs(vector, Value::Null, 32), ([5, 5], 5));
+    for e in ["quantity('1') == quantity('2')", "ip('1.2.3.4') == ip('1.2.3.4')", "url('https://a') == url('https://b')"] {
+        assert_eq!(eval_costs(e, Value::Null, 31), ([3, 1_844_674_407_370_955_266], 3), "{}", e);
+        assert_eq!(eval_costs(e, Value::Null, 32), ([3, 3], 3), "{}", e);
+    }
+}
+
+/// Feature::CostTracksLocals (google/cel-go#1104, 1.33): list literals carry their entries'
+/// sizes and iteration variables use them, so `x + x` over `['a', 'b']` is bounded; 1.32
+/// looks `x` up by name (unknown size).
+#[test]
+fn cost_tracks_locals_from_1_33() {
+    let e = "['a', 'b'].map(x, x + x).size() > 0";
+    assert_eq!(eval_costs(e, Value::Null, 32), ([51, 3_689_348_814_741_910_579], 33));
+    assert_eq!(eval_costs(e, Value::Null, 33), ([53, 53], 33));
+}
+
+/// Feature::IntOrStringMaxLength (kubernetes#132837, 1.34): `maxLength` bounds an
+/// `x-kubernetes-int-or-string` value: `string(self.v).contains('a')` is 10 instead of
+/// the request-sized 629148 of 1.33.
+#[test]
+fn max_length_bounds_int_or_string_from_1_34() {
+    let c = crd(
+        "              v: {x-kubernetes-int-or-string: true, maxLength: 10}",
+        "            - rule: string(self.v).contains('a')",
+    );
+    assert_eq!(costs_and_errors(&c, 33), (vec![629_148], 0));
+    assert_eq!(costs_and_errors(&c, 34), (vec![10], 0));
+}
+
+/// Every per-release switch (`Feature::ALL` in engine/src/version.rs) has a hand-written
+/// test here whose doc comment starts a line with `/// Feature::Name` (a line may name
+/// several), so each behaviour is explained, not only matched by the vectors.
+#[test]
+fn every_switch_has_a_test() {
+    let src = |p: &str| std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(p)).unwrap();
+    // The names `Feature::X` in `text`, in order.
+    fn names(text: &str) -> Vec<String> {
+        text.split("Feature::")
+            .skip(1)
+            .map(|rest| rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect::<String>())
+            .filter(|n| !n.is_empty())
+            .collect()
+    }
+    let version = src("src/version.rs");
+    let start = version.find("pub const ALL: &'static [Feature] = &[").expect("Feature::ALL in version.rs");
+    let end = start + version[start..].find("];").expect("the end of Feature::ALL");
+    let all = names(&version[start..end]);
+    assert!(all.len() >= 50, "Feature::ALL read as {:?}", all);
+    assert_eq!(all.len(), crdlab::version::Feature::ALL.len());
+    let tests = src("tests/releases.rs");
+    let tagged: std::collections::HashSet<String> = tests
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| l.starts_with("/// Feature::"))
+        .flat_map(names)
+        .collect();
+    let missing: Vec<&String> = all.iter().filter(|f| !tagged.contains(*f)).collect();
+    assert!(missing.is_empty(), "no `/// Feature::Name` test in tests/releases.rs for: {:?}", missing);
+    let unknown: Vec<&String> = tagged.iter().filter(|f| !all.contains(f)).collect();
+    assert!(unknown.is_empty(), "tests/releases.rs names features version.rs does not have: {:?}", unknown);
 }
