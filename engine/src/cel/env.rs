@@ -52,6 +52,12 @@ impl Function {
     }
 }
 
+/// The last compatibility version at which anything changes (lists extension v3 at 1.34):
+/// every library gate (`opts.compat_minor` in `cel/library/*`, the checker's keyword field
+/// names) and every [`crate::version::Gate::Compatibility`] feature is at or below it; a
+/// test holds them to it.
+pub const LAST_COMPAT_GATE: u32 = 34;
+
 /// Environment options that change parsing and checking.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct EnvOptions {
@@ -100,6 +106,10 @@ impl EnvOptions {
     }
 
     fn with_release(compat_minor: u32, release_minor: u32) -> EnvOptions {
+        // Compatibility versions past the last gate build the same environment: clamping
+        // makes their options equal, so a release whose new- and stored-expressions
+        // environments coincide (1.35 on) compiles its rules once, not once per environment.
+        let compat_minor = compat_minor.min(LAST_COMPAT_GATE);
         EnvOptions {
             compat_minor,
             release_minor,
@@ -181,4 +191,39 @@ pub fn env_with_variables(base: &Env, vars: &[(String, Type)]) -> Env {
         env.add_variable(n, t.clone());
     }
     env
+}
+
+#[cfg(test)]
+mod compat_gate_tests {
+    use super::LAST_COMPAT_GATE;
+    use crate::version::{Feature, Gate};
+
+    /// Clamping the compatibility version is only sound while no gate lies beyond
+    /// [`LAST_COMPAT_GATE`]: the compatibility-gated features and the numeric gates written
+    /// in the library files.
+    #[test]
+    fn no_compatibility_gate_lies_beyond_the_last() {
+        for f in Feature::ALL {
+            if f.gate() == Gate::Compatibility {
+                assert!(f.since() <= LAST_COMPAT_GATE, "{:?} gates at {}", f, f.since());
+            }
+        }
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/cel");
+        let mut files = vec![format!("{}/checker.rs", dir)];
+        for e in std::fs::read_dir(format!("{}/library", dir)).unwrap() {
+            files.push(e.unwrap().path().to_string_lossy().into_owned());
+        }
+        for f in files {
+            let text = std::fs::read_to_string(&f).unwrap();
+            for (i, _) in text.match_indices("compat_minor") {
+                let rest = &text[i + "compat_minor".len()..];
+                let rest = rest.trim_start_matches([' ', '<', '>', '=']);
+                let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+                if let Ok(n) = digits.parse::<u32>() {
+                    assert!(n <= LAST_COMPAT_GATE, "{} gates at compatibility {}", f, n);
+                }
+            }
+        }
+        assert!(crate::cel::checker::KEYWORD_FIELD_NAMES_SINCE <= LAST_COMPAT_GATE);
+    }
 }
