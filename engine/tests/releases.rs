@@ -1142,34 +1142,19 @@ fn list_index_out_of_range_text_changed_in_1_28() {
 #[test]
 fn format_validator_panics_on_a_non_literal_receiver_at_1_31() {
     let expr = "strings.quote('%s %s').format(['hello', 'world']) == \"\\\"hello world\\\"\"";
-    let answer = |minor: u32| {
-        let req = Request {
-            mode: Some("eval".into()),
-            expr: Some(expr.into()),
-            kubernetes_version: Some(format!("1.{}", minor)),
-            ..Default::default()
-        };
-        Engine::new().handle(&req).eval
-    };
-    let a = answer(31);
+    let a = eval_at(expr, 31);
     assert_eq!(
         a.get("panic").and_then(Value::as_str),
         Some("panic: runtime error: invalid memory address or nil pointer dereference (at github.com/google/cel-go/ext.matchConstantFormatStringWithListLiteralArgs.func1 github.com/google/cel-go@v0.20.1/ext/formatting.go:487)")
     );
     assert!(a.get("outputType").is_none() && a.get("estimatedCost").is_none(), "{:?}", a);
     for minor in [30, 32] {
-        let a = answer(minor);
+        let a = eval_at(expr, minor);
         assert!(a.get("panic").is_none(), "1.{}: {:?}", minor, a);
         assert_eq!(a.get("typedValue"), Some(&json!({"type": "bool", "value": true})), "1.{}", minor);
     }
     // A literal receiver is validated, not a crash.
-    let req = Request {
-        mode: Some("eval".into()),
-        expr: Some("'%d'.format(['x'])".into()),
-        kubernetes_version: Some("1.31".into()),
-        ..Default::default()
-    };
-    let a = Engine::new().handle(&req).eval;
+    let a = eval_at("'%d'.format(['x'])", 31);
     assert!(a.get("panic").is_none() && a.get("compileError").is_some(), "{:?}", a);
 }
 
