@@ -375,7 +375,7 @@ impl<'e> Checker<'e> {
     }
 
     fn has(&self, f: Feature) -> bool {
-        f.enabled_at(self.env.options.code_release)
+        f.enabled_at(self.env.options.release_minor)
     }
 
     /// The type an undeclared member call or message type gets: the error type, or (cel-go

@@ -67,17 +67,6 @@ pub fn estimate_traced(
     (c, trace)
 }
 
-/// [`estimate`] by the cost code of release `release_minor`, whatever release the
-/// expression was checked for: expression mode checks in one environment and costs by the
-/// release that answers (`crate::cel::eval::evaluate`).
-pub fn estimate_by_release(
-    checked: &Checked,
-    hints: Option<&dyn SizeHints>,
-    release_minor: u32,
-) -> CostEstimate {
-    estimate_with_model(checked, hints, None, CostModel::for_release(release_minor))
-}
-
 fn estimate_inner(
     checked: &Checked,
     hints: Option<&dyn SizeHints>,

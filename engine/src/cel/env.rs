@@ -64,15 +64,12 @@ pub struct EnvOptions {
     /// The Kubernetes compatibility version (minor) the libraries are chosen for.
     pub compat_minor: u32,
     /// The Kubernetes release (minor) whose server binary compiles and runs the program:
-    /// its cel-go and apiserver cost code decide the static and runtime cost figures
-    /// ([`crate::cel::cost_model::CostModel`]), whatever the compatibility version.
+    /// its cel-go and apiserver code parse and check (grammar, lexer, checker messages),
+    /// declare and evaluate the library functions (`first()` arriving with cel-go v0.23,
+    /// `%e` printing, the `format` call validator, ...) and decide the static and runtime
+    /// cost figures ([`crate::cel::cost_model::CostModel`]), whatever the compatibility
+    /// version.
     pub release_minor: u32,
-    /// The Kubernetes release (minor) whose cel-go and apiserver library code declares and
-    /// evaluates the functions (`first()` arriving with cel-go v0.23, `%e` printing, the
-    /// `format` call validator, ...), and whose grammar, lexer and checker parse and check. The server binary, as [`Self::release_minor`], for CRD
-    /// rules; it stays the requested release in expression mode, where `release_minor`
-    /// follows the latest release's cost code ([`crate::cel::eval::evaluate`]).
-    pub code_release: u32,
     /// Optional syntax (`?.`, `[?]`, `{?k: v}`) — on with the optional library (1.28+).
     pub optional_syntax: bool,
     /// Cross-type numeric comparisons (1.28+).
@@ -86,11 +83,11 @@ pub struct EnvOptions {
 }
 
 impl EnvOptions {
-    /// Whether the release whose code implements the libraries ([`Self::code_release`]) has
+    /// Whether the release whose code implements the libraries ([`Self::release_minor`]) has
     /// `f` (a [`crate::version::Gate::Release`] feature of cel-go or the apiserver's
     /// libraries).
     pub fn code_has(&self, f: Feature) -> bool {
-        f.enabled_at(self.code_release)
+        f.enabled_at(self.release_minor)
     }
 
     /// The options of the environment new expressions compile in at `compat_minor`: the
@@ -113,7 +110,6 @@ impl EnvOptions {
         EnvOptions {
             compat_minor,
             release_minor,
-            code_release: release_minor,
             optional_syntax: Feature::OptionalSyntax.enabled_at(compat_minor),
             cross_type_numeric: Feature::OptionalSyntax.enabled_at(compat_minor),
             literal_validators: Feature::LiteralValidators.enabled_at(compat_minor),

@@ -209,15 +209,12 @@ pub fn evaluate(
     kube: KubeVersion,
 ) -> Map<String, Value> {
     let mut out = Map::new();
-    // The environment new rules compile in at `kube` (compatibility `kube` − 1), parsed
-    // and checked by release `kube`'s cel-go (`code_release`); the estimate and the run are
-    // costed by release `kube`'s own cost code (`cost::CostModel`, set on the checked program below),
-    // as a `kube` server answers (the per-release vectors). Vectors answered by the latest
+    // The environment new rules compile in at `kube` (compatibility `kube` − 1), parsed,
+    // checked and costed (estimate and run) by release `kube`'s own cel-go and apiserver
+    // code (`EnvOptions::release_minor`), as a `kube` server answers (the per-release vectors). Vectors answered by the latest
     // server at an older compatibility version differ only where the cost code changed
     // (`ip(a) == ip(b)` on 1.31): see engine/VERSIONS.md "Cost per release".
-    let mut opts = EnvOptions::for_version(kube.minor.saturating_sub(1));
-    opts.release_minor = KubeVersion::LATEST.minor;
-    opts.code_release = kube.minor;
+    let opts = EnvOptions::for_version(kube.minor.saturating_sub(1));
     let type_parameters = crate::version::Feature::OutputTypeParameters.enabled_at(kube.minor);
     let base = crate::cel::environment::base_env(&opts);
     let empty = Map::new();
@@ -248,12 +245,7 @@ pub fn evaluate(
     }
     let env = std::sync::Arc::new(crate::cel::env::env_with_variables(&base, &decls));
     let program = match crate::cel::compile::compile_program(env.clone(), expr) {
-        Ok(mut p) => {
-            // Checked in the environment above, costed (estimate and run) by the target
-            // release's cel-go and apiserver.
-            p.checked.release_minor = kube.minor;
-            p
-        }
+        Ok(p) => p,
         Err(CompileError::Compile(e)) => {
             out.insert("compileError".into(), json!(e));
             return out;
@@ -269,7 +261,7 @@ pub fn evaluate(
                 if let Ok(c) = crate::cel::checker::check(&env, x, src) {
                     let named = with_optional_named(&c.output_type(), optional_type_name(&env.options));
                     out.insert("outputType".into(), json!(named.output_name(type_parameters)));
-                    let est = crate::cel::cost::estimate_by_release(&c, None, kube.minor);
+                    let est = crate::cel::cost::estimate(&c, None);
                     out.insert(
                         "estimatedCost".into(),
                         json!({"min": est.min, "max": est.max}),

@@ -55,8 +55,8 @@ pub fn parse(opts: &EnvOptions, text: &str) -> Result<(cel::common::ast::IdedExp
     // v0.23, optional syntax before v0.14); the crate parses what its recovery leaves.
     let old = parse_limits::old_grammar(
         text,
-        Feature::GrammarEscapedIdentifier.enabled_at(opts.code_release),
-        Feature::GrammarOptionalToken.enabled_at(opts.code_release),
+        Feature::GrammarEscapedIdentifier.enabled_at(opts.release_minor),
+        Feature::GrammarOptionalToken.enabled_at(opts.release_minor),
     );
     let read: &str = match &old {
         Some(o) => {
@@ -82,7 +82,7 @@ pub fn parse(opts: &EnvOptions, text: &str) -> Result<(cel::common::ast::IdedExp
             let mut ids = Vec::new();
             node_ids(&expr, &mut ids);
             let mut source = source(text, &info, ids);
-            if !Feature::CheckerByteColumns.enabled_at(opts.code_release) {
+            if !Feature::CheckerByteColumns.enabled_at(opts.release_minor) {
                 source.offsets_in_code_points();
             }
             return Ok((expr, source));
@@ -97,7 +97,7 @@ pub fn parse(opts: &EnvOptions, text: &str) -> Result<(cel::common::ast::IdedExp
                 if any_syntax && is_missing_parse_element(&e.msg) {
                     continue;
                 }
-                let msg = old_grammar_message(&expected_tokens_of_release(&e.msg, opts.code_release), opts.code_release);
+                let msg = old_grammar_message(&expected_tokens_of_release(&e.msg, opts.release_minor), opts.release_minor);
                 errors.push((e.pos.0.max(1) as usize, (e.pos.1.max(1) - 1) as usize, msg));
             }
         }
@@ -114,8 +114,8 @@ fn source(text: &str, info: &cel::common::ast::SourceInfo, ids: Vec<u64>) -> Sou
 /// starting with `.`) finds no viable alternative at `.in`; cel-go v0.12's single one
 /// conjures the identifier (`missing IDENTIFIER at 'in'`, ANTLR's single-token insertion:
 /// `in` may follow an identifier).
-fn old_grammar_message(msg: &str, code_release: u32) -> String {
-    if !Feature::GrammarOptionalToken.enabled_at(code_release) && msg == "Syntax error: no viable alternative at input '.in'" {
+fn old_grammar_message(msg: &str, release_minor: u32) -> String {
+    if !Feature::GrammarOptionalToken.enabled_at(release_minor) && msg == "Syntax error: no viable alternative at input '.in'" {
         return "Syntax error: missing IDENTIFIER at 'in'".to_string();
     }
     msg.to_string()

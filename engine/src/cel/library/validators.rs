@@ -39,7 +39,7 @@ const MAX_UNIX_SECS: i64 = 253_402_300_799;
 pub fn validate(opts: &EnvOptions, checked: &Checked) -> Vec<CheckIssue> {
     let literals = opts.literal_validators;
     // Before cel-go v0.17 (Kubernetes 1.29) the checker itself reports mixed literals.
-    let aggregates = crate::version::Feature::HomogeneousLiteralValidator.enabled_at(opts.code_release);
+    let aggregates = crate::version::Feature::HomogeneousLiteralValidator.enabled_at(opts.release_minor);
     let env = crate::cel::environment::base_env(opts);
     let mut format_issues = Vec::new();
     let mut aggregate_issues = Vec::new();
