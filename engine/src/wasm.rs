@@ -102,17 +102,61 @@ extern "C" {
     pub type VarsArg;
 }
 
-/// Reports a panic (a bug: it aborts the module) on the console.
+/// Reports a panic (a bug: it aborts the module) on the console, and keeps its text (where
+/// and what) for the package's JavaScript layer, which reads it with [`last_panic`] after the
+/// trap, re-creates the module and throws it as a `CrdlabInternalError`.
 fn panic_hook() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         std::panic::set_hook(Box::new(|info| {
+            let mut text = info.to_string();
+            if text.len() > MAX_PANIC_TEXT {
+                let mut end = MAX_PANIC_TEXT;
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                text.truncate(end);
+                text.push('…');
+            }
             console_error(&format!(
                 "crdlab: internal error, the module cannot continue (please report it): {}",
-                info
-            ))
+                text
+            ));
+            LAST_PANIC.with(|p| p.set(Some(text)));
         }))
     });
+}
+
+/// A panic message can quote input: the kept text is cut at 4 KiB.
+const MAX_PANIC_TEXT: usize = 4096;
+
+thread_local! {
+    /// The text of the panic that aborted the module (a `Cell`, not a `RefCell`: the trap may
+    /// leave any borrow open, and this is read on the dead instance).
+    static LAST_PANIC: std::cell::Cell<Option<String>> = const { std::cell::Cell::new(None) };
+    /// Armed by [`panic_on_next_call`]: the next entry point panics with this text.
+    static PANIC_ON_NEXT_CALL: std::cell::Cell<Option<String>> = const { std::cell::Cell::new(None) };
+}
+
+/// The text of the panic that aborted this instance (`panicked at FILE:LINE:COL:\nMESSAGE`),
+/// if one did. Read by the package's JavaScript layer after a trap; not part of the API.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = __crdlabLastPanic, skip_typescript)]
+pub fn last_panic() -> Option<String> {
+    LAST_PANIC.with(|p| {
+        let text = p.take();
+        p.set(text.clone());
+        text
+    })
+}
+
+/// Makes the next call of the API panic with `message`. Exists only so that the package's
+/// recovery from a panic (a bug in the engine: the module is re-created and the call throws
+/// `CrdlabInternalError`) can be tested; not part of the API.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = __crdlabPanicOnNextCall, skip_typescript)]
+pub fn panic_on_next_call(message: String) {
+    PANIC_ON_NEXT_CALL.with(|p| p.set(Some(message)));
 }
 
 thread_local! {
@@ -146,6 +190,9 @@ fn enter() -> Result<Call, JsValue> {
             "module",
             None,
         ));
+    }
+    if let Some(message) = PANIC_ON_NEXT_CALL.with(|p| p.take()) {
+        panic!("{}", message);
     }
     Ok(Call)
 }

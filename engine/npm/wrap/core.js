@@ -1,0 +1,139 @@
+// ---- crdlab's recovery layer (engine/npm/wrap/core.js, put here by engine/npm/package.mjs) ----
+//
+// In WebAssembly a Rust panic aborts: the call ends in a `WebAssembly.RuntimeError` trap and
+// the instance is dead (borrows left open, its stack pointer not reset). Every function and
+// method of the package goes through `run`: on a trap it reads the panic's text from the dead
+// instance (`__crdlabLastPanic`), re-creates the module (`restartEngine`, given by the
+// target's header), and throws an `InternalError`; the next call runs on the new instance.
+// Compiled CRDs of the dead instance are refused with a clear error, and taken out of the old
+// glue's FinalizationRegistry so that they are never freed into the new instance.
+// Needs from the header: `glue` (the wasm-bindgen glue, whose exports are the API) and
+// `restartEngine()` (a fresh instance; returns the glue to use from then on).
+
+const INTERNAL_PREFIX = 'crdlab internal error (the engine was restarted): ';
+const DEAD_HANDLE = 'this compiled CRD belonged to an engine instance that crashed; compile it again';
+
+/** A bug in crdlab (a panic, or any other WebAssembly trap): the engine was re-created. */
+class InternalError extends Error {
+  constructor(panic, options) {
+    super(INTERNAL_PREFIX + panic, options);
+    this.panic = panic;
+  }
+}
+Object.defineProperty(InternalError.prototype, 'name', { value: 'CrdlabInternalError', writable: true, configurable: true });
+
+let generation = 0; // bumped at every restart
+let restartFailure = null; // set when the module could not be re-created
+let live = new Set(); // WeakRefs to the glue's compiled CRDs of this generation
+const forget = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry((ref) => live.delete(ref)) : null;
+
+function crashed(trap) {
+  let panic;
+  try {
+    panic = glue.__crdlabLastPanic();
+  } catch {
+    // The dead instance could not even answer that.
+  }
+  if (typeof panic !== 'string' || panic === '') panic = `WebAssembly trap: ${trap && trap.message}`;
+  for (const ref of live) {
+    const inner = ref.deref();
+    if (inner) {
+      try {
+        inner.__destroy_into_raw();
+      } catch {
+        // Only bookkeeping of the dead instance.
+      }
+    }
+  }
+  live = new Set();
+  generation++;
+  try {
+    glue = restartEngine();
+  } catch (e) {
+    restartFailure = e;
+  }
+  return new InternalError(panic, { cause: trap });
+}
+
+function run(f) {
+  if (restartFailure) {
+    throw new Error(`crdlab: the engine crashed and could not be restarted: ${restartFailure && restartFailure.message}`, { cause: restartFailure });
+  }
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof WebAssembly.RuntimeError) throw crashed(e);
+    throw e;
+  }
+}
+
+const handles = new WeakMap(); // CompiledCrd -> { inner, generation, ref }
+const TOKEN = Symbol('crdlab.CompiledCrd');
+
+/**
+ * A CRD compiled once (its create checks, schemas and CEL rules), to validate many objects
+ * against. Made by `compile`.
+ */
+class CompiledCrd {
+  constructor(token, inner) {
+    if (token !== TOKEN) throw new TypeError('CompiledCrd objects are made by compile()');
+    const ref = typeof WeakRef === 'function' ? new WeakRef(inner) : { deref: () => inner };
+    handles.set(this, { inner, generation, ref });
+    live.add(ref);
+    forget?.register(this, ref, this);
+  }
+
+  /** Releases the compiled CRD now (otherwise the garbage collector does). */
+  free() {
+    const h = handles.get(this);
+    if (!h || h.generation !== generation) return; // a dead instance's: nothing to free
+    live.delete(h.ref);
+    forget?.unregister(this);
+    h.inner.free();
+  }
+}
+if (typeof Symbol.dispose === 'symbol') CompiledCrd.prototype[Symbol.dispose] = CompiledCrd.prototype.free;
+
+function use(self, f) {
+  const h = handles.get(self);
+  if (!h) throw new TypeError('not a CompiledCrd');
+  if (h.generation !== generation) throw new Error(DEAD_HANDLE);
+  return run(() => f(h.inner));
+}
+
+// The glue's methods and getters, each through `use`.
+for (const key of Reflect.ownKeys(glue.CompiledCrd.prototype)) {
+  if (key === 'constructor' || key === 'free' || key === '__destroy_into_raw' || key === Symbol.dispose) continue;
+  const d = Object.getOwnPropertyDescriptor(glue.CompiledCrd.prototype, key);
+  if (d.get) {
+    Object.defineProperty(CompiledCrd.prototype, key, {
+      get() {
+        return use(this, (inner) => inner[key]);
+      },
+      configurable: true,
+    });
+  } else if (typeof d.value === 'function') {
+    Object.defineProperty(CompiledCrd.prototype, key, {
+      value: {
+        [key](...args) {
+          return use(this, (inner) => inner[key](...args));
+        },
+      }[key],
+      writable: true,
+      configurable: true,
+    });
+  }
+}
+
+/** A function of the glue, through `run`; compiled CRDs come back wrapped. */
+function wrapFunction(name) {
+  return {
+    [name](...args) {
+      return run(() => {
+        const out = glue[name](...args);
+        return out instanceof glue.CompiledCrd ? new CompiledCrd(TOKEN, out) : out;
+      });
+    },
+  }[name];
+}
+// ---- end of the recovery layer ----
