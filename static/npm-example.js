@@ -2,7 +2,7 @@
 // diagnostics underlined in place. The positions come from the package: every diagnostic
 // has `range.startOffset`/`endOffset` (UTF-16, the textarea's own indices) and
 // `startLine`/`startColumn` (shown in the list).
-import init, { compile, version } from './crdlab/crdlab.js';
+import init, { compile, version, InternalError } from './crdlab/crdlab.js';
 
 const CRD = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -51,6 +51,9 @@ spec:
 
 const editors = {};
 let compiled = null; // the CompiledCrd of the current CRD text
+// crdlab hit a bug (InternalError): the engine was restarted, and `compiled`, if any, belonged
+// to the crashed instance; the next edit of either text compiles again.
+let stale = false;
 let crdDiagnostics = [];
 let objectDiagnostics = [];
 let crdWarnings = [];
@@ -99,6 +102,7 @@ const thrown = (input, e) => ({ input, severity: 'error', message: e.message, ra
 function recompile() {
   compiled?.free();
   compiled = null;
+  stale = false;
   crdWarnings = [];
   try {
     compiled = compile(editors.crd.ta.value);
@@ -106,6 +110,7 @@ function recompile() {
     crdWarnings = compiled.crdWarnings;
   } catch (e) {
     crdDiagnostics = [thrown('crd', e)];
+    if (e instanceof InternalError) stale = true;
   }
   revalidate();
 }
@@ -128,6 +133,7 @@ function revalidate() {
       ];
     } catch (e) {
       objectDiagnostics = [thrown('object', e)];
+      if (e instanceof InternalError) stale = true;
     }
   }
   render();
@@ -177,5 +183,5 @@ document.getElementById('version').textContent = `(crdlab ${version().crdlab})`;
 editors.crd = editor('crd', CRD);
 editors.object = editor('object', OBJECT);
 editors.crd.ta.addEventListener('input', recompile);
-editors.object.ta.addEventListener('input', revalidate);
+editors.object.ta.addEventListener('input', () => (stale ? recompile() : revalidate()));
 recompile();

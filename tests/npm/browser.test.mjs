@@ -169,3 +169,84 @@ test('the web build imported in the browser: answers with ranges, errors thrown'
   assert.deepEqual(pageErrors, []);
   await page.close();
 });
+
+/** In the page: forces a panic through each call path of a build; what was thrown and answered. */
+async function crashAndRecover(page, url) {
+  return page.evaluate(async (url) => {
+    const m = await import(url);
+    const crd = document.getElementById('crd').value;
+    const object = 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {replicas: 5, maxReplicas: 2}\n';
+    const answer = () => JSON.stringify([m.validate({ crd, object }), m.compile(crd).validate(object), m.evaluate('[1, 2].map(x, x * 2)')]);
+    const before = answer();
+    const paths = {
+      compile: () => m.compile(crd),
+      validate: () => m.validate({ crd, object }),
+      evaluate: () => m.evaluate('1'),
+      'CompiledCrd.validate': (h) => h.validate(object),
+      'CompiledCrd.rules': (h) => h.rules,
+    };
+    const out = [];
+    for (const [name, call] of Object.entries(paths)) {
+      const h = m.compile(crd);
+      m.__crdlabPanicOnNextCall(`forced in the browser through ${name}`);
+      let thrown;
+      try {
+        call(h);
+      } catch (e) {
+        thrown = e;
+      }
+      let old;
+      try {
+        h.validate(object);
+      } catch (e) {
+        old = e.message;
+      }
+      out.push({
+        name,
+        internal: thrown instanceof m.InternalError,
+        errorName: thrown?.name,
+        message: thrown?.message,
+        trap: thrown?.cause instanceof WebAssembly.RuntimeError,
+        same: answer() === before,
+        old,
+      });
+    }
+    return out;
+  }, url);
+}
+
+for (const [build, url] of [['web', './crdlab/crdlab.js'], ['bundler', './crdlab-bundler/crdlab.js']]) {
+  test(`${build} build in the browser: a panic re-creates the module, the next call answers`, { timeout: 120_000 }, async () => {
+    const { page, pageErrors } = await openExample();
+    for (const r of await crashAndRecover(page, url)) {
+      assert.equal(r.internal, true, JSON.stringify(r));
+      assert.equal(r.errorName, 'CrdlabInternalError');
+      assert.match(r.message, new RegExp(`^crdlab internal error \\(the engine was restarted\\): panicked at .*\\n?forced in the browser through ${r.name.replace('.', '\\.')}$`));
+      assert.equal(r.trap, true);
+      assert.equal(r.same, true, `${r.name}: the answers after the restart`);
+      assert.equal(r.old, 'this compiled CRD belonged to an engine instance that crashed; compile it again');
+    }
+    // The panic hook's report on the console, nothing else.
+    assert.ok(pageErrors.length > 0 && pageErrors.every((e) => e.startsWith('crdlab: internal error, the module cannot continue')), pageErrors.join('\n'));
+    await page.close();
+  });
+}
+
+test('the example page shows an internal error and answers the next edit', { timeout: 120_000 }, async () => {
+  const { page } = await openExample();
+  const object = page.locator('#object');
+  const text = await object.inputValue();
+  await page.evaluate(async () => (await import('./crdlab/crdlab.js')).__crdlabPanicOnNextCall('forced by the example page test'));
+  // One edit: one input event (fill may send more than one).
+  await object.evaluate((ta, t) => {
+    ta.value = t;
+    ta.dispatchEvent(new Event('input'));
+  }, text.replace('replicas: 0', 'replicas: 2'));
+  const internal = page.locator('#diagnostics li.error', { hasText: 'crdlab internal error (the engine was restarted)' });
+  await internal.waitFor({ state: 'visible' });
+  assert.match(await internal.textContent(), /forced by the example page test/);
+  // The next edit compiles the CRD again on the new instance and validates.
+  await object.fill(text.replace('replicas: 0', 'replicas: 2').replace('size: huge', 'size: large'));
+  await page.waitForFunction(() => document.getElementById('status').textContent === 'valid');
+  await page.close();
+});

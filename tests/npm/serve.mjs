@@ -1,5 +1,6 @@
 // Serves the npm package's example page: static/npm-example.html at /, the rest of static/,
-// and the web build of the package (OUT_DIR/web) under /crdlab/.
+// the web build of the package (OUT_DIR/web) under /crdlab/ and the bundler build (which a
+// browser can import as it is) under /crdlab-bundler/.
 //
 //   node tests/npm/serve.mjs [OUT_DIR] [PORT]     (defaults: target/npm, a free port)
 //
@@ -15,6 +16,7 @@ export function serveExample({ outDir = defaultOutDir, port = 0 } = {}) {
   return serveStatic(
     [
       ['/crdlab/', path.join(outDir, 'web')],
+      ['/crdlab-bundler/', path.join(outDir, 'bundler')],
       ['/', path.join(root, 'static')],
     ],
     { port, home: '/npm-example.html' },

@@ -15,7 +15,7 @@ import { installInto, outDir } from './load.mjs';
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
 const USAGE = `
-import { compile, validate, evaluate, version, CompiledCrd } from 'crdlab';
+import { compile, validate, evaluate, version, CompiledCrd, InternalError } from 'crdlab';
 import type { Answer, Diagnostic, Range, Rule, EvalResult, JsonValue, ValidateRequest } from 'crdlab';
 
 const crd: CompiledCrd = compile('kind: CustomResourceDefinition', { kubernetesVersion: '1.30' });
@@ -33,6 +33,16 @@ const e: EvalResult = evaluate('x + 1', { x: 1 }, { varTypes: { x: 'int' } });
 const t: string | undefined = e.outputType;
 const v: string[] = version().kubernetesVersions;
 crd.free();
+const caught: string[] = [];
+try {
+  compile('x');
+} catch (err) {
+  if (err instanceof InternalError) {
+    const panic: string = err.panic;
+    const name: 'CrdlabInternalError' = err.name;
+    caught.push(panic, name, err.message);
+  }
+}
 
 // @ts-expect-error: options are typed
 compile('x', { kubernetesVersion: 1 });
@@ -43,7 +53,7 @@ crd.validate('x', null, { subresource: 'scale' });
 // @ts-expect-error: a request's fields are typed
 validate({ crd: 'x', ratcheting: 'yes' });
 
-export { errors, first, offsets, defaulted, c, t, v };
+export { errors, first, offsets, defaulted, c, t, v, caught };
 `;
 
 test('a TypeScript program type-checks against the package with tsc --strict', () => {

@@ -1,0 +1,177 @@
+// The npm package after a panic (a bug in crdlab: in WebAssembly it aborts the instance with
+// a trap): every function and method throws `InternalError` (name CrdlabInternalError, the
+// panic's text in the message), the module is re-created, the next call answers exactly as
+// before the crash, and compiled CRDs of the crashed instance throw a clear error. The panic
+// is forced with the hidden test hook `__crdlabPanicOnNextCall(text)`: the next call of the
+// API panics with that text. Run for the nodejs build (ESM and CommonJS: the same instance)
+// and for the bundler build, imported in Node (it reads its wasm from its file URL). The web
+// build is tested in the browser (browser.test.mjs).
+//
+// Run from the repo root: node --test tests/npm/
+// Env: CRDLAB_NPM_DIR (default target/npm).
+
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { pathToFileURL } from 'node:url';
+import { importInstalled, installInto } from './load.mjs';
+
+const CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names: {kind: Widget, listKind: WidgetList, plural: widgets, singular: widget}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [replicas]
+            x-kubernetes-validations:
+            - rule: self.replicas <= self.maxReplicas
+              message: replicas must not exceed maxReplicas
+            properties:
+              replicas: {type: integer, minimum: 1}
+              maxReplicas: {type: integer}
+`;
+const OBJECT = 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {replicas: 5, maxReplicas: 2, extra: 1}\n';
+const NEW_CRD = CRD.replace('minimum: 1', 'minimum: 2');
+
+const DEAD = 'this compiled CRD belonged to an engine instance that crashed; compile it again';
+
+let gc;
+before(() => {
+  v8.setFlagsFromString('--expose-gc');
+  gc = vm.runInNewContext('gc');
+});
+
+/** What the package answers on a healthy instance: compared before and after each crash. */
+function answers(c) {
+  const crd = c.compile(CRD);
+  const out = {
+    crdErrors: crd.crdErrors,
+    rules: crd.rules,
+    versions: crd.versions,
+    storageVersion: crd.storageVersion,
+    validate: crd.validate(OBJECT),
+    update: crd.validate(OBJECT, OBJECT),
+    costs: crd.explainCosts(),
+    matrix: crd.versionMatrix(),
+    request: c.validate({ crd: CRD, object: OBJECT, kubernetesVersion: '1.31' }),
+    evaluate: c.evaluate('x.map(v, v * 2)', { x: [1, 2] }, { varTypes: { x: 'list(int)' } }),
+    diff: c.diff(CRD, NEW_CRD),
+    version: c.version(),
+  };
+  crd.free();
+  return out;
+}
+
+/** Every kind of call path of the package: functions, a method, getters. */
+const PATHS = {
+  'compile()': (c) => c.compile(CRD),
+  'validate()': (c) => c.validate({ crd: CRD, object: OBJECT }),
+  'evaluate()': (c) => c.evaluate('1 + 1'),
+  'diff()': (c) => c.diff(CRD, NEW_CRD),
+  'version()': (c) => c.version(),
+  'CompiledCrd.validate()': (c, crd) => crd.validate(OBJECT),
+  'CompiledCrd.rules': (c, crd) => crd.rules,
+  'CompiledCrd.crdErrors': (c, crd) => crd.crdErrors,
+  'CompiledCrd.explainCosts()': (c, crd) => crd.explainCosts(),
+  'CompiledCrd.versionMatrix()': (c, crd) => crd.versionMatrix(),
+};
+
+function checkRecovery(c, label) {
+  const baseline = answers(c);
+  for (const [name, call] of Object.entries(PATHS)) {
+    const crd = c.compile(CRD); // compiled on the instance about to crash
+    const text = `forced by the recovery test through ${name} (${label}) «ünïcode»`;
+    c.__crdlabPanicOnNextCall(text);
+    let thrown;
+    try {
+      call(c, crd);
+    } catch (e) {
+      thrown = e;
+    }
+    assert.ok(thrown, `${name}: expected a throw`);
+    assert.ok(thrown instanceof c.InternalError, `${name}: ${thrown}`);
+    assert.ok(thrown instanceof Error);
+    assert.equal(thrown.name, 'CrdlabInternalError');
+    assert.ok(thrown.message.startsWith('crdlab internal error (the engine was restarted): panicked at '), thrown.message);
+    assert.ok(thrown.message.endsWith(text), thrown.message);
+    assert.match(thrown.panic, /^panicked at engine\/src\/wasm\.rs:\d+:\d+:\n/);
+    assert.ok(thrown.cause instanceof WebAssembly.RuntimeError, String(thrown.cause));
+    // The next calls answer exactly as before.
+    assert.deepEqual(answers(c), baseline, `${name}: answers after the restart`);
+    // The crashed instance's compiled CRD: a clear error, on every member; free() is harmless.
+    for (const use of [() => crd.validate(OBJECT), () => crd.rules, () => crd.versions, () => crd.crdWarnings, () => crd.explainCosts()]) {
+      assert.throws(use, (e) => e instanceof Error && !(e instanceof c.InternalError) && e.message === DEAD);
+    }
+    crd.free();
+    crd[Symbol.dispose]?.();
+  }
+}
+
+test('nodejs build: every call path recovers from a panic (ESM and CommonJS)', () => {
+  return importInstalled('nodejs').then(({ esm, cjs }) => {
+    checkRecovery(esm, 'nodejs esm');
+    // The CommonJS require is the same module: it answers after the restarts too, and its
+    // InternalError is the same class.
+    assert.equal(cjs.InternalError, esm.InternalError);
+    checkRecovery(cjs, 'nodejs cjs');
+  });
+});
+
+test('bundler build (imported in Node): every call path recovers from a panic', async () => {
+  checkRecovery(await bundler(), 'bundler');
+});
+
+async function bundler() {
+  const project = installInto('bundler');
+  return import(pathToFileURL(path.join(project, 'node_modules', 'crdlab', 'crdlab.js')).href);
+}
+
+for (const target of ['nodejs', 'bundler']) test(`${target} build: compiled CRDs of a crashed instance are never freed into the new one`, async () => {
+  // (bundler: the glue is shared by the instances, so a finalizer of an old handle would
+  // free its pointer in the new instance; nodejs: in the dead one, which must not throw.)
+  const c = target === 'nodejs' ? (await importInstalled('nodejs')).esm : await bundler();
+  const expected = c.compile(CRD).validate(OBJECT);
+  // Many handles on the instance about to crash, dropped after it: their finalizers must not
+  // free their pointers in the new instance (which would corrupt the handles made there).
+  let old = Array.from({ length: 200 }, () => c.compile(CRD));
+  c.__crdlabPanicOnNextCall('crash with live handles');
+  assert.throws(() => c.version(), c.InternalError);
+  const fresh = Array.from({ length: 50 }, () => c.compile(NEW_CRD.replace('minimum: 2', 'minimum: 1')));
+  old = null;
+  for (let i = 0; i < 5; i++) {
+    gc();
+    await sleep(20);
+  }
+  for (const crd of fresh) assert.deepEqual(crd.validate(OBJECT), expected);
+  fresh.forEach((crd) => crd.free());
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await sleep(10);
+  }
+  assert.deepEqual(c.compile(CRD).validate(OBJECT), expected);
+});
+
+test('CompiledCrd cannot be constructed; InternalError is an Error subclass', async () => {
+  const { esm: c } = await importInstalled('nodejs');
+  assert.throws(() => new c.CompiledCrd(), /made by compile\(\)/);
+  const e = new c.InternalError('x');
+  assert.ok(e instanceof Error);
+  assert.equal(e.name, 'CrdlabInternalError');
+  assert.equal(e.message, 'crdlab internal error (the engine was restarted): x');
+  assert.ok(c.compile(CRD) instanceof c.CompiledCrd);
+});
