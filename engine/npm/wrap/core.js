@@ -7,6 +7,8 @@
 // target's header), and throws an `InternalError`; the next call runs on the new instance.
 // Compiled CRDs of the dead instance are refused with a clear error, and taken out of the old
 // glue's FinalizationRegistry so that they are never freed into the new instance.
+// An instance abandoned by a JavaScript stack overflow (see `isAbandoned`) is re-created the
+// same way at the next call, which then runs normally.
 // Needs from the header: `glue` (the wasm-bindgen glue, whose exports are the API) and
 // `restartEngine()` (a fresh instance; returns the glue to use from then on).
 
@@ -23,6 +25,7 @@ class InternalError extends Error {
 Object.defineProperty(InternalError.prototype, 'name', { value: 'CrdlabInternalError', writable: true, configurable: true });
 
 let generation = 0; // bumped at every restart
+let restartPending = false; // the instance crashed and no new one could be made yet
 let restartFailure = null; // set when the module could not be re-created
 let live = new Set(); // WeakRefs to the glue's compiled CRDs of this generation
 const forget = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry((ref) => live.delete(ref)) : null;
@@ -47,15 +50,37 @@ function crashed(trap) {
   }
   live = new Set();
   generation++;
+  restartPending = true;
   try {
-    glue = restartEngine();
-  } catch (e) {
-    restartFailure = e;
+    restart();
+  } catch {
+    // Out of JavaScript stack: the next call restarts.
   }
   return new InternalError(panic, { cause: trap });
 }
 
+/**
+ * A new instance. A `RangeError` (the call came from deep recursion and the JavaScript stack
+ * ran out) is thrown and the restart stays pending; any other failure is final.
+ */
+function restart() {
+  try {
+    glue = restartEngine();
+    restartPending = false;
+  } catch (e) {
+    if (e instanceof RangeError) throw e;
+    restartFailure = e;
+  }
+}
+
+/**
+ * The error the module throws when an earlier call never returned: V8 unwound it on a
+ * JavaScript stack overflow (a `RangeError` to that caller), skipping the module's clean-up.
+ */
+const isAbandoned = (e) => e instanceof Error && e.input === 'module' && e.message.startsWith('crdlab: an earlier call ran out of the JavaScript engine');
+
 function run(f) {
+  if (restartPending) restart();
   if (restartFailure) {
     throw new Error(`crdlab: the engine crashed and could not be restarted: ${restartFailure && restartFailure.message}`, { cause: restartFailure });
   }
@@ -63,7 +88,11 @@ function run(f) {
     return f();
   } catch (e) {
     if (e instanceof WebAssembly.RuntimeError) throw crashed(e);
-    throw e;
+    if (!isAbandoned(e)) throw e;
+    // The instance cannot be trusted any more, but this call did nothing wrong: a new
+    // instance, and the call again (a compiled CRD of the old one throws DEAD_HANDLE).
+    crashed(e);
+    return run(f);
   }
 }
 
@@ -97,8 +126,14 @@ if (typeof Symbol.dispose === 'symbol') CompiledCrd.prototype[Symbol.dispose] = 
 function use(self, f) {
   const h = handles.get(self);
   if (!h) throw new TypeError('not a CompiledCrd');
-  if (h.generation !== generation) throw new Error(DEAD_HANDLE);
-  return run(() => f(h.inner));
+  const alive = () => {
+    if (h.generation !== generation) throw new Error(DEAD_HANDLE);
+  };
+  alive();
+  return run(() => {
+    alive();
+    return f(h.inner);
+  });
 }
 
 // The glue's methods and getters, each through `use`.
