@@ -10,6 +10,7 @@
 //! What the engine knows (budgets, releases, the edit policy for rule fields) comes from
 //! `crdlab::view`.
 
+mod crash;
 mod diff;
 mod editor;
 mod results;
@@ -132,6 +133,8 @@ pub enum Msg {
     ShowOld(bool),
     HashChanged,
     CopyCrdToOld,
+    /// "Try again" after a crash: analyse the restored workspace.
+    Retry,
 }
 
 /// The app's callbacks, made once so the panes' properties stay equal between renders.
@@ -189,6 +192,9 @@ pub struct App {
     matrix: Option<(usize, Rc<Vec<crdlab::analysis::versions::RuleVersionRow>>)>,
     diff: diff::Cache,
     notice: Option<String>,
+    /// The text of the panic the page restarted after ([`crash`]); nothing is analysed
+    /// until the next edit.
+    crashed: Option<String>,
     share_url: Option<String>,
     editors: Vec<(Pane, Rc<Handle>)>,
     example: AttrValue,
@@ -280,8 +286,24 @@ impl App {
         true
     }
 
+    /// What a panic would save (shared strings: nothing is copied).
+    fn remember(&self) {
+        crash::remember(crash::Snapshot {
+            crd: self.crd.clone(),
+            object: self.object.clone(),
+            old_object: self.old_object.clone(),
+            old_crd: self.old_crd.clone(),
+            settings: self.settings.clone(),
+            tab: self.tab.id(),
+        });
+    }
+
     fn analyze(&mut self) {
         self.pending = None;
+        self.crashed = None;
+        crash::set_untouched(false);
+        self.remember();
+        crash::forced_panic();
         let crd_changed = !same_text(&self.analysed_crd, &self.crd);
         let t0 = now();
         let old = if self.show_old { self.old_object.as_str() } else { "" };
@@ -402,6 +424,7 @@ impl Component for App {
             matrix: None,
             diff: diff::Cache::default(),
             notice: None,
+            crashed: None,
             share_url: None,
             editors: Vec::new(),
             example: AttrValue::default(),
@@ -409,19 +432,33 @@ impl Component for App {
             _keys: None,
             _hash: None,
         };
-        match share::decode(&location_hash()) {
-            Ok(Some(s)) => app.restore(s),
-            Ok(None) => {
-                let first = EXAMPLES.first().map(|e| e.id).unwrap_or("");
-                app.load_example(first);
+        if let Some((state, panic)) = crash::take_record() {
+            // Restarted after a panic: the workspace back, analysed at the next edit only.
+            match state {
+                Some(s) => app.restore(s),
+                None => {
+                    let first = EXAMPLES.first().map(|e| e.id).unwrap_or("");
+                    app.load_example(first);
+                }
             }
-            Err(e) => {
-                app.notice = Some(e.to_string());
-                let first = EXAMPLES.first().map(|e| e.id).unwrap_or("");
-                app.load_example(first);
+            app.crashed = Some(panic);
+            crash::set_untouched(true);
+            app.remember();
+        } else {
+            match share::decode(&location_hash()) {
+                Ok(Some(s)) => app.restore(s),
+                Ok(None) => {
+                    let first = EXAMPLES.first().map(|e| e.id).unwrap_or("");
+                    app.load_example(first);
+                }
+                Err(e) => {
+                    app.notice = Some(e.to_string());
+                    let first = EXAMPLES.first().map(|e| e.id).unwrap_or("");
+                    app.load_example(first);
+                }
             }
+            app.analyze();
         }
-        app.analyze();
         if let Some(w) = web_sys::window() {
             let link = ctx.link().clone();
             // Not passive: the shortcut's default action is prevented.
@@ -542,7 +579,9 @@ impl Component for App {
                 self.analyze();
             }
             Msg::CopyCrdToOld => self.old_crd = self.crd.clone(),
+            Msg::Retry => self.analyze(),
         }
+        self.remember();
         true
     }
 
@@ -597,6 +636,14 @@ impl Component for App {
                     on_theme={cb.theme.clone()} />
                 if let Some(n) = &self.notice {
                     <p class="notice" role="alert" data-testid="notice">{ n }</p>
+                }
+                if let Some(p) = &self.crashed {
+                    <div class="notice crash" role="alert" data-testid="crash-banner">
+                        { "crdlab hit an internal error and restarted; your texts are kept: " }
+                        <code data-testid="crash-panic">{ p }</code>
+                        { " " }
+                        <button data-testid="crash-retry" onclick={link.callback(|_| Msg::Retry)}>{ "Try again" }</button>
+                    </div>
                 }
                 if let Some(u) = &self.share_url {
                     <p class="share-url">
@@ -655,7 +702,12 @@ impl Component for App {
                                     },
                                     Tab::Diff => {
                                         let old_object = if self.show_old { self.old_object.as_str() } else { "" };
-                                        let report = self.diff.report(&self.old_crd, &self.crd, &self.object, old_object, &self.settings);
+                                        // Not after a crash until the next edit: the diff may be what panicked.
+                                        let report = if self.crashed.is_some() {
+                                            None
+                                        } else {
+                                            self.diff.report(&self.old_crd, &self.crd, &self.object, old_object, &self.settings)
+                                        };
                                         html! {
                                             <diff::Diff old_crd={self.old_crd.clone()} report={report.map(Same)} dark={self.dark}
                                                 on_old_crd={cb.old_crd.clone()} on_copy={cb.copy_crd.clone()} />
@@ -672,6 +724,9 @@ impl Component for App {
 }
 
 fn main() {
-    // Yew installs console_error_panic_hook: a panic shows in the browser console.
+    // Yew installs console_error_panic_hook as it renders (a panic shows in the browser
+    // console); the recovery hook chains onto it. The app is created later, from Yew's
+    // scheduler, so the hook is in place before any analysis.
     yew::Renderer::<App>::new().render();
+    crash::install();
 }
