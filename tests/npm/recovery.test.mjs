@@ -4,8 +4,8 @@
 // before the crash, and compiled CRDs of the crashed instance throw a clear error. The panic
 // is forced with the hidden test hook `__crdlabPanicOnNextCall(text)`: the next call of the
 // API panics with that text. Run for the nodejs build (ESM and CommonJS: the same instance)
-// and for the bundler build, imported in Node (it reads its wasm from its file URL). The web
-// build is tested in the browser (browser.test.mjs).
+// for the bundler build, imported in Node (it reads its wasm from its file URL), and for the
+// web build initialized with initSync; both are also tested in Chromium (browser.test.mjs).
 //
 // Run from the repo root: node --test tests/npm/
 // Env: CRDLAB_NPM_DIR (default target/npm).
@@ -13,6 +13,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
+import fs from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -141,10 +142,25 @@ async function bundler() {
   return import(pathToFileURL(path.join(project, 'node_modules', 'crdlab', 'crdlab.js')).href);
 }
 
-for (const target of ['nodejs', 'bundler']) test(`${target} build: compiled CRDs of a crashed instance are never freed into the new one`, async () => {
-  // (bundler: the glue is shared by the instances, so a finalizer of an old handle would
-  // free its pointer in the new instance; nodejs: in the dead one, which must not throw.)
-  const c = target === 'nodejs' ? (await importInstalled('nodejs')).esm : await bundler();
+/** The web build in Node: initialized from the bytes, as `initSync` allows. */
+async function web() {
+  const project = installInto('web');
+  const dir = path.join(project, 'node_modules', 'crdlab');
+  const c = await import(pathToFileURL(path.join(dir, 'crdlab.js')).href);
+  c.initSync({ module: fs.readFileSync(path.join(dir, 'crdlab_bg.wasm')) });
+  return c;
+}
+
+test('web build (initSync in Node): every call path recovers from a panic', async () => {
+  checkRecovery(await web(), 'web');
+});
+
+const load = { nodejs: async () => (await importInstalled('nodejs')).esm, bundler, web };
+
+for (const target of ['nodejs', 'bundler', 'web']) test(`${target} build: compiled CRDs of a crashed instance are never freed into the new one`, async () => {
+  // (bundler, web: the glue is shared by the instances, so a finalizer of an old handle
+  // would free its pointer in the new instance; nodejs: in the dead one, which must not throw.)
+  const c = await load[target]();
   const expected = c.compile(CRD).validate(OBJECT);
   // Many handles on the instance about to crash, dropped after it: their finalizers must not
   // free their pointers in the new instance (which would corrupt the handles made there).
