@@ -116,6 +116,37 @@ test('a panic reloads the page with the texts kept; the next edit is answered', 
   await page.close();
 });
 
+test('a second panic before any edit after the restart does not reload again', { timeout: 120_000 }, async () => {
+  const { page } = await ready();
+  await page.evaluate(() => window.wasmBindings.__crdlabPanicOnNextAnalysis('the first'));
+  const reloaded = page.waitForEvent('load');
+  await setEditor(page, 'object-editor', object(5).trimEnd());
+  await reloaded;
+  await page.getByTestId('crash-banner').waitFor({ state: 'visible' });
+  // Nothing analysed since the restart: a panic now (the restored workspace could be what
+  // makes the page panic as it starts) stops the page with a message instead of reloading.
+  let loads = 0;
+  page.on('load', () => loads++);
+  await page.evaluate(() => {
+    try {
+      window.wasmBindings.__crdlabPanicNow('the second');
+    } catch {
+      // The trap.
+    }
+  });
+  const fatal = page.getByTestId('crash-fatal');
+  await fatal.waitFor({ state: 'visible' });
+  assert.match(await fatal.textContent(), /^crdlab hit an internal error again and stopped; reload the page to try again: panicked at .*the second$/s);
+  await page.waitForTimeout(1500);
+  assert.equal(loads, 0, 'no reload');
+  // The record is kept: reloading by hand restores the texts again.
+  assert.match(await page.evaluate(() => sessionStorage.getItem('crdlab-crash')), /the second/);
+  await page.reload();
+  await page.getByTestId('crash-banner').waitFor({ state: 'visible' });
+  assert.equal(await editorText(page, 'object-editor'), object(5).trimEnd());
+  await page.close();
+});
+
 /** The YAML reader refuses alias bombs (the "limits" branch of issue 16): its message is in the app. */
 function readerRefusesAliasBombs() {
   const wasm = fs.readdirSync(dist).find((f) => f.endsWith('.wasm'));

@@ -73,6 +73,14 @@ pub fn panic_on_next_analysis(message: String) {
     FORCED.with(|f| f.set(Some(message)));
 }
 
+/// Panics at once, wherever the app is (outside an analysis). Exists only so that the browser
+/// tests can check that a panic before any edit after a restart does not reload in a loop.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = __crdlabPanicNow)]
+pub fn panic_now(message: String) {
+    panic!("{}", message);
+}
+
 /// Panics when the test hook is armed; called as an analysis starts.
 pub fn forced_panic() {
     if let Some(m) = FORCED.with(|f| f.take()) {
