@@ -188,6 +188,13 @@ const HOSTILE = [
     answered: (t) => t.includes('yaml: document contains excessive aliasing'),
     needsAliasLimit: true,
   },
+  {
+    name: 'a YAML alias bomb in the CRD',
+    editor: 'crd-editor',
+    text: GOOD_CRD + aliasBomb().replace(/^/gm, '  ').replace(/^  a:/, 'x-bomb:\n  a:'),
+    answered: (t) => t.includes('yaml: document contains excessive aliasing'),
+    needsAliasLimit: true,
+  },
 ];
 
 for (const h of HOSTILE) {
