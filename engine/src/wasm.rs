@@ -14,7 +14,10 @@
 //! reader), so a hostile object cannot exhaust the wasm stack; options cross with
 //! serde-wasm-bindgen. Failures are thrown as JS `Error`s (with `input`, and `line`,
 //! `column`, `range` when the failure has a place in a text); nothing here unwraps data,
-//! since a panic would abort the module.
+//! since a panic would abort the module. One that happens anyway (a bug) is the last line's
+//! business: the panic hook keeps its text ([`last_panic`]), and the package's JavaScript
+//! layer (engine/npm/wrap/, around wasm-bindgen's glue) re-creates the module and throws it
+//! as `CrdlabInternalError`.
 
 use crate::crd::CompiledVersion;
 use crate::text::positions::{self, Source};
