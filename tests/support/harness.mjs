@@ -30,9 +30,10 @@ const MIME = {
  * Serves folders on 127.0.0.1 (`port` 0: a free one); resolves to `{ server, url }`.
  * `mounts`: `[urlPrefix, dir]` pairs, the first whose prefix starts the path answers (so list
  * `/` last). A path ending in `/` gets `index` (`/` alone gets `home` when given). Nothing
- * outside the mounted folders is served, and nothing is cached.
+ * outside the mounted folders is served, and nothing is cached. `headers(path)`, when given,
+ * returns extra response headers for a served path (e.g. a Content-Security-Policy).
  */
-export function serveStatic(mounts, { port = 0, index = 'index.html', home } = {}) {
+export function serveStatic(mounts, { port = 0, index = 'index.html', home, headers } = {}) {
   return new Promise((resolve, reject) => {
     const server = http.createServer((req, res) => {
       let rel = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
@@ -57,6 +58,7 @@ export function serveStatic(mounts, { port = 0, index = 'index.html', home } = {
         res.writeHead(200, {
           'content-type': MIME[path.extname(file)] || 'application/octet-stream',
           'cache-control': 'no-store',
+          ...(headers ? headers(rel) : {}),
         });
         res.end(data);
       });
