@@ -21,6 +21,8 @@ import { launchBrowser, openPage, root, serveStatic, stopServer, WAIT } from '..
 
 const npmDir = path.resolve(root, process.env.CRDLAB_NPM_DIR || 'target/npm');
 const dist = path.resolve(root, process.env.DIST || 'dist');
+// The YAML reader refuses alias bombs once issue 16's limits are in the engine.
+const aliasLimit = fs.readFileSync(path.join(npmDir, 'web', 'crdlab_bg.wasm')).includes('document contains excessive aliasing');
 const havePlayground = fs.existsSync(path.join(dist, 'index.html'));
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'";
 
@@ -28,6 +30,8 @@ let out;
 let server;
 let baseUrl;
 let browser;
+let playgroundServer;
+let playgroundUrl;
 
 before(async () => {
   out = fs.mkdtempSync(path.join(os.tmpdir(), 'crdlab-widget-'));
@@ -36,17 +40,19 @@ before(async () => {
   ({ server, url: baseUrl } = await serveStatic(
     [
       ['/widget/', out],
-      ['/playground/', havePlayground ? dist : path.join(root, 'tests', 'widget')],
       ['/', path.join(root, 'tests', 'widget')],
     ],
-    { home: '/page.html', headers: (rel) => (rel.endsWith('.html') && !rel.startsWith('/playground/') ? { 'content-security-policy': CSP } : {}) },
+    { home: '/page.html', headers: (rel) => (rel.endsWith('.html') ? { 'content-security-policy': CSP } : {}) },
   ));
+  // The playground (trunk's dist/ wants the root of its origin): a server of its own.
+  if (havePlayground) ({ server: playgroundServer, url: playgroundUrl } = await serveStatic([['/', dist]]));
   browser = await launchBrowser({ viewport: { width: 1280, height: 800 } });
 });
 
 after(async () => {
   await browser?.close();
   await stopServer(server);
+  await stopServer(playgroundServer);
   if (out) fs.rmSync(out, { recursive: true, force: true });
 });
 
@@ -79,6 +85,14 @@ async function setText(page, id, role, text) {
     el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
   }, text);
   await answered;
+}
+
+// go-yaml's "billion laughs": ten levels of ten aliases each.
+function aliasBomb() {
+  const names = 'abcdefghij';
+  const lines = [`${names[0]}: &${names[0]} [${Array(10).fill('"lol"').join(',')}]`];
+  for (let i = 1; i < names.length; i++) lines.push(`${names[i]}: &${names[i]} [${Array(10).fill(`*${names[i - 1]}`).join(',')}]`);
+  return lines.join('\n') + '\n';
 }
 
 const object = (name, size, replicas) => `apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: ${name}\nspec:\n  size: ${size}\n  replicas: ${replicas}\n`;
@@ -116,6 +130,7 @@ test('the widgets load when visible, answer as kubectl apply, follow edits and s
   assert.equal(
     await kubectl(page, 'invalid'),
     [
+      'customresourcedefinition.apiextensions.k8s.io/widgets.example.com created',
       'The Widget "huge-one" is invalid: ',
       '* spec.replicas: Invalid value: 0: spec.replicas in body should be greater than or equal to 1',
       '* spec.size: Unsupported value: "huge": supported values: "small", "medium", "large"',
@@ -124,7 +139,7 @@ test('the widgets load when visible, answer as kubectl apply, follow edits and s
   );
   const underlined = await page.locator('#invalid .cm-lintRange-error').allInnerTexts();
   assert.ok(underlined.includes('0') && underlined.includes('huge'), JSON.stringify(underlined));
-  assert.match(await page.locator('#invalid [data-testid=rules]').innerText(), /self\.replicas >= oldSelf\.replicas[\s\S]*estimated cost 5/);
+  assert.match(await page.locator('#invalid [data-testid=rules]').textContent(), /self\.replicas >= oldSelf\.replicas[\s\S]*estimated cost 5/);
   const region = page.locator('#invalid .result');
   assert.equal(await region.getAttribute('aria-live'), 'polite');
   const heightAfter = await page.locator('#invalid').evaluate((e) => e.getBoundingClientRect().height);
@@ -154,22 +169,30 @@ test('the widgets load when visible, answer as kubectl apply, follow edits and s
 
   // Hostile input typed into a widget: it answers, then answers the next edit.
   const hostile = {
-    'alias bomb': 'a: &a ["x","x","x","x","x","x","x","x","x"]\n' + Array.from({ length: 9 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)}]`).join('\n') + '\n',
+    'alias bomb': aliasBomb(),
     '600-deep object': object('deep', 'small', 1) + '  extra: ' + '{"a":'.repeat(600) + '1' + '}'.repeat(600) + '\n',
     '3 MiB string': object('big', 'small', 1) + '  note: "' + 'x'.repeat(3 << 20) + '"\n',
   };
   for (const [what, text] of Object.entries(hostile)) {
     await setText(page, 'invalid', 'object', text);
-    assert.ok(['valid', 'invalid'].includes(await state(page, 'invalid')), `${what}: ${await state(page, 'invalid')}`);
+    const st = await state(page, 'invalid');
+    if (what === 'alias bomb' && aliasLimit) {
+      assert.equal(st, 'invalid');
+      assert.match(await kubectl(page, 'invalid'), /yaml: document contains excessive aliasing/);
+    } else {
+      // Without the reader's alias limit (issue 16) the bomb exhausts the engine's memory: an
+      // internal error, shown in the widget, and the engine is re-created for the next edit.
+      assert.ok(['valid', 'invalid', ...(what === 'alias bomb' ? ['error'] : [])].includes(st), `${what}: ${st}`);
+    }
     await setText(page, 'invalid', 'object', object('after', 'small', 1));
     assert.equal(await kubectl(page, 'invalid'), 'customresourcedefinition.apiextensions.k8s.io/widgets.example.com created\nwidget.example.com/after created', what);
   }
 
   // An engine crash (the package's test hook): shown, and the next edit validates again.
-  await page.evaluate(async () => (await import('/widget/crdlab-engine/crdlab.js')).__crdlabPanicOnNextCall());
+  await page.evaluate(async () => (await import('/widget/crdlab-engine/crdlab.js')).__crdlabPanicOnNextCall('forced by the widget test'));
   await setText(page, 'invalid', 'object', object('crash', 'small', 1));
   assert.equal(await state(page, 'invalid'), 'error');
-  assert.match(await page.locator('#invalid .result').innerText(), /internal error[\s\S]*next edit validates again/);
+  assert.match(await page.locator('#invalid .result').innerText(), /internal error[\s\S]*forced by the widget test[\s\S]*next edit validates again/);
   await setText(page, 'invalid', 'object', object('again', 'small', 1));
   assert.equal(await state(page, 'invalid'), 'valid');
 
@@ -184,7 +207,8 @@ test('the widgets load when visible, answer as kubectl apply, follow edits and s
   // One engine for the page, requested once; nothing left the origin; no console errors.
   assert.equal(requests.filter((u) => u.endsWith('/crdlab_bg.wasm')).length, 1);
   assert.deepEqual(requests.filter((u) => !u.startsWith(baseUrl)), []);
-  assert.deepEqual(pageErrors, []);
+  // The engine's panic hook logs the forced panic: that one console error is expected.
+  assert.deepEqual(pageErrors.filter((e) => !/^crdlab: internal error[^\n]*\n?[\s\S]*forced by the widget test/.test(e)), []);
   await page.close();
 });
 
@@ -211,7 +235,8 @@ test('"Open in playground" carries the widget state in the share fragment', { ti
     const p2 = await browser.context.newPage();
     const errors2 = [];
     p2.on('pageerror', (e) => errors2.push(String(e)));
-    await p2.goto(new URL(href, baseUrl).href);
+    // The page links to /playground/ on its own origin; here the playground has its own.
+    await p2.goto(playgroundUrl + href.slice(href.indexOf('#')));
     await p2.getByTestId('results').waitFor({ state: 'visible' });
     await p2.waitForFunction(() => /replicas may not decrease/.test(document.querySelector('[data-testid=results]')?.textContent || ''), null, { timeout: WAIT * 2 });
     assert.equal(await p2.getByTestId('k8s-version').inputValue(), '1.32');

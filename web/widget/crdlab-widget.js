@@ -10,7 +10,8 @@
 //
 // Nothing here evaluates code from text (no eval, no Function, no inline styles injected as
 // <style> when constructable style sheets exist): it runs under a CSP without unsafe-eval
-// (the wasm needs `wasm-unsafe-eval`). It requests nothing but its own files, resolved
+// (the wasm needs `wasm-unsafe-eval`); CodeMirror's lint underlines and markers (data: SVG
+// images, which `img-src 'self'` blocks) are redrawn in CSS. It requests nothing but its own files, resolved
 // against this module's URL.
 
 const BASE = new URL('.', import.meta.url);
@@ -148,6 +149,18 @@ function analyse(engine, { crd, object, oldObject, kubernetesVersion, version })
   }
   out.errors = answer.errors || [];
   out.warnings = answer.warnings || [];
+  if (oldObject != null) {
+    // Ratcheted errors: what the same update without ratcheting rejects that this one lets
+    // through (invalid values left unchanged since the stored object), beside the engine's
+    // own ratcheting warnings.
+    try {
+      const strict = handle.validate(object, oldObject, { ...(version ? { version } : {}), ratcheting: false });
+      const kept = new Set([...out.errors, ...out.warnings].map((e) => e.message));
+      out.warnings = [...out.warnings, ...(strict.errors || []).filter((e) => !kept.has(e.message))];
+    } catch (e) {
+      if (isInternal(e)) throw e;
+    }
+  }
   out.unknownFields = answer.unknownFields || [];
   for (const f of out.unknownFields) lines.push(`Warning: unknown field "${f}"`);
   const obj = answer.defaulted && typeof answer.defaulted === 'object' ? answer.defaulted : {};
@@ -256,6 +269,10 @@ pre{margin:0;padding:4px 8px 4px 12px;font:13px/1.4 var(--crdlab-mono,ui-monospa
 details{margin-top:4px;font-size:13px}summary{cursor:pointer;color:var(--_muted)}
 ul{margin:2px 0;padding-left:1.2em}li code{font-family:var(--crdlab-mono,ui-monospace,Menlo,Consolas,monospace);word-break:break-all}
 .loc{color:var(--_muted)}
+.cm-editor .cm-lintRange{background-image:none!important;text-decoration:underline wavy;text-decoration-skip-ink:none;text-underline-offset:2px}
+.cm-editor .cm-lintRange-error{text-decoration-color:var(--_err)}.cm-editor .cm-lintRange-warning{text-decoration-color:#d4a72c}.cm-editor .cm-lintRange-info{text-decoration-color:var(--_muted)}
+.cm-editor .cm-lint-marker{content:none!important;width:.7em;height:.7em;border-radius:50%;display:inline-block;vertical-align:middle}
+.cm-editor .cm-lint-marker-error{background:var(--_err)}.cm-editor .cm-lint-marker-warning{background:#d4a72c}.cm-editor .cm-lint-marker-info{background:var(--_muted)}
 `;
 
 let sheet = null;
@@ -547,7 +564,7 @@ class CrdlabExample extends HTMLElement {
     if (a.warnings.length) {
       const ul = el('ul');
       for (const w of a.warnings) ul.append(el('li', '', w.message));
-      parts.push(details(`Ratcheted (allowed on this update): ${a.warnings.length}`, ul, true, 'ratcheted'));
+      parts.push(details(`Ratcheted: ${a.warnings.length} invalid value(s) left unchanged, allowed on this update`, ul, true, 'ratcheted'));
     }
     if (a.rules.length) {
       const ul = el('ul');
