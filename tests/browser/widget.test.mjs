@@ -36,7 +36,7 @@ let playgroundUrl;
 before(async () => {
   out = fs.mkdtempSync(path.join(os.tmpdir(), 'crdlab-widget-'));
   const log = execFileSync(process.execPath, [path.join(root, 'web', 'widget', 'build.mjs'), out, path.join(npmDir, 'web')], { encoding: 'utf8' });
-  process.stdout.write(log.split('\n').filter((l) => l.startsWith('web/widget:')).map((l) => `# ${l}\n`).join(''));
+  for (const l of log.split('\n')) if (l.startsWith('web/widget:')) console.log(l);
   ({ server, url: baseUrl } = await serveStatic(
     [
       ['/widget/', out],
@@ -116,7 +116,7 @@ test('the widgets load when visible, answer as kubectl apply, follow edits and s
         w.scrollIntoView();
       }),
   );
-  console.log(`# widget: visible to first answer (engine + editor load, compile, validate): ${Math.round(ms)} ms`);
+  console.log(`widget: visible to first answer (engine + editor load, compile, validate): ${Math.round(ms)} ms`);
   assert.equal(await state(page, 'valid'), 'valid');
   assert.equal(await kubectl(page, 'valid'), 'customresourcedefinition.apiextensions.k8s.io/widgets.example.com created\nwidget.example.com/small-one created');
   assert.equal(await state(page, 'invalid'), 'idle');
@@ -143,7 +143,7 @@ test('the widgets load when visible, answer as kubectl apply, follow edits and s
   const region = page.locator('#invalid .result');
   assert.equal(await region.getAttribute('aria-live'), 'polite');
   const heightAfter = await page.locator('#invalid').evaluate((e) => e.getBoundingClientRect().height);
-  console.log(`# widget: height before load ${heightBefore}px, after ${heightAfter}px`);
+  assert.ok(Math.abs(heightAfter - heightBefore) < 1, `no layout shift: ${heightBefore}px before the engine loaded, ${heightAfter}px after`);
 
   // An edit changes the verdict.
   await setText(page, 'invalid', 'object', object('huge-one', 'large', 3));
@@ -230,7 +230,7 @@ test('"Open in playground" carries the widget state in the share fragment', { ti
   assert.deepEqual(pageErrors, []);
 
   if (!havePlayground) {
-    console.log(`# widget: ${dist}/index.html missing (trunk build --release): the playground side is not checked`);
+    console.log(`widget: ${dist}/index.html missing (trunk build --release): the playground side is not checked`);
   } else {
     const p2 = await browser.context.newPage();
     const errors2 = [];
@@ -256,9 +256,11 @@ test('at 360 px wide the widget fits the page; theme=auto follows prefers-color-
   await waitState(page, 'valid', ['valid']);
   const box = await page.locator('#valid').evaluate((w) => ({ w: w.getBoundingClientRect().width, page: document.documentElement.scrollWidth }));
   assert.ok(box.w <= 360 && box.page <= 360, JSON.stringify(box));
-  assert.ok(await page.locator('#valid').evaluate((w) => w.hasAttribute('data-dark')), 'auto → dark');
+  // theme=auto (the default) follows the media query, also when it changes.
+  await page.waitForFunction(() => document.getElementById('valid').hasAttribute('data-dark'), null, { timeout: WAIT });
   await page.emulateMedia({ colorScheme: 'light' });
-  assert.ok(!(await page.locator('#valid').evaluate((w) => w.hasAttribute('data-dark'))), 'auto → light');
+  await page.waitForFunction(() => !document.getElementById('valid').hasAttribute('data-dark'), null, { timeout: WAIT });
+  assert.ok(await page.locator('#update').evaluate((w) => w.hasAttribute('data-dark')), 'theme=dark stays dark');
   assert.deepEqual(pageErrors, []);
   await page.close();
 });

@@ -258,7 +258,7 @@ const CSS = `
 pre{margin:0;padding:4px 8px 4px 12px;font:13px/1.4 var(--crdlab-mono,ui-monospace,SFMono-Regular,Menlo,Consolas,monospace);white-space:pre;tab-size:2}
 .k{color:var(--_k)}.s{color:var(--_s)}.n{color:var(--_n)}.c{color:var(--_c);font-style:italic}.b{color:var(--_b)}
 .cm-editor{height:100%;background:var(--_code-bg)}.cm-scroller{font-family:var(--crdlab-mono,ui-monospace,SFMono-Regular,Menlo,Consolas,monospace)!important}
-.res{border-top:1px solid var(--_border);padding:6px 10px;min-height:3.2em}
+.res{border-top:1px solid var(--_border);padding:6px 10px;height:var(--crdlab-result-height,10em);overflow:auto;box-sizing:border-box}
 .bar{display:flex;flex-wrap:wrap;gap:8px;align-items:center;font-size:13px;color:var(--_muted)}
 .bar .st{font-weight:600}
 :host([state=valid]) .st{color:var(--_ok)}:host([state=invalid]) .st,:host([state=error]) .st{color:var(--_err)}
