@@ -2,7 +2,8 @@
 # Builds the npm package `crdlab` (the engine as WebAssembly: engine/src/wasm.rs, feature
 # `wasm`, linked by the crate here, crdlab-npm) for the three wasm-pack targets: OUT_DIR/web,
 # OUT_DIR/bundler and OUT_DIR/nodejs, each a package.json named crdlab, crdlab.js,
-# crdlab.d.ts, crdlab_bg.wasm and a README.
+# crdlab.d.ts, crdlab_bg.wasm and a README; the web build also the docs-page widget
+# (widget.js, crdlab-editor.js: web/widget/build.mjs --npm).
 #
 #   engine/npm/build.sh OUT_DIR
 #
@@ -34,6 +35,8 @@ rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown ||
   missing+=("the wasm32-unknown-unknown target (rustup target add wasm32-unknown-unknown)")
 [ "$("$wasm_opt" --version 2>/dev/null | cut -d' ' -f3)" = "$BINARYEN_VERSION" ] ||
   missing+=("wasm-opt $BINARYEN_VERSION from npm binaryen@$BINARYEN_VERSION at $wasm_opt (cd tools && npm ci)")
+[ -d "$root/web/editor/node_modules" ] && [ -x "$root/tools/node_modules/.bin/esbuild" ] ||
+  missing+=("the widget's build tools: esbuild (cd tools && npm ci) and CodeMirror (cd web/editor && npm ci)")
 grep -q '"engine/npm"' "$root/Cargo.toml" ||
   missing+=("engine/npm in the workspace members of Cargo.toml (members = [\"engine\", \"engine/npm\", \"web\"])")
 if [ ${#missing[@]} -gt 0 ]; then
@@ -94,4 +97,8 @@ for target in "${targets[@]}"; do
   mv "$wasm.opt" "$wasm"
   node "$here/package.mjs" "$out/$target" "$target"
 done
+# The web build also ships the docs-page widget (crdlab/widget.js, web/widget/README.md) and
+# the editor bundle it loads (crdlab-editor.js).
+echo "== crdlab npm: the docs-page widget (web/widget/build.mjs --npm)"
+node "$root/web/widget/build.mjs" --npm "$out/web"
 echo "== crdlab npm: built $out/{web,bundler,nodejs}"

@@ -40,6 +40,7 @@ before(async () => {
   ({ server, url: baseUrl } = await serveStatic(
     [
       ['/widget/', out],
+      ['/npm/', path.join(npmDir, 'web')],
       ['/', path.join(root, 'tests', 'widget')],
     ],
     { home: '/page.html', headers: (rel) => (rel.endsWith('.html') ? { 'content-security-policy': CSP } : {}) },
@@ -261,6 +262,18 @@ test('at 360 px wide the widget fits the page; theme=auto follows prefers-color-
   await page.emulateMedia({ colorScheme: 'light' });
   await page.waitForFunction(() => !document.getElementById('valid').hasAttribute('data-dark'), null, { timeout: WAIT });
   assert.ok(await page.locator('#update').evaluate((w) => w.hasAttribute('data-dark')), 'theme=dark stays dark');
+  assert.deepEqual(pageErrors, []);
+  await page.close();
+});
+
+test('the npm package ships the widget as crdlab/widget.js', { timeout: 120_000 }, async () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(npmDir, 'web', 'package.json'), 'utf8'));
+  assert.ok(pkg.files.includes('widget.js') && pkg.files.includes('crdlab-editor.js'), JSON.stringify(pkg.files));
+  const { page, pageErrors, requests } = await openPage(browser.context, baseUrl + 'npm.html');
+  await waitState(page, 'npm', ['invalid']);
+  assert.equal(await kubectl(page, 'npm'), 'customresourcedefinition.apiextensions.k8s.io/gadgets.example.com created\nThe Gadget "g" is invalid: spec.count: Invalid value: 4: spec.count in body should be less than or equal to 3');
+  assert.ok(requests.some((u) => u.endsWith('/npm/crdlab_bg.wasm')));
+  assert.deepEqual(requests.filter((u) => !u.startsWith(baseUrl)), []);
   assert.deepEqual(pageErrors, []);
   await page.close();
 });

@@ -15,8 +15,12 @@
 // against this module's URL.
 
 const BASE = new URL('.', import.meta.url);
-const ENGINE_URL = new URL('crdlab-engine/crdlab.js', BASE);
-const WASM_URL = new URL('crdlab-engine/crdlab_bg.wasm', BASE);
+// Where the engine is, from this file: `crdlab-engine/` in scripts/build-widget's folder; the
+// npm package's web build (`crdlab/widget.js`) has it beside (build.mjs --npm defines it).
+// eslint-disable-next-line no-undef
+const ENGINE_DIR = typeof __CRDLAB_ENGINE_DIR__ === 'string' ? __CRDLAB_ENGINE_DIR__ : 'crdlab-engine/';
+const ENGINE_URL = new URL(`${ENGINE_DIR}crdlab.js`, BASE);
+const WASM_URL = new URL(`${ENGINE_DIR}crdlab_bg.wasm`, BASE);
 const EDITOR_URL = new URL('crdlab-editor.js', BASE);
 
 const ROLES = ['crd', 'object', 'old-object'];
@@ -101,11 +105,24 @@ function invalidLines(kind, name, messages) {
 /** `group/version` → group (the core group is empty). */
 const groupOf = (apiVersion) => (typeof apiVersion === 'string' && apiVersion.includes('/') ? apiVersion.split('/')[0] : '');
 
-/** The name and kind of the CRD from its spec, when the engine could read it (the defaulted object has them too). */
-function crdNames(crdText) {
-  // Only for kubectl's first line; the engine decides everything else.
-  const name = /^metadata:\s*\n(?:[ \t]+.*\n)*?[ \t]+name:\s*["']?([^"'\s#]+)/m.exec(crdText + '\n');
-  return { name: name ? name[1] : '' };
+/**
+ * The CRD's metadata.name, for kubectl's first line. The package has no call that returns it,
+ * so the engine's own reader does it: the CRD's text validated as an object of the compiled
+ * CRD keeps `metadata` in `defaulted` (whatever else it says is ignored). Once per CRD text.
+ */
+const crdNameCache = new Map();
+function crdName(handle, crdText) {
+  if (crdNameCache.has(crdText)) return crdNameCache.get(crdText);
+  let name = '';
+  try {
+    const d = handle.validate(crdText, null, null).defaulted;
+    if (typeof d?.metadata?.name === 'string') name = d.metadata.name;
+  } catch (e) {
+    if (isInternal(e)) throw e;
+  }
+  if (crdNameCache.size > 32) crdNameCache.clear();
+  crdNameCache.set(crdText, name);
+  return name;
 }
 
 /**
@@ -127,11 +144,11 @@ function analyse(engine, { crd, object, oldObject, kubernetesVersion, version })
   }
   for (const w of handle.crdWarnings) lines.push(`Warning: ${w}`);
   out.crdErrors = handle.crdErrors;
-  const crdName = crdNames(crd).name;
+  const name0 = crdName(handle, crd);
   if (out.crdErrors.length === 0) {
-    lines.push(`customresourcedefinition.apiextensions.k8s.io/${crdName} created`);
+    lines.push(`customresourcedefinition.apiextensions.k8s.io/${name0} created`);
   } else {
-    lines.push(...invalidLines('CustomResourceDefinition', crdName, out.crdErrors.map((e) => e.message)));
+    lines.push(...invalidLines('CustomResourceDefinition', name0, out.crdErrors.map((e) => e.message)));
     out.verdict = 'crdRejected';
   }
   const shownVersion = version || handle.storageVersion;
