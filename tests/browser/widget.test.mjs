@@ -125,6 +125,25 @@ test('the widgets load when visible, answer as kubectl apply, follow edits and s
   assert.equal(detail.verdict, 'accepted');
   assert.equal(detail.rules[0].rule, 'self.replicas >= oldSelf.replicas');
 
+  // editable="object" (the default): the CRD is read only, the object is not.
+  await page.locator('#valid').evaluate((w) => w.shadowRoot.querySelector('[role=tab][aria-controls$="-crd"]').click());
+  await page.locator('#valid [data-testid="crdlab-crd"]').click();
+  await page.keyboard.type('zzz');
+  assert.ok(!(await page.locator('#valid [data-testid="crdlab-crd"]').innerText()).includes('zzz'), 'the CRD is read only');
+  assert.equal(await state(page, 'valid'), 'valid');
+
+  // A block added later (a site that swaps content without a reload) is upgraded too.
+  const late = await page.evaluate(() => {
+    const div = document.createElement('div');
+    div.className = 'crdlab-example';
+    div.dataset.load = 'click';
+    div.innerHTML = '<pre><code>kind: CustomResourceDefinition</code></pre><pre><code>kind: Widget</code></pre>';
+    document.body.append(div);
+    return new Promise((resolve) => setTimeout(() => resolve(document.body.lastElementChild.tagName + ' ' + document.body.lastElementChild.getAttribute('state')), 50));
+  });
+  assert.equal(late, 'CRDLAB-EXAMPLE idle');
+  await page.evaluate(() => document.body.lastElementChild.remove());
+
   // The invalid create: each error at its field, underlined; the rules with their cost.
   await page.locator('#invalid').scrollIntoViewIfNeeded();
   await waitState(page, 'invalid', ['invalid']);

@@ -650,7 +650,10 @@ function namedRole(block) {
 function upgradeMarkdown(root = document) {
   for (const div of root.querySelectorAll('div.crdlab-example:not([data-crdlab-upgraded])')) {
     div.setAttribute('data-crdlab-upgraded', '');
-    const blocks = [...div.querySelectorAll('pre')].map((pre) => pre.querySelector('code') || pre);
+    // Line-number columns (Pygments' and MkDocs Material's `linenums` tables) are not code.
+    const blocks = [...div.querySelectorAll('pre')]
+      .filter((pre) => !pre.closest('.linenos, .linenodiv, .lineno'))
+      .map((pre) => pre.querySelector('code') || pre);
     const docs = {};
     const unnamed = [];
     for (const b of blocks) {
@@ -672,5 +675,19 @@ function upgradeMarkdown(root = document) {
 if (!customElements.get('crdlab-example')) customElements.define('crdlab-example', CrdlabExample);
 if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', () => upgradeMarkdown());
 else upgradeMarkdown();
+// Sites that swap the page's content without a reload (Docusaurus, MkDocs Material's instant
+// navigation) add new blocks later: they are upgraded as they arrive.
+if (typeof MutationObserver === 'function') {
+  new MutationObserver((records) => {
+    for (const r of records) {
+      for (const n of r.addedNodes) {
+        if (n.nodeType === 1 && (n.matches('div.crdlab-example') || n.querySelector('div.crdlab-example'))) {
+          upgradeMarkdown();
+          return;
+        }
+      }
+    }
+  }).observe(document.documentElement, { childList: true, subtree: true });
+}
 
 export { CrdlabExample, upgradeMarkdown };
