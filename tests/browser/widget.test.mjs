@@ -137,11 +137,16 @@ test('the widgets load when visible, answer as kubectl apply, follow edits and s
     const div = document.createElement('div');
     div.className = 'crdlab-example';
     div.dataset.load = 'click';
-    div.innerHTML = '<pre><code>kind: CustomResourceDefinition</code></pre><pre><code>kind: Widget</code></pre>';
+    div.innerHTML = '<pre><code>kind: [\n</code></pre><pre><code>kind: Widget</code></pre>';
     document.body.append(div);
     return new Promise((resolve) => setTimeout(() => resolve(document.body.lastElementChild.tagName + ' ' + document.body.lastElementChild.getAttribute('state')), 50));
   });
   assert.equal(late, 'CRDLAB-EXAMPLE idle');
+  // A CRD that cannot be read: a located error inside the widget, the page unharmed.
+  await page.locator('body > crdlab-example:last-child button:text("Run")').click();
+  await page.waitForFunction(() => document.body.lastElementChild.getAttribute('state') === 'invalid', null, { timeout: WAIT });
+  assert.match(await page.locator('body > crdlab-example:last-child [data-testid=kubectl]').innerText(), /^error: cannot read CRD: yaml: [^\n]*line \d+, column \d+/);
+  assert.match(await page.locator('body > crdlab-example:last-child .result').innerText(), /CRD, line \d+, column \d+/);
   await page.evaluate(() => document.body.lastElementChild.remove());
 
   // The invalid create: each error at its field, underlined; the rules with their cost.

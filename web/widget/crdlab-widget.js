@@ -333,7 +333,10 @@ class CrdlabExample extends HTMLElement {
   }
 
   connectedCallback() {
-    if (this.shadowRoot) return;
+    if (this.shadowRoot) {
+      this._arm(); // moved in the page: watch again if it has not started
+      return;
+    }
     this._docs = this._readSources();
     const root = this.attachShadow({ mode: 'open' });
     applyStyles(root);
@@ -341,6 +344,12 @@ class CrdlabExample extends HTMLElement {
     this._setState('idle');
     this._applyTheme();
     darkQuery?.addEventListener?.('change', () => this._applyTheme());
+    this._arm();
+  }
+
+  /** Starts now, or when visible, or shows the Run button, per `load`. */
+  _arm() {
+    if (this._started || this._broken) return;
     const load = this.getAttribute('load') || 'visible';
     if (load === 'eager') this._start();
     else if (load === 'click') this._runButton.hidden = false;
