@@ -6,7 +6,7 @@
 // - hostile input pasted into the editors (a 3 MiB string, an object nested 600 deep, a CEL
 //   rule 300 parentheses deep, a YAML alias bomb) is answered within a few seconds with an
 //   error in the results, and the next ordinary edit is answered correctly. (Invalid UTF-8
-//   cannot be typed into an editor; the docs page widget of item 5 does not exist yet.)
+//   cannot be typed into an editor; the docs page widget gets the same inputs in widget.test.mjs.)
 //
 // Run from the repo root: node --test tests/browser/
 

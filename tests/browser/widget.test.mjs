@@ -273,7 +273,7 @@ test('"Open in playground" carries the widget state in the share fragment', { ti
   await page.close();
 });
 
-test('at 360 px wide the widget fits the page; theme=auto follows prefers-color-scheme', { timeout: 120_000 }, async () => {
+test('at 360 px wide the widget fits the page; theme=auto follows prefers-color-scheme; custom properties theme it', { timeout: 120_000 }, async () => {
   const { page, pageErrors } = await openPage(browser.context, baseUrl);
   await page.setViewportSize({ width: 360, height: 740 });
   await page.emulateMedia({ colorScheme: 'dark' });
@@ -286,6 +286,12 @@ test('at 360 px wide the widget fits the page; theme=auto follows prefers-color-
   await page.emulateMedia({ colorScheme: 'light' });
   await page.waitForFunction(() => !document.getElementById('valid').hasAttribute('data-dark'), null, { timeout: WAIT });
   assert.ok(await page.locator('#update').evaluate((w) => w.hasAttribute('data-dark')), 'theme=dark stays dark');
+  // Themable from the page through custom properties (they cross the shadow root).
+  const accent = await page.locator('#valid').evaluate((w) => {
+    w.style.setProperty('--crdlab-accent', 'rgb(1, 2, 3)');
+    return getComputedStyle(w.shadowRoot.querySelector('[role=tab][aria-selected=true]')).borderBottomColor;
+  });
+  assert.equal(accent, 'rgb(1, 2, 3)');
   assert.deepEqual(pageErrors, []);
   await page.close();
 });
