@@ -148,6 +148,16 @@ test('the widgets load when visible, answer as kubectl apply, follow edits and s
   assert.match(await page.locator('body > crdlab-example:last-child [data-testid=kubectl]').innerText(), /^error: cannot read CRD: yaml: [^\n]*line \d+, column \d+/);
   assert.match(await page.locator('body > crdlab-example:last-child .result').innerText(), /CRD, line \d+, column \d+/);
   await page.evaluate(() => document.body.lastElementChild.remove());
+  // An element without a CRD says so, in the widget.
+  const missing = await page.evaluate(() => {
+    const w = document.createElement('crdlab-example');
+    w.setAttribute('load', 'eager');
+    document.body.append(w);
+    const r = [w.getAttribute('state'), w.shadowRoot.querySelector('.result').textContent];
+    w.remove();
+    return r;
+  });
+  assert.deepEqual(missing, ['error', 'this example needs a CRD and an object (data-crdlab="crd" and "object")']);
 
   // The invalid create: each error at its field, underlined; the rules with their cost.
   await page.locator('#invalid').scrollIntoViewIfNeeded();

@@ -338,10 +338,15 @@ class CrdlabExample extends HTMLElement {
       return;
     }
     this._docs = this._readSources();
+    if (!('crd' in this._docs) && document.readyState === 'loading') {
+      // Defined before the parser reached the children (an async or cached module): wait.
+      document.addEventListener('DOMContentLoaded', () => this.isConnected && this.connectedCallback(), { once: true });
+      return;
+    }
     const root = this.attachShadow({ mode: 'open' });
     applyStyles(root);
     this._render(root);
-    this._setState('idle');
+    if (!this._broken) this._setState('idle');
     this._applyTheme();
     darkQuery?.addEventListener?.('change', () => this._applyTheme());
     this._arm();
