@@ -654,7 +654,10 @@ function details(title, body, open, testid) {
 function namedRole(block) {
   const named = block.getAttribute('data-crdlab') || block.closest('[data-crdlab]')?.getAttribute('data-crdlab');
   if (ROLES.includes(named)) return named;
-  const classes = `${block.className} ${block.parentElement?.className || ''}`;
+  // The info string becomes a class: on the code (Python-Markdown, Hugo), or on a wrapper
+  // around the pre (pymdownx.superfences in MkDocs Material: div.language-NAME).
+  const wrapper = block.closest('[class*="language-"]');
+  const classes = `${block.className} ${block.parentElement?.className || ''} ${wrapper?.className || ''}`;
   if (/\bold-?object\b/i.test(classes)) return 'old-object';
   if (/(^|[\s-])crd\b/i.test(classes)) return 'crd';
   if (/(^|[\s-])object\b/i.test(classes)) return 'object';
