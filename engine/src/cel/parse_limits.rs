@@ -825,17 +825,49 @@ mod tests {
     #[test]
     fn listener_counts_nesting() {
         let parens = |n: usize| format!("{}1{}", "(".repeat(n), ")".repeat(n));
-        assert_eq!(exceeded(&parens(249)), None);
+        // cel-go accepts 249 (crdlab's own bound answers first, see below).
+        assert_eq!(exceeded(&parens(249)), Some(nesting_message()));
         assert_eq!(
             exceeded(&parens(250)).as_deref(),
             Some("expression recursion limit exceeded: 250")
         );
         let lists = |n: usize| format!("{}1{}", "[".repeat(n), "]".repeat(n));
-        assert_eq!(exceeded(&lists(249)), None);
-        assert!(exceeded(&lists(250)).is_some());
+        assert_eq!(exceeded(&lists(249)), Some(nesting_message()));
+        assert_eq!(
+            exceeded(&lists(250)).as_deref(),
+            Some("expression recursion limit exceeded: 250")
+        );
         // Deep input the scanner cannot follow past its error is left to the parser.
         assert_eq!(exceeded("(((1"), None);
         assert_eq!(exceeded(&format!("{}#", "(".repeat(10))), None);
+    }
+
+    #[test]
+    fn crdlab_bounds_nested_expressions() {
+        assert_eq!(
+            nesting_message(),
+            "expression nesting exceeds crdlab's limit: 32 (the apiserver allows 250)"
+        );
+        let parens = |n: usize| format!("{}1{}", "(".repeat(n), ")".repeat(n));
+        // The whole expression is the first `expr`: 31 brackets make 32.
+        assert_eq!(exceeded(&parens(MAX_NESTING - 1)), None);
+        assert_eq!(exceeded(&parens(MAX_NESTING)), Some(nesting_message()));
+        let calls = |n: usize| format!("{}1{}", "f(".repeat(n), ")".repeat(n));
+        assert_eq!(exceeded(&calls(MAX_NESTING - 1)), None);
+        assert_eq!(exceeded(&calls(MAX_NESTING)), Some(nesting_message()));
+        let maps = |n: usize| format!("{}1{}", "{1: ".repeat(n), "}".repeat(n));
+        assert_eq!(exceeded(&maps(MAX_NESTING)), Some(nesting_message()));
+        // A ternary's `else` branch is a nested expression; chains and `!`/`-` are loops.
+        let ternaries = |n: usize| format!("{}1", "a ? b : ".repeat(n));
+        assert_eq!(exceeded(&ternaries(MAX_NESTING - 1)), None);
+        assert_eq!(exceeded(&ternaries(MAX_NESTING)), Some(nesting_message()));
+        assert_eq!(exceeded(&format!("a{}", ".b(c)".repeat(200))), None);
+        assert_eq!(exceeded(&format!("{}a", "!".repeat(1000))), None);
+        // Broken input: the parser recovers and nests on, so brackets are counted roughly.
+        assert_eq!(exceeded(&format!("{} +", parens(40))), Some(nesting_message()));
+        assert_eq!(exceeded(&format!("{} #", parens(40))), Some(nesting_message()));
+        assert_eq!(exceeded(&format!("{} #", parens(10))), None);
+        assert_eq!(exceeded(&format!("'((((' + {} #", parens(10))), None);
     }
 
     #[test]
