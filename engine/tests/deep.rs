@@ -295,3 +295,35 @@ fn playground_analysis_of_deep_texts() {
     });
     assert_eq!(analysis, json!(0));
 }
+
+#[test]
+fn schema_depth_counts_every_nesting_keyword() {
+    // Alternating keywords, each one level: the root and 127 below it is the limit.
+    let keys = ["properties", "items", "allOf", "additionalProperties", "not", "anyOf", "patternProperties"];
+    let nest = |levels: usize| {
+        let mut s = json!({"type": "string"});
+        for i in 0..levels - 1 {
+            s = match keys[i % keys.len()] {
+                k @ ("properties" | "patternProperties") => json!({"type": "object", k: {"f": s}}),
+                k @ ("allOf" | "anyOf") => json!({k: [s]}),
+                k => json!({k: s}),
+            };
+        }
+        s
+    };
+    let decode = |schema: Value| crdlab::crd::decode_crd(&common::widgets_json(schema)).map(|_| ()).map_err(|e| e.message);
+    assert_eq!(decode(nest(128)), Ok(()));
+    let e = decode(nest(129)).unwrap_err();
+    // The outermost steps, from `nest`'s last keyword back.
+    assert!(e.starts_with("spec.versions[0].schema.openAPIV3Schema.items.properties[f].patternProperties[f].anyOf[0].not.additionalProperties.allOf[0].items."), "{}", e);
+    assert!(e.ends_with(": schema nests deeper than crdlab's limit of 128 levels"), "{}", e);
+    assert_eq!(e.split(':').next().unwrap().matches('.').count(), 3 + 128, "{}", e);
+    // Values under `default` or `example` are not schemas.
+    let mut s = nest(3);
+    let mut deep = json!(1);
+    for _ in 0..200 {
+        deep = json!({"items": deep});
+    }
+    s["example"] = deep;
+    assert_eq!(decode(s), Ok(()));
+}
