@@ -245,7 +245,7 @@ mod tests {
             run(&deep, &vars).unwrap_err(),
             "ERROR: <input>:-1:0: max recursion depth exceeded"
         );
-        let parens = format!("{}1{}", "(".repeat(200), ")".repeat(200));
+        let parens = format!("{}1{}", "(".repeat(31), ")".repeat(31));
         assert_eq!(
             value(&parens),
             serde_json::json!({"type": "int", "value": 1})

@@ -169,15 +169,9 @@ fn typed_value_named(v: &Val, optional_name: &str) -> Value {
     json!({"type": t, "value": value})
 }
 
-/// The untyped `value`.
+/// The untyped `value`: a scalar's is its typed value's; lists, maps and optionals are
+/// walked once (converting each subtree to its typed form first made deep values quadratic).
 pub fn plain_value(v: &Val) -> Value {
-    match typed_value(v) {
-        Value::Object(mut m) => strip(m.remove("value").unwrap_or(Value::Null), v),
-        other => other,
-    }
-}
-
-fn strip(tv: Value, v: &Val) -> Value {
     match v {
         Val::List(l) => Value::Array(l.iter().map(|x| plain_value(&x)).collect()),
         Val::Map(m) => Value::Array(
@@ -187,7 +181,10 @@ fn strip(tv: Value, v: &Val) -> Value {
                 .collect(),
         ),
         Val::Optional(Some(x)) => plain_value(x),
-        _ => tv,
+        scalar => match typed_value(scalar) {
+            Value::Object(mut m) => m.remove("value").unwrap_or(Value::Null),
+            other => other,
+        },
     }
 }
 

@@ -10,6 +10,13 @@
 //!   arithmetic operations, selections, member calls and indexes (so `a == b == c` nests,
 //!   while parentheses, lists and global calls do not), at most 250 deep.
 //!
+//! One more bound is crdlab's own, not cel-go's: [`MAX_NESTING`] nested expressions
+//! (parentheses, list and map literals, call arguments, indexes, ternary branches: each one
+//! a new `expr` rule the ANTLR parser enters). The `cel` crate's generated parser takes about
+//! 8 KiB of stack per nested `expr` (ten rule functions, then the visitor, the checker and the
+//! interpreter each recurse once more), so cel-go's 250 would need 2 MiB of stack where
+//! WebAssembly has 1 MiB; real rules nest fewer than ten deep.
+//!
 //! cel-go reports these as `ERROR: <input>:-1:0: <message>` and nothing else. The
 //! scanner below mirrors the grammar's rule structure (`parser/gen/CEL.g4`) only as far as
 //! needed to count; on input it cannot follow (a lexical or syntax error) it gives up and
@@ -17,6 +24,9 @@
 
 /// cel-go's default maximum parse recursion depth.
 pub const MAX_RECURSION_DEPTH: usize = 250;
+/// crdlab's bound on nested expressions (see the module doc): deeper input is refused with
+/// [`nesting_message`] before the recursive parser runs.
+pub const MAX_NESTING: usize = 32;
 /// cel-go's default expression size limit, in code points.
 pub const EXPRESSION_SIZE_LIMIT: usize = 100_000;
 
@@ -29,23 +39,71 @@ pub fn exceeded(text: &str) -> Option<String> {
             size, EXPRESSION_SIZE_LIMIT
         ));
     }
-    let tokens = lex(text)?;
+    let Some(tokens) = lex(text) else {
+        return rough_nesting_exceeded(text).then(nesting_message);
+    };
     let mut s = Scanner {
         toks: &tokens,
         pos: 0,
         depth: [0; RULES],
+        max_nesting: 0,
     };
     match s.start() {
         Ok(visitor_depth) if visitor_depth > MAX_RECURSION_DEPTH => {
             Some("max recursion depth exceeded".into())
         }
+        Ok(_) if s.max_nesting > MAX_NESTING => Some(nesting_message()),
         Ok(_) => None,
         Err(Stop::Listener) => Some(format!(
             "expression recursion limit exceeded: {}",
             MAX_RECURSION_DEPTH
         )),
-        Err(Stop::Syntax) => None,
+        // The parser recovers from the error and goes on, as deep as the rest nests.
+        Err(Stop::Syntax) => (s.max_nesting > MAX_NESTING || rough_nesting_exceeded(text))
+            .then(nesting_message),
     }
+}
+
+/// The error for an expression nested deeper than [`MAX_NESTING`]: crdlab's limit, which
+/// the apiserver does not have (it stops at 250), so the text says whose it is.
+pub fn nesting_message() -> String {
+    format!(
+        "expression nesting exceeds crdlab's limit: {} (the apiserver allows {})",
+        MAX_NESTING, MAX_RECURSION_DEPTH
+    )
+}
+
+/// For input the scanner does not follow (a lexical or syntax error, after which the parser
+/// recovers and goes on): whether brackets outside quotes, or brackets and `?` together,
+/// could nest deeper than [`MAX_NESTING`]. An over-estimate, so only broken input that holds
+/// many brackets or `?` gets the nesting error instead of its syntax error.
+fn rough_nesting_exceeded(text: &str) -> bool {
+    let (mut depth, mut max, mut questions) = (0usize, 0usize, 0usize);
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for c in text.chars() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q || c == '\n' {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '"' | '\'' => quote = Some(c),
+            '(' | '[' | '{' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            '?' => questions += 1,
+            _ => {}
+        }
+    }
+    max + questions > MAX_NESTING
 }
 
 /// Code-point offsets of backtick-escaped identifiers (`` a.`b-c` ``) where the grammar
@@ -354,6 +412,8 @@ struct Scanner<'t> {
     toks: &'t [Token],
     pos: usize,
     depth: [usize; RULES],
+    /// The deepest `expr` nesting seen (the start rule's `expr` is 1).
+    max_nesting: usize,
 }
 
 /// Every scanner function returns the visitor depth of what it scanned.
@@ -383,6 +443,9 @@ impl<'t> Scanner<'t> {
     fn enter(&mut self, r: Rule) -> Result<(), Stop> {
         let d = &mut self.depth[r as usize];
         *d += 1;
+        if matches!(r, Rule::Expr) {
+            self.max_nesting = self.max_nesting.max(*d);
+        }
         if *d > MAX_RECURSION_DEPTH {
             Err(Stop::Listener)
         } else {
@@ -762,17 +825,49 @@ mod tests {
     #[test]
     fn listener_counts_nesting() {
         let parens = |n: usize| format!("{}1{}", "(".repeat(n), ")".repeat(n));
-        assert_eq!(exceeded(&parens(249)), None);
+        // cel-go accepts 249 (crdlab's own bound answers first, see below).
+        assert_eq!(exceeded(&parens(249)), Some(nesting_message()));
         assert_eq!(
             exceeded(&parens(250)).as_deref(),
             Some("expression recursion limit exceeded: 250")
         );
         let lists = |n: usize| format!("{}1{}", "[".repeat(n), "]".repeat(n));
-        assert_eq!(exceeded(&lists(249)), None);
-        assert!(exceeded(&lists(250)).is_some());
+        assert_eq!(exceeded(&lists(249)), Some(nesting_message()));
+        assert_eq!(
+            exceeded(&lists(250)).as_deref(),
+            Some("expression recursion limit exceeded: 250")
+        );
         // Deep input the scanner cannot follow past its error is left to the parser.
         assert_eq!(exceeded("(((1"), None);
         assert_eq!(exceeded(&format!("{}#", "(".repeat(10))), None);
+    }
+
+    #[test]
+    fn crdlab_bounds_nested_expressions() {
+        assert_eq!(
+            nesting_message(),
+            "expression nesting exceeds crdlab's limit: 32 (the apiserver allows 250)"
+        );
+        let parens = |n: usize| format!("{}1{}", "(".repeat(n), ")".repeat(n));
+        // The whole expression is the first `expr`: 31 brackets make 32.
+        assert_eq!(exceeded(&parens(MAX_NESTING - 1)), None);
+        assert_eq!(exceeded(&parens(MAX_NESTING)), Some(nesting_message()));
+        let calls = |n: usize| format!("{}1{}", "f(".repeat(n), ")".repeat(n));
+        assert_eq!(exceeded(&calls(MAX_NESTING - 1)), None);
+        assert_eq!(exceeded(&calls(MAX_NESTING)), Some(nesting_message()));
+        let maps = |n: usize| format!("{}1{}", "{1: ".repeat(n), "}".repeat(n));
+        assert_eq!(exceeded(&maps(MAX_NESTING)), Some(nesting_message()));
+        // A ternary's `else` branch is a nested expression; chains and `!`/`-` are loops.
+        let ternaries = |n: usize| format!("{}1", "a ? b : ".repeat(n));
+        assert_eq!(exceeded(&ternaries(MAX_NESTING - 1)), None);
+        assert_eq!(exceeded(&ternaries(MAX_NESTING)), Some(nesting_message()));
+        assert_eq!(exceeded(&format!("a{}", ".b(c)".repeat(200))), None);
+        assert_eq!(exceeded(&format!("{}a", "!".repeat(1000))), None);
+        // Broken input: the parser recovers and nests on, so brackets are counted roughly.
+        assert_eq!(exceeded(&format!("{} +", parens(40))), Some(nesting_message()));
+        assert_eq!(exceeded(&format!("{} #", parens(40))), Some(nesting_message()));
+        assert_eq!(exceeded(&format!("{} #", parens(10))), None);
+        assert_eq!(exceeded(&format!("'((((' + {} #", parens(10))), None);
     }
 
     #[test]

@@ -37,8 +37,89 @@ pub fn decode_crd(v: &Value) -> Result<CustomResourceDefinition, LoadError> {
             api_version, hint
         )));
     }
+    if let Some(path) = too_deep_schema(v) {
+        return Err(LoadError::new(format!(
+            "{}: schema nests deeper than crdlab's limit of {} levels",
+            path, MAX_SCHEMA_DEPTH
+        )));
+    }
     // Deserializing from the borrowed value avoids copying the whole document first.
     <CustomResourceDefinition as serde::Deserialize>::deserialize(v)
         .map_err(|e| LoadError::new(format!("cannot decode CustomResourceDefinition: {}", e)))
 }
 
+
+/// How deeply schemas may nest (`properties`, `items`, `allOf`, ...), counting the root as 1.
+///
+/// The apiserver has no such bound (a schema nests as deep as its text); crdlab's is for the
+/// stack: decoding, cloning, compiling and walking a schema recurse once per level, several
+/// KiB per level, and WebAssembly has a 1 MiB stack. Real CRDs nest fewer than 30 levels.
+pub const MAX_SCHEMA_DEPTH: usize = 128;
+
+/// The field path of the first schema below [`MAX_SCHEMA_DEPTH`] levels, found without
+/// recursion before the (recursive) decoder runs.
+fn too_deep_schema(crd: &Value) -> Option<String> {
+    /// One schema seen: its parent's index and its step from there (`.key`, `.key[name]`,
+    /// `.key[i]`), so a path is built only for the one that is too deep.
+    enum Step<'v> {
+        Root(usize),
+        Key(&'v str),
+        Named(&'v str, &'v str),
+        Indexed(&'v str, usize),
+    }
+    let versions = crd.pointer("/spec/versions")?.as_array()?;
+    let mut nodes: Vec<(usize, Step)> = Vec::new();
+    let mut stack: Vec<(&Value, usize, usize)> = Vec::new();
+    for (i, v) in versions.iter().enumerate() {
+        if let Some(root) = v.pointer("/schema/openAPIV3Schema") {
+            nodes.push((usize::MAX, Step::Root(i)));
+            stack.push((root, 1, nodes.len() - 1));
+        }
+    }
+    while let Some((schema, depth, node)) = stack.pop() {
+        let Value::Object(m) = schema else { continue };
+        if depth > MAX_SCHEMA_DEPTH {
+            let mut steps = Vec::new();
+            let mut n = node;
+            while n != usize::MAX {
+                steps.push(&nodes[n].1);
+                n = nodes[n].0;
+            }
+            return Some(
+                steps
+                    .iter()
+                    .rev()
+                    .map(|s| match s {
+                        Step::Root(i) => format!("spec.versions[{}].schema.openAPIV3Schema", i),
+                        Step::Key(k) => format!(".{}", k),
+                        Step::Named(k, name) => format!(".{}[{}]", k, name),
+                        Step::Indexed(k, i) => format!(".{}[{}]", k, i),
+                    })
+                    .collect(),
+            );
+        }
+        for (key, sub) in m {
+            let key = key.as_str();
+            match (key, sub) {
+                ("properties" | "patternProperties" | "definitions" | "dependencies", Value::Object(children)) => {
+                    for (name, c) in children {
+                        nodes.push((node, Step::Named(key, name)));
+                        stack.push((c, depth + 1, nodes.len() - 1));
+                    }
+                }
+                ("allOf" | "anyOf" | "oneOf" | "items", Value::Array(children)) => {
+                    for (j, c) in children.iter().enumerate() {
+                        nodes.push((node, Step::Indexed(key, j)));
+                        stack.push((c, depth + 1, nodes.len() - 1));
+                    }
+                }
+                ("items" | "additionalProperties" | "additionalItems" | "not", c @ Value::Object(_)) => {
+                    nodes.push((node, Step::Key(key)));
+                    stack.push((c, depth + 1, nodes.len() - 1));
+                }
+                _ => {}
+            }
+        }
+    }
+    None
+}

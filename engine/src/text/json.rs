@@ -86,3 +86,53 @@ fn check_json_depth(text: &str) -> Result<(), ReadError> {
     Ok(())
 }
 
+
+/// The reader's nesting bound for a value that did not come through it (a JSON value in a
+/// batch request or from a library caller): walked without recursion, before anything that
+/// recurses sees it.
+pub fn check_value_depth(v: &Value) -> Result<(), ReadError> {
+    let mut stack = vec![(v, 1usize)];
+    while let Some((v, depth)) = stack.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match v {
+            Value::Array(a) => Box::new(a.iter()),
+            Value::Object(m) => Box::new(m.values()),
+            _ => continue,
+        };
+        if depth > MAX_DEPTH {
+            return Err(ReadError {
+                message: format!("nesting deeper than {} levels", MAX_DEPTH),
+                line: None,
+                column: None,
+            });
+        }
+        stack.extend(children.map(|c| (c, depth + 1)));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod depth_tests {
+    use super::*;
+
+    fn nested(levels: usize) -> Value {
+        let mut v = Value::from(1);
+        for _ in 0..levels {
+            v = Value::Array(vec![v]);
+        }
+        v
+    }
+
+    #[test]
+    fn value_depth_is_the_readers() {
+        assert!(check_value_depth(&nested(MAX_DEPTH)).is_ok());
+        assert_eq!(
+            check_value_depth(&nested(MAX_DEPTH + 1)).unwrap_err().message,
+            "nesting deeper than 512 levels"
+        );
+        // The text reader agrees on where the bound lies.
+        let text = format!("{}1{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        assert!(read_json(&text).is_ok());
+        let text = format!("{}1{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
+        assert!(read_json(&text).is_err());
+    }
+}

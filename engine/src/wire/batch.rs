@@ -151,7 +151,11 @@ fn as_document(v: &Value, what: &str) -> Result<Value, String> {
         Value::String(text) => {
             crate::text::yaml::read_document(text).map_err(|e| format!("cannot read {}: {}", what, e))
         }
-        other => Ok(other.clone()),
+        other => {
+            crate::text::json::check_value_depth(other)
+                .map_err(|e| format!("cannot read {}: {}", what, e))?;
+            Ok(other.clone())
+        }
     }
 }
 
@@ -174,7 +178,10 @@ fn crd_input<'r>(
     }
     match inline {
         Some(Value::String(t)) => Ok(Some(CrdInput::Text(t))),
-        Some(v @ Value::Object(_)) => Ok(Some(CrdInput::Json(v))),
+        Some(v @ Value::Object(_)) => {
+            crate::text::json::check_value_depth(v).map_err(|e| format!("cannot read {}: {}", what, e))?;
+            Ok(Some(CrdInput::Json(v)))
+        }
         Some(other) => Err(format!(
             "{} must be YAML/JSON text or an object, not {}",
             what,
@@ -234,6 +241,9 @@ impl Engine {
         };
         if req.mode.as_deref() == Some("eval") {
             let expr = req.expr.as_deref().ok_or("expression mode needs expr")?;
+            if let Some(vars) = &req.vars {
+                crate::text::json::check_value_depth(vars).map_err(|e| format!("cannot read vars: {}", e))?;
+            }
             let mut fields =
                 crate::cel::eval::evaluate(expr, req.vars.as_ref(), req.var_types.as_ref(), kube);
             if let Some(Value::String(e)) = fields.remove("error") {
