@@ -784,6 +784,14 @@ impl<'a, 'v> Evaluator<'a, 'v> {
                 Ok((imp, id)) => {
                     let extended = if self.prog.accumulating.contains(&e.id) {
                         self.accumulate(call, id, &mut args)
+                    } else if id == "add_list" && matches!(call.args.first().map(|a| &a.expr), Some(Expr::Call(_))) {
+                        // `(a + b) + c`: the left list is the value of a call, held by nothing
+                        // else, so it is extended in place (cel-go concatenates lazily);
+                        // copying it at each `+` made a chain of n additions quadratic. Its
+                        // runtime cost is constant, so the consumed argument is not needed
+                        // for costing.
+                        let x = std::mem::replace(&mut args[0], Val::Null);
+                        Some(crate::cel::library::stdlib::concat_accumulator(x, &args[1]))
                     } else {
                         None
                     };
@@ -1564,5 +1572,18 @@ mod tests {
             crate::cel::eval::plain_value(&r.expect("evaluates")),
             serde_json::json!(40)
         );
+    }
+
+    /// A chain of list additions extends the left operand in place when it is the value
+    /// of a call; the lists the variables hold stay as they were, and the cost does not
+    /// change (a `+` of lists costs 1 whatever its operands).
+    #[test]
+    fn list_addition_chains_leave_their_operands_intact() {
+        let (v, c) = run("[xs + xs + [7] + xs, xs, [xs[0]] + [1] + [2]]", 2);
+        assert_eq!(v, serde_json::json!([[0, 1, 0, 1, 7, 0, 1], [0, 1], [0, 1, 2]]));
+        assert_eq!(c, 31);
+        let chain = vec!["xs"; 200].join(" + ");
+        let (v, _) = run(&format!("({}).size()", chain), 1000);
+        assert_eq!(v, serde_json::json!(200_000));
     }
 }

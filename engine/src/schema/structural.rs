@@ -594,6 +594,13 @@ pub fn regexp_error(p: &str) -> Option<String> {
     if let Some((code, expr)) = go_regexp_parse_error(p) {
         return Some(format!("error parsing regexp: {}: `{}`", code, expr));
     }
+    // `go::regexp::translate` already words its refusals as Go's `regexp.Compile` does
+    // (`error parsing regexp: <code>: `<expr>``): kept as they are, not wrapped twice.
+    if let regex::Error::Syntax(go) = &err {
+        if go.starts_with("error parsing regexp: ") {
+            return Some(go.clone());
+        }
+    }
     let text = err.to_string();
     let last = text
         .lines()
@@ -1164,5 +1171,16 @@ mod tests {
         ] {
             assert_eq!(e(ok), None, "{}", ok);
         }
+    }
+
+    /// Go's `regexp.Compile` names an unknown Unicode class once: the refusal of
+    /// `go::regexp::translate` is not wrapped in a second `error parsing regexp:`.
+    #[test]
+    fn regexp_error_unknown_class_is_worded_once() {
+        assert_eq!(
+            regexp_error("\\p{Foo}").as_deref(),
+            Some("error parsing regexp: invalid character class range: `\\p{Foo}`")
+        );
+        assert_eq!(regexp_error("^[a-z]+$"), None);
     }
 }

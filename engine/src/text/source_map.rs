@@ -523,7 +523,10 @@ impl<'a> PosBuilder<'a> {
         let text = self.text();
         let start = self.byte_of(mark);
         let rest = &text[start..];
-        let line = rest.split('\n').next().unwrap_or("");
+        // The rest of the scalar's line, only where the scalar does not simply start at its
+        // marker: scanning it for every scalar is quadratic on one long line (a flow list of
+        // 100,000 items).
+        let line = || rest.split('\n').next().unwrap_or("");
         match style {
             TScalarStyle::SingleQuoted | TScalarStyle::DoubleQuoted => {
                 let q = if style == TScalarStyle::SingleQuoted {
@@ -531,8 +534,9 @@ impl<'a> PosBuilder<'a> {
                 } else {
                     '"'
                 };
-                let Some(open) = line.find(q) else {
-                    return (start, start + line.trim_end().len());
+                let open = if rest.starts_with(q) { Some(0) } else { line().find(q) };
+                let Some(open) = open else {
+                    return (start, start + line().trim_end().len());
                 };
                 let body = &rest[open + 1..];
                 let mut it = body.char_indices().peekable();
@@ -557,6 +561,7 @@ impl<'a> PosBuilder<'a> {
                 }
                 // Content lines: the first, then every blank or at-least-as-indented line.
                 let indent = mark.col();
+                let line = line();
                 let mut end = start + line.trim_end().len();
                 let mut at = start + line.len();
                 while at < text.len() {
@@ -580,13 +585,13 @@ impl<'a> PosBuilder<'a> {
                 if rest.starts_with(s) {
                     return (start, start + s.len());
                 }
-                if let Some(i) = line.find(s) {
+                if let Some(i) = line().find(s) {
                     return (start + i, start + i + s.len());
                 }
                 // A multi-line plain scalar: line breaks folded into spaces.
                 match match_folded(rest, s) {
                     Some(n) => (start, start + n),
-                    None => (start, start + line.trim_end().len()),
+                    None => (start, start + line().trim_end().len()),
                 }
             }
         }

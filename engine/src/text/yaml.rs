@@ -65,7 +65,28 @@ fn read_documents_impl(
             Err(_) => {}
         }
     }
+    check_printable(text)?;
     read_yaml_impl(text, track)
+}
+
+/// go-yaml's reader (`yaml_parser_update_buffer`) refuses any character YAML does not
+/// count as printable, wherever it stands (a quoted scalar, a comment): C0 controls but tab,
+/// line feed and carriage return, DEL, C1 controls but NEL, U+FFFE and U+FFFF. Its error has
+/// no line (a reader error sets no mark); sigs.k8s.io/yaml's `Unmarshal` wraps it. The place
+/// is kept for the ranges the editors show.
+fn check_printable(text: &str) -> Result<(), ReadError> {
+    let printable = |c: char| {
+        matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{7e}' | '\u{85}' | '\u{a0}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}' | '\u{10000}'..)
+    };
+    let Some(at) = text.find(|c: char| !printable(c)) else { return Ok(()) };
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    Err(ReadError {
+        message: "error converting YAML to JSON: yaml: control characters are not allowed".into(),
+        line: Some(line),
+        column: Some(column),
+    })
 }
 
 /// Reads exactly one document; empty input is an error.
@@ -365,6 +386,24 @@ mod tests {
 
     fn one(s: &str) -> Value {
         read_document(s).unwrap()
+    }
+
+    /// go-yaml's reader refuses control characters anywhere in a YAML text (a NUL no
+    /// longer ends the scalar silently); tabs, NEL, a BOM and U+FFFD are printable.
+    #[test]
+    fn control_characters_are_refused() {
+        let control = "error converting YAML to JSON: yaml: control characters are not allowed";
+        for (text, line, column) in [
+            ("a: \"x\u{1}\"\n", 1, 6),
+            ("a: 1\nb: x\u{0}y\n", 2, 5),
+            ("# \u{7f}\na: 1\n", 1, 3),
+            ("a: \u{9f}\n", 1, 4),
+            ("a: \u{ffff}\n", 1, 4),
+        ] {
+            let e = read_document(text).unwrap_err();
+            assert_eq!((e.message.as_str(), e.line, e.column), (control, Some(line), Some(column)), "{:?}", text);
+        }
+        assert_eq!(one("a: \"b\tc\u{feff}\u{fffd}\"\n"), json!({"a": "b\tc\u{feff}\u{fffd}"}));
     }
 
     #[test]
