@@ -594,17 +594,9 @@ pub fn regexp_error(p: &str) -> Option<String> {
     if let Some((code, expr)) = go_regexp_parse_error(p) {
         return Some(format!("error parsing regexp: {}: `{}`", code, expr));
     }
-    let text = err.to_string();
-    let last = text
-        .lines()
-        .rev()
-        .find(|l| l.trim_start().starts_with("error:"))
-        .unwrap_or(&text);
-    Some(format!(
-        "error parsing regexp: {}: `{}`",
-        last.trim().trim_start_matches("error:").trim(),
-        p
-    ))
+    // Go's parser limits (nesting, size, nested repeat counts) and the crate's own
+    // refusals are named by `go_compile_error`.
+    crate::go::regexp::go_compile_error(p).or_else(|| Some(err.to_string()))
 }
 
 /// A partial re-expression of Go's `regexp/syntax` parser, only to name the first syntax

@@ -9,7 +9,7 @@ use yaml_rust2::parser::{Event, Parser};
 use yaml_rust2::scanner::Marker;
 use crate::text::aliases::{AliasCounter, Excess};
 use crate::text::json::{looks_like_json, read_json};
-use crate::text::read_error::{err_at, ReadError, MAX_BYTES, MAX_DEPTH};
+use crate::text::read_error::{err_at, too_deep, ReadError, MAX_BYTES, MAX_DEPTH};
 use crate::text::scalars::{resolve_key, resolve_scalar};
 use crate::text::source_map::{json_source_map, PosBuilder, SourceMap};
 
@@ -342,10 +342,7 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
             }
             Event::SequenceStart(anchor, tag) => {
                 if stack.len() >= MAX_DEPTH {
-                    return Err(err_at(
-                        format!("nesting deeper than {} levels", MAX_DEPTH),
-                        Some(&mark),
-                    ));
+                    return Err(err_at(too_deep(), Some(&mark)));
                 }
                 // The sequence of `<<: [*a, *b]` is not decoded itself, only its items
                 // (go-yaml's `decoder.merge`); aliased elsewhere it would be: its weight
@@ -369,10 +366,7 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
             }
             Event::MappingStart(anchor, tag) => {
                 if stack.len() >= MAX_DEPTH {
-                    return Err(err_at(
-                        format!("nesting deeper than {} levels", MAX_DEPTH),
-                        Some(&mark),
-                    ));
+                    return Err(err_at(too_deep(), Some(&mark)));
                 }
                 let (start, start_bytes) = (count.decode, count.bytes);
                 let counted = count.node(0);
