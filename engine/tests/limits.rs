@@ -240,6 +240,20 @@ fn memory_of_what_the_engine_builds_stays_bounded() {
     assert_eq!(a.error, None);
     eprintln!("object of 100,000 list items: peak {} MiB", peak / MIB);
     assert!(peak < 256 * MIB, "{} MiB", peak / MIB);
+    // Lists doubled by nested comprehensions (cel-go's O(1) concatenation): refused past
+    // 4,000,000 elements as a cost-limit error, well below 512 MiB.
+    let mut expr = String::new();
+    let mut prev = "[1,2,3,4,5,6,7,8]".to_string();
+    for i in 0..34 {
+        expr += &format!("[{p} + {p}].map(v{i}, ", p = prev);
+        prev = format!("v{}", i);
+    }
+    expr += &format!("size({}){}", prev, ")".repeat(34));
+    let t = std::time::Instant::now();
+    let (a, peak) = peak_of(|| eval(&expr));
+    assert_eq!(eval_error(&a), "operation cancelled: actual cost limit exceeded", "{}", a);
+    eprintln!("list doubling in comprehensions: peak {} MiB in {:?}", peak / MIB, t.elapsed());
+    assert!(peak < 512 * MIB, "{} MiB", peak / MIB);
     // The largest alias expansion go-yaml allows stays within the expansion bound.
     let doc = format!("s: &s {}\nl: [{}*s]\n", "x".repeat(MIB), "*s, ".repeat(60));
     let (r, peak) = peak_of(|| crdlab::text::yaml::read_document(&doc));
