@@ -55,6 +55,27 @@ pub struct Outcome {
 pub const RULES_NOT_CHECKED: &str =
     "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation";
 
+/// The apiserver's limit on a request body (`MaxRequestBodyBytes`, 3 MiB, apiserver
+/// `server/config.go`), checked by the handlers' `limitedReadBody` before anything is
+/// decoded.
+pub const MAX_REQUEST_BODY_BYTES: usize = 3 * 1024 * 1024;
+
+/// The size of the request body that carries `obj`: its JSON as kubectl sends it
+/// (apimachinery's unstructured JSON scheme: `encoding/json`'s encoder, compact, then a
+/// newline), counted without building it. Clients that send more (the client-side apply
+/// annotation, whitespace) only get closer to the limit.
+pub fn request_body_len(obj: &Value) -> usize {
+    crate::go::json::json_marshal_len(obj, MAX_REQUEST_BODY_BYTES) + 1
+}
+
+/// `limitedReadBody`'s refusal (apimachinery `NewRequestEntityTooLargeError`, HTTP 413) of
+/// a body over [`MAX_REQUEST_BODY_BYTES`]: the request is refused before decoding, so it
+/// is a request error, not a field error.
+pub fn request_entity_too_large(obj: &Value) -> Option<String> {
+    (request_body_len(obj) > MAX_REQUEST_BODY_BYTES)
+        .then(|| format!("Request entity too large: limit is {}", MAX_REQUEST_BODY_BYTES))
+}
+
 /// Decodes a request or stored object as the apiserver's codec does: pruning, dropping
 /// non-nullable nulls, metadata coercion, defaulting. Returns unknown field paths.
 fn decode(crd: &CompiledCrd, ver: &CompiledVersion, obj: &mut Value) -> (Vec<String>, Option<FieldError>) {
@@ -121,6 +142,12 @@ pub fn validate_object(
     old: Option<&Value>,
     opts: &ValidateOptions,
 ) -> Result<Outcome, String> {
+    // Every path (batch, CLI, npm, playground, analyses) validates through here: the one
+    // place the request body limit applies. The stored object (`old`) was a request once,
+    // so it is not measured again.
+    if let Some(e) = request_entity_too_large(obj) {
+        return Err(e);
+    }
     if !obj.is_object() {
         return Err(format!("object must be a JSON object, not {}", crate::text::crd_document::json_type_name(obj)));
     }

@@ -81,6 +81,55 @@ fn marshal_into(v: &Value, out: &mut String) {
     }
 }
 
+/// How many bytes [`json_marshal`] writes for `v`, counted without writing them, and
+/// iteratively (request objects may be deep); counting stops once past `stop_after`.
+pub fn json_marshal_len(v: &Value, stop_after: usize) -> usize {
+    let mut total = 0usize;
+    let mut stack: Vec<&Value> = vec![v];
+    while let Some(v) = stack.pop() {
+        if total > stop_after {
+            break;
+        }
+        total += match v {
+            Value::Null => 4,
+            Value::Bool(true) => 4,
+            Value::Bool(false) => 5,
+            Value::Number(n) => {
+                if n.is_i64() || n.is_u64() {
+                    n.to_string().len()
+                } else {
+                    format_float_json(n.as_f64().unwrap_or(0.0)).len()
+                }
+            }
+            Value::String(s) => json_string_len(s),
+            Value::Array(a) => {
+                stack.extend(a.iter());
+                // Brackets and commas.
+                2 + a.len().saturating_sub(1)
+            }
+            Value::Object(m) => {
+                stack.extend(m.values());
+                // Braces, commas, and per member its key and colon.
+                2 + m.len().saturating_sub(1) + m.keys().map(|k| json_string_len(k) + 1).sum::<usize>()
+            }
+        };
+    }
+    total
+}
+
+/// The length of [`json_string`]'s output.
+fn json_string_len(s: &str) -> usize {
+    2 + s
+        .chars()
+        .map(|c| match c {
+            '"' | '\\' | '\n' | '\r' | '\t' => 2,
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => 6,
+            c if (c as u32) < 0x20 => 6,
+            c => c.len_utf8(),
+        })
+        .sum::<usize>()
+}
+
 /// A JSON string as encoding/json writes it (escapes <, >, & and U+2028/U+2029).
 pub fn json_string(s: &str, out: &mut String) {
     out.push('"');
@@ -155,6 +204,22 @@ mod tests {
         assert_eq!(format_float_json(1e20), "100000000000000000000");
         assert_eq!(format_float_json(0.0000001), "1e-7");
         assert_eq!(format_float_json(2.5), "2.5");
+    }
+
+    #[test]
+    fn marshal_len_counts_what_marshal_writes() {
+        for t in [
+            r#"{"b":1,"a":"<x>","c":[1.5,null,true,false,1e21,-3,18446744073709551615],"d":{},"e":[],"f":"\u2028\u0001\"\\é\n"}"#,
+            "[]",
+            "\"\"",
+            "[[[{}]]]",
+        ] {
+            let v: Value = serde_json::from_str(t).unwrap();
+            assert_eq!(json_marshal_len(&v, usize::MAX), json_marshal(&v).len(), "{}", t);
+        }
+        let big = Value::Array(vec![Value::String("x".repeat(100)); 1000]);
+        let n = json_marshal_len(&big, 500);
+        assert!(n > 500 && n < 2000, "{}", n);
     }
 
     #[test]

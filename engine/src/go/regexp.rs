@@ -20,9 +20,27 @@ use std::fmt::Write;
 /// Compiles `pattern` with Go RE2 semantics.
 pub fn compile_re2(pattern: &str) -> Result<regex::Regex, regex::Error> {
     match translate(pattern) {
-        Ok(t) => regex::RegexBuilder::new(&t).size_limit(1 << 26).build(),
+        Ok(t) => build(&t),
         Err(msg) => Err(regex::Error::Syntax(msg)),
     }
+}
+
+/// The `regex` crate's own bounds, set around Go's: [`translate`] has already refused what
+/// Go refuses (nesting over 1000, programs over Go's size, repeat counts), so the crate's
+/// nest limit sits above anything Go accepts (our rewrite adds a level here and there:
+/// `(?:…)` around `\Q…\E`, `(?-u:\b)`), and its size limit bounds the memory of the
+/// compiled automaton: 64 MiB. A pattern Go accepts can still exceed that (Unicode classes
+/// repeated thousands of times cost Go one instruction each, the crate a UTF-8 automaton
+/// each); it is refused as `expression too large`, never built. Matching is linear in the
+/// text (no backtracking): `(a*)*` or `(a|a)*b` cost what any pattern costs.
+const REGEX_SIZE_LIMIT: usize = 1 << 26;
+const REGEX_NEST_LIMIT: u32 = 2 * GO_MAX_HEIGHT + 16;
+
+fn build(translated: &str) -> Result<regex::Regex, regex::Error> {
+    regex::RegexBuilder::new(translated)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .nest_limit(REGEX_NEST_LIMIT)
+        .build()
 }
 
 /// [`compile_re2`] through a per-thread cache of compiled schema patterns: a CRD's
@@ -57,7 +75,7 @@ pub const PATTERN_CACHE_CAPACITY: usize = 256;
 pub fn go_compile_error(pattern: &str) -> Option<String> {
     match translate(pattern) {
         Err(msg) => Some(msg),
-        Ok(t) => match regex::RegexBuilder::new(&t).size_limit(1 << 26).build() {
+        Ok(t) => match build(&t) {
             Ok(_) => None,
             Err(regex::Error::CompiledTooBig(_)) => Some(format!(
                 "error parsing regexp: expression too large: `{}`",
@@ -77,6 +95,194 @@ pub fn go_compile_error(pattern: &str) -> Option<String> {
     }
 }
 
+/// Go's `regexp/syntax` parser limits (parse.go), which it checks while parsing, before
+/// any program is built: `maxHeight` (a parse tree deeper than 1000 nodes:
+/// `expression nests too deeply`), `maxSize` (a program estimated over 128 MiB of
+/// instructions, 3,355,443 of 40 bytes: `expression too large`), both reported with the
+/// whole pattern, and `repeatIsValid` (nested `{n,m}` counts whose product exceeds 1000:
+/// `invalid repeat count` with the outer repeat's text).
+const GO_MAX_HEIGHT: u32 = 1000;
+const GO_MAX_SIZE: i64 = (128 << 20) / 40;
+const GO_MAX_REPEAT: u64 = 1000;
+
+/// One parsed item of the pattern as Go's parse tree holds it: its height, its size
+/// (`calcSize`), the least budget `repeatIsValid` needs for it, and whether it is a lone
+/// literal character (Go merges runs of those into one literal node).
+#[derive(Clone, Copy, Default)]
+struct Item {
+    height: u32,
+    size: i64,
+    repeat_need: u64,
+    literal: bool,
+}
+
+impl Item {
+    fn leaf(literal: bool) -> Item {
+        Item { height: 1, size: 1, repeat_need: 0, literal }
+    }
+}
+
+/// A concatenation being parsed (one branch of an alternation).
+#[derive(Clone, Copy, Default)]
+struct Branch {
+    items: usize,
+    height: u32,
+    size: i64,
+    repeat_need: u64,
+    last_literal: bool,
+}
+
+impl Branch {
+    fn push(&mut self, it: Item) {
+        if it.literal && self.last_literal {
+            // Merged into the previous literal: one rune more.
+            self.size += 1;
+            return;
+        }
+        self.items += 1;
+        self.height = self.height.max(it.height);
+        self.size += it.size;
+        self.repeat_need = self.repeat_need.max(it.repeat_need);
+        self.last_literal = it.literal;
+    }
+    /// The branch as one node: a concatenation of two or more items adds a level; an
+    /// empty one is an empty-match node.
+    fn node(&self) -> Item {
+        match self.items {
+            0 => Item::leaf(false),
+            1 => Item { height: self.height, size: self.size.max(1), repeat_need: self.repeat_need, literal: false },
+            _ => Item { height: self.height + 1, size: self.size.max(1), repeat_need: self.repeat_need, literal: false },
+        }
+    }
+}
+
+/// A group being parsed: its finished branches and the current one.
+#[derive(Clone, Copy, Default)]
+struct Group {
+    capture: bool,
+    branches: usize,
+    height: u32,
+    size: i64,
+    repeat_need: u64,
+    current: Branch,
+    /// The last item, still open to a repetition operator.
+    last: Option<Item>,
+}
+
+impl Group {
+    fn commit(&mut self) {
+        if let Some(it) = self.last.take() {
+            self.current.push(it);
+        }
+    }
+    fn end_branch(&mut self) {
+        self.commit();
+        let b = self.current.node();
+        self.branches += 1;
+        self.height = self.height.max(b.height);
+        self.size += b.size;
+        self.repeat_need = self.repeat_need.max(b.repeat_need);
+        self.current = Branch::default();
+    }
+    fn node(mut self) -> Item {
+        self.end_branch();
+        let mut it = Item {
+            height: if self.branches > 1 { self.height + 1 } else { self.height },
+            size: (self.size + self.branches as i64 - 1).max(1),
+            repeat_need: self.repeat_need,
+            literal: false,
+        };
+        if self.capture {
+            it.height += 1;
+            it.size += 2;
+        }
+        it
+    }
+}
+
+/// The parse-tree shape of a pattern, built as the pattern is read, for Go's limits.
+struct Shape {
+    groups: Vec<Group>,
+}
+
+impl Shape {
+    fn new() -> Shape {
+        Shape { groups: vec![Group::default()] }
+    }
+    fn top(&mut self) -> &mut Group {
+        if self.groups.is_empty() {
+            self.groups.push(Group::default());
+        }
+        let n = self.groups.len() - 1;
+        &mut self.groups[n]
+    }
+    fn atom(&mut self, it: Item, pattern: &str) -> Result<(), String> {
+        let g = self.top();
+        g.commit();
+        g.last = Some(it);
+        check_node(it, pattern)
+    }
+    fn open(&mut self, capture: bool) {
+        self.top().commit();
+        self.groups.push(Group { capture, ..Default::default() });
+    }
+    fn close(&mut self, pattern: &str) -> Result<(), String> {
+        let g = self.groups.pop().unwrap_or_default();
+        let it = g.node();
+        self.atom(it, pattern)
+    }
+    fn bar(&mut self) {
+        self.top().end_branch();
+    }
+    /// A repetition of the last item: `*` (min 0, max -1, star), `+`, `?`, or `{min,max}`
+    /// (`counted`). `op` is the operator's text for Go's `invalid repeat count`.
+    fn repeat(&mut self, min: i64, max: i64, counted: bool, op: &str, pattern: &str) -> Result<(), String> {
+        let g = self.top();
+        let Some(sub) = g.last else { return Ok(()) };
+        let size = if !counted {
+            if max == -1 && min == 0 { 2 + sub.size } else { 1 + sub.size }
+        } else if max == -1 {
+            if min == 0 { 2 + sub.size } else { 1 + min * sub.size }
+        } else {
+            max * sub.size + (max - min)
+        };
+        // repeatIsValid: the least budget n with valid(re, n) is m*need(sub), at least m,
+        // for a counted repeat of m copies (max, or min when unbounded); `{0}` needs none.
+        let repeat_need = if !counted {
+            sub.repeat_need
+        } else if max == 0 {
+            0
+        } else {
+            let m = if max < 0 { min } else { max } as u64;
+            if m == 0 { sub.repeat_need } else { m.max(m.saturating_mul(sub.repeat_need)) }
+        };
+        let it = Item { height: sub.height + 1, size: size.max(1), repeat_need, literal: false };
+        g.last = Some(it);
+        if counted && (min >= 2 || max >= 2) && repeat_need > GO_MAX_REPEAT {
+            return Err(err("invalid repeat count", op));
+        }
+        check_node(it, pattern)
+    }
+    fn finish(mut self, pattern: &str) -> Result<(), String> {
+        while self.groups.len() > 1 {
+            self.close(pattern)?;
+        }
+        let root = self.groups.pop().unwrap_or_default().node();
+        check_node(root, pattern)
+    }
+}
+
+/// Go's `checkHeight` and `checkSize` on one node.
+fn check_node(it: Item, pattern: &str) -> Result<(), String> {
+    if it.height > GO_MAX_HEIGHT {
+        return Err(err("expression nests too deeply", pattern));
+    }
+    if it.size > GO_MAX_SIZE {
+        return Err(err("expression too large", pattern));
+    }
+    Ok(())
+}
+
 fn err(code: &str, expr: &str) -> String {
     format!("error parsing regexp: {}: `{}`", code, expr)
 }
@@ -91,12 +297,23 @@ pub fn translate(pattern: &str) -> Result<String, String> {
     // Whether the previous item can be repeated, and whether it was itself a repetition.
     let mut can_repeat = false;
     let mut last_was_repeat = false;
+    // Where the last repetition operator started (Go's `lastRepeat`).
+    let mut last_repeat_start = 0usize;
+    let mut shape = Shape::new();
     while i < chars.len() {
         let c = chars[i];
         match c {
             '\\' => {
                 let (text, next) = translate_escape_top(&chars, i, pattern)?;
                 out.push_str(&text);
+                // A literal when the escape is one character (`\.`, `\x41`), else a class
+                // or an assertion; `\Q…\E` a literal run.
+                let lit = !matches!(chars.get(i + 1), Some('A' | 'z' | 'b' | 'B' | 'p' | 'P' | 'd' | 'D' | 's' | 'S' | 'w' | 'W'));
+                let mut it = Item::leaf(lit);
+                if chars.get(i + 1) == Some(&'Q') {
+                    it.size = (next - i) as i64;
+                }
+                shape.atom(it, pattern)?;
                 // \A \z \b \B are zero-width; Go still allows repeating them.
                 can_repeat = true;
                 last_was_repeat = false;
@@ -105,6 +322,7 @@ pub fn translate(pattern: &str) -> Result<String, String> {
             '[' => {
                 let (text, next) = translate_class(&chars, i, pattern)?;
                 out.push_str(&text);
+                shape.atom(Item::leaf(false), pattern)?;
                 can_repeat = true;
                 last_was_repeat = false;
                 i = next;
@@ -115,6 +333,8 @@ pub fn translate(pattern: &str) -> Result<String, String> {
                     out.push_str(&text);
                     if opens {
                         depth += 1;
+                        // A named group captures; `(?flags:` does not make a node.
+                        shape.open(text == "(");
                         can_repeat = false;
                     } else {
                         // A bare flag setting like (?i) is not an operand.
@@ -124,6 +344,7 @@ pub fn translate(pattern: &str) -> Result<String, String> {
                     i = next;
                 } else {
                     out.push('(');
+                    shape.open(true);
                     depth += 1;
                     can_repeat = false;
                     last_was_repeat = false;
@@ -135,6 +356,7 @@ pub fn translate(pattern: &str) -> Result<String, String> {
                     return Err(err("unexpected )", pattern));
                 }
                 depth -= 1;
+                shape.close(pattern)?;
                 out.push(')');
                 can_repeat = true;
                 last_was_repeat = false;
@@ -148,7 +370,7 @@ pub fn translate(pattern: &str) -> Result<String, String> {
                     op_end += 1;
                 }
                 if last_was_repeat {
-                    let expr: String = chars[start - 1..op_end.min(chars.len())].iter().collect();
+                    let expr: String = chars[last_repeat_start..op_end.min(chars.len())].iter().collect();
                     return Err(err("invalid nested repetition operator", &expr));
                 }
                 if !can_repeat {
@@ -158,6 +380,13 @@ pub fn translate(pattern: &str) -> Result<String, String> {
                 for ch in &chars[start..op_end] {
                     out.push(*ch);
                 }
+                let (min, max) = match c {
+                    '*' => (0, -1),
+                    '+' => (1, -1),
+                    _ => (0, 1),
+                };
+                shape.repeat(min, max, false, "", pattern)?;
+                last_repeat_start = start;
                 last_was_repeat = true;
                 i = op_end;
             }
@@ -171,37 +400,45 @@ pub fn translate(pattern: &str) -> Result<String, String> {
                     if min > 1000 || max > 1000 || (max >= 0 && min > max) {
                         return Err(err("invalid repeat count", &expr));
                     }
+                    let op: String = chars[i..op_end].iter().collect();
                     if last_was_repeat {
+                        let expr: String = chars[last_repeat_start..op_end].iter().collect();
                         return Err(err("invalid nested repetition operator", &expr));
                     }
                     if !can_repeat {
-                        return Err(err("missing argument to repetition operator", &expr));
+                        return Err(err("missing argument to repetition operator", &op));
                     }
                     for ch in &chars[i..op_end] {
                         out.push(*ch);
                     }
+                    shape.repeat(min, max, true, &op, pattern)?;
+                    last_repeat_start = i;
                     last_was_repeat = true;
                     i = op_end;
                 } else {
                     out.push_str("\\{");
+                    shape.atom(Item::leaf(true), pattern)?;
                     can_repeat = true;
                     last_was_repeat = false;
                     i += 1;
                 }
             }
             '|' => {
+                shape.bar();
                 out.push('|');
                 can_repeat = false;
                 last_was_repeat = false;
                 i += 1;
             }
             '^' | '$' | '.' => {
+                shape.atom(Item::leaf(false), pattern)?;
                 out.push(c);
                 can_repeat = true;
                 last_was_repeat = false;
                 i += 1;
             }
             _ => {
+                shape.atom(Item::leaf(true), pattern)?;
                 push_literal(&mut out, c);
                 can_repeat = true;
                 last_was_repeat = false;
@@ -212,6 +449,7 @@ pub fn translate(pattern: &str) -> Result<String, String> {
     if depth > 0 {
         return Err(err("missing closing )", pattern));
     }
+    shape.finish(pattern)?;
     Ok(out)
 }
 
@@ -764,6 +1002,67 @@ mod tests {
         }
         assert!(compile_re2(r"a{1000}").is_ok());
         assert!(compile_re2(r"a*?").is_ok());
+    }
+
+    #[test]
+    fn go_parser_limits() {
+        let e = |p: &str| go_compile_error(p).unwrap_or_default();
+        // repeatIsValid: nested counts multiply.
+        assert_eq!(e("(a{1000}){2}"), "error parsing regexp: invalid repeat count: `{2}`");
+        assert_eq!(e("((a{10}){10}){11}"), "error parsing regexp: invalid repeat count: `{11}`");
+        assert!(compile_re2("((a{10}){10}){10}").is_ok());
+        assert!(compile_re2("((a{500}){0}){2}").is_ok());
+        assert!(compile_re2("(a*){1000}").is_ok());
+        assert!(compile_re2("(a{1000}){1}").is_ok());
+        assert_eq!(e("a{1001}"), "error parsing regexp: invalid repeat count: `{1001}`");
+        // Go's lastRepeat: the text from the first operator through the second.
+        assert_eq!(e("a{1000}{1000}"), "error parsing regexp: invalid nested repetition operator: `{1000}{1000}`");
+        assert_eq!(e("a{2}*"), "error parsing regexp: invalid nested repetition operator: `{2}*`");
+        assert_eq!(e("a**"), "error parsing regexp: invalid nested repetition operator: `**`");
+        // maxHeight: 1000.
+        let deep = |n: usize| format!("{}a{}", "(".repeat(n), ")".repeat(n));
+        assert!(compile_re2(&deep(999)).is_ok());
+        let p = deep(1000);
+        assert_eq!(e(&p), format!("error parsing regexp: expression nests too deeply: `{}`", p));
+        let stars = "(?:a*)*".repeat(1) + &"(?:b+)?".repeat(3);
+        assert!(compile_re2(&stars).is_ok());
+        // maxSize: 3,355,443 instructions.
+        let p = "(?:a{1000}){1}".to_string() + &"[ab]{1000}".repeat(3356);
+        assert_eq!(e(&p), format!("error parsing regexp: expression too large: `{}`", p));
+        assert!(compile_re2(&"x{1000}".repeat(300)).is_ok());
+        // Within Go's size, past the crate's 64 MiB automaton: refused with Go's text.
+        let p = "x{1000}".repeat(3000);
+        assert_eq!(e(&p), format!("error parsing regexp: expression too large: `{}`", p));
+    }
+
+    #[test]
+    fn hostile_patterns_compile_and_match_in_linear_time() {
+        // RE2 semantics: no backtracking, time linear in the text times the program (a
+        // thousand-state program over 100,000 characters takes seconds, in Go too).
+        let s = "a".repeat(10_000);
+        for p in ["(a*)*$", "(a|a)*b", "(a+)+b", "((a{10}){10}){10}b", "(?:a?){30}a{30}$"] {
+            let t = std::time::Instant::now();
+            let r = compile_re2(p).unwrap_or_else(|e| panic!("{p}: {e}"));
+            let _ = r.is_match(&s);
+            assert!(t.elapsed() < std::time::Duration::from_secs(1), "{p}: {:?}", t.elapsed());
+        }
+    }
+
+    #[test]
+    fn deepest_pattern_go_accepts_fits_a_small_stack() {
+        // The wasm stack is 1 MiB: compile the deepest nesting Go accepts on such a thread.
+        let h = std::thread::Builder::new()
+            .stack_size(1 << 20)
+            .spawn(|| {
+                let p = format!("{}a{}", "(".repeat(999), ")".repeat(999));
+                assert!(compile_re2(&p).unwrap().is_match("a"));
+                let p = format!("{}a{}", "(?:".repeat(499), "*)".repeat(499));
+                assert!(compile_re2(&p).unwrap().is_match("aaa"));
+                let p = format!("{}a{}", "(a|".repeat(499), ")".repeat(499));
+                assert!(compile_re2(&p).unwrap().is_match("a"));
+            })
+            .unwrap();
+        assert!(h.join().is_ok());
     }
 
     #[test]

@@ -594,24 +594,9 @@ pub fn regexp_error(p: &str) -> Option<String> {
     if let Some((code, expr)) = go_regexp_parse_error(p) {
         return Some(format!("error parsing regexp: {}: `{}`", code, expr));
     }
-    // `go::regexp::translate` already words its refusals as Go's `regexp.Compile` does
-    // (`error parsing regexp: <code>: `<expr>``): kept as they are, not wrapped twice.
-    if let regex::Error::Syntax(go) = &err {
-        if go.starts_with("error parsing regexp: ") {
-            return Some(go.clone());
-        }
-    }
-    let text = err.to_string();
-    let last = text
-        .lines()
-        .rev()
-        .find(|l| l.trim_start().starts_with("error:"))
-        .unwrap_or(&text);
-    Some(format!(
-        "error parsing regexp: {}: `{}`",
-        last.trim().trim_start_matches("error:").trim(),
-        p
-    ))
+    // Go's parser limits (nesting, size, nested repeat counts) and the crate's own
+    // refusals are named by `go_compile_error`.
+    crate::go::regexp::go_compile_error(p).or_else(|| Some(err.to_string()))
 }
 
 /// A partial re-expression of Go's `regexp/syntax` parser, only to name the first syntax

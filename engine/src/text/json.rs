@@ -1,7 +1,7 @@
 //! Reading a JSON document as the apiserver's JSON decoder does (numbers keep the int/float
 //! distinction), with a nesting bound checked before serde_json recurses.
 
-use crate::text::read_error::{ReadError, MAX_DEPTH};
+use crate::text::read_error::{too_deep, ReadError, MAX_DEPTH};
 use serde_json::Value;
 
 pub(crate) fn looks_like_json(t: &str) -> bool {
@@ -73,7 +73,7 @@ fn check_json_depth(text: &str) -> Result<(), ReadError> {
                 depth += 1;
                 if depth > MAX_DEPTH {
                     return Err(ReadError {
-                        message: format!("nesting deeper than {} levels", MAX_DEPTH),
+                        message: too_deep(),
                         line: Some(line),
                         column: Some(col),
                     });

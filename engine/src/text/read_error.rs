@@ -6,7 +6,22 @@ use std::fmt;
 use yaml_rust2::scanner::Marker;
 
 /// Deepest nesting accepted in any document (objects plus lists).
+///
+/// Below the apiserver's own: encoding/json's scanner (`maxNestingDepth`), sigs.k8s.io/json
+/// and go-yaml v2 (`exceeded max depth of 10000`) all stop at 10,000 levels, which a 3 MiB
+/// body reaches easily (20 KB of brackets). crdlab's walkers (pruning, defaulting,
+/// validation, CEL values, diff) must fit WebAssembly's 1 MiB stack, and do at 512 levels;
+/// deeper documents are refused with [`too_deep`], at the bracket or key that goes past.
 pub const MAX_DEPTH: usize = 512;
+
+/// The message for a document nested deeper than [`MAX_DEPTH`]: says what crdlab reads
+/// and why it differs from the apiserver.
+pub(crate) fn too_deep() -> String {
+    format!(
+        "nesting deeper than {} levels: crdlab reads at most {} (the apiserver's decoders allow 10000; crdlab's checks must fit the 1 MiB WebAssembly stack)",
+        MAX_DEPTH, MAX_DEPTH
+    )
+}
 /// Largest document accepted, in bytes (a generous multiple of the apiserver's 3 MiB limit,
 /// so that oversized objects can still be read and reported by validation).
 pub const MAX_BYTES: usize = 64 * 1024 * 1024;

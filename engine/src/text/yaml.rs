@@ -7,8 +7,9 @@
 use serde_json::{Map, Value};
 use yaml_rust2::parser::{Event, Parser};
 use yaml_rust2::scanner::Marker;
+use crate::text::aliases::{AliasCounter, Excess};
 use crate::text::json::{looks_like_json, read_json};
-use crate::text::read_error::{err_at, ReadError, MAX_BYTES, MAX_DEPTH};
+use crate::text::read_error::{err_at, too_deep, ReadError, MAX_BYTES, MAX_DEPTH};
 use crate::text::scalars::{resolve_key, resolve_scalar};
 use crate::text::source_map::{json_source_map, PosBuilder, SourceMap};
 
@@ -135,13 +136,40 @@ enum Frame {
     Seq {
         items: Vec<Value>,
         anchor: usize,
+        /// go-yaml's decode count before this node, and our byte count (its anchor's
+        /// weight and size are the differences at its end).
+        start: u64,
+        start_bytes: u64,
     },
     Map {
         map: Map<String, Value>,
         key: Option<(String, Marker)>,
         anchor: usize,
         merged: Vec<String>,
+        start: u64,
+        start_bytes: u64,
     },
+}
+
+impl Frame {
+    fn anchor(&self) -> usize {
+        match self {
+            Frame::Seq { anchor, .. } | Frame::Map { anchor, .. } => *anchor,
+        }
+    }
+    fn start(&self) -> u64 {
+        match self {
+            Frame::Seq { start, .. } | Frame::Map { start, .. } => *start,
+        }
+    }
+}
+
+/// An anchored value as first built, with what go-yaml decodes again at each alias of it:
+/// `weight` nodes, about `bytes` bytes.
+struct Anchored {
+    value: Value,
+    weight: u64,
+    bytes: u64,
 }
 
 /// Reads a YAML stream into JSON values, one per document.
@@ -152,10 +180,52 @@ pub fn read_yaml(text: &str) -> Result<Vec<Value>, ReadError> {
         .collect())
 }
 
+/// The name of the alias or anchor written at `mark` (`*name`): yaml-rust2's events carry
+/// only its number, go-yaml's messages its name.
+fn name_at(text: &str, mark: &Marker) -> String {
+    let rest = match text.char_indices().nth(mark.index()) {
+        Some((b, _)) => &text[b..],
+        None => "",
+    };
+    let rest = rest.strip_prefix(['*', '&']).unwrap_or(rest);
+    rest.chars()
+        .take_while(|c| !c.is_whitespace() && !matches!(c, ',' | '[' | ']' | '{' | '}'))
+        .collect()
+}
+
+/// go-yaml v2's strict decoding collects every duplicate key of a document
+/// (`decoder.setMapIndex`, one `TypeError` line each) and reports them together once the
+/// document is decoded, unless decoding failed outright first.
+fn duplicate_keys_error(dups: &[(String, Marker)]) -> Option<ReadError> {
+    let (_, first) = dups.first()?;
+    let lines: Vec<String> = dups
+        .iter()
+        .map(|(k, m)| {
+            format!(
+                "line {}: key {} already set in map",
+                m.line(),
+                crate::go::strconv::quote(k)
+            )
+        })
+        .collect();
+    Some(err_at(
+        format!(
+            "error converting YAML to JSON: yaml: unmarshal errors:\n  {}",
+            lines.join("\n  ")
+        ),
+        Some(first),
+    ))
+}
+
 /// The YAML builder; with `track`, a [`SourceMap`] is built beside each document.
 ///
 /// The scanner is yaml-rust2 with go-yaml v2's acceptance of quoted scalars whose
 /// continuation lines stand left of their block (vendor/yaml-rust2/CRDLAB-PATCH.md).
+///
+/// go-yaml parses a whole document before decoding it, so a syntax error anywhere in the
+/// document wins over a decoding failure (excessive aliasing, an anchor containing itself),
+/// which wins over the duplicate keys strict decoding collects: after a decoding failure
+/// the rest of the document is only parsed, and duplicate keys are reported at its end.
 fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMap>)>, ReadError> {
     let mut parser = Parser::new_from_str(text);
     let mut pos = if track {
@@ -165,43 +235,104 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
     };
     let mut docs = Vec::new();
     let mut stack: Vec<Frame> = Vec::new();
-    let mut anchors: std::collections::HashMap<usize, Value> = Default::default();
+    let mut anchors: std::collections::HashMap<usize, Anchored> = Default::default();
     let mut doc_value: Option<Value> = None;
+    let mut count = AliasCounter::default();
+    // The decoding failure of the current document, reported at its end.
+    let mut failed: Option<ReadError> = None;
+    let mut dups: Vec<(String, Marker)> = Vec::new();
     loop {
         let (ev, mark) = parser.next_token().map_err(|e| {
             let m = *e.marker();
+            if e.info() == "while parsing node, found unknown anchor" {
+                // go-yaml v2's parser (`parser.alias`).
+                return err_at(
+                    format!("yaml: unknown anchor '{}' referenced", name_at(text, &m)),
+                    Some(&m),
+                );
+            }
             err_at(format!("yaml: {}", e.info()), Some(&m))
         })?;
-        let finished: Option<(Value, usize)> = match ev {
-            Event::StreamStart | Event::Nothing => None,
+        if failed.is_some() {
+            match ev {
+                Event::DocumentEnd | Event::StreamEnd => return Err(failed.take().unwrap_or_else(|| err_at("", None))),
+                _ => continue,
+            }
+        }
+        // The value being read is the value of a merge key `<<`.
+        let merge_value = matches!(stack.last(), Some(Frame::Map { key: Some((k, _)), .. }) if k == "<<");
+        let finished: Result<Option<(Value, usize, u64, u64)>, Excess> = match ev {
+            Event::StreamStart | Event::Nothing => Ok(None),
             Event::StreamEnd => break,
             Event::DocumentStart => {
                 doc_value = None;
                 anchors.clear();
+                dups.clear();
+                count = AliasCounter::default();
+                // The document node is decoded (counted) too.
+                let _ = count.node(0);
                 if let Some(p) = pos.as_mut() {
                     p.start_document();
                 }
-                None
+                Ok(None)
             }
             Event::DocumentEnd => {
+                if let Some(e) = duplicate_keys_error(&dups) {
+                    return Err(e);
+                }
                 let map = pos.as_mut().map(|p| p.take_root());
                 docs.push((doc_value.take().unwrap_or(Value::Null), map));
-                None
+                Ok(None)
             }
             Event::Alias(id) => match anchors.get(&id) {
-                Some(v) => {
-                    if let Some(p) = pos.as_mut() {
-                        p.leaf(&mark, None);
+                Some(a) => match count.expand(a.weight, a.bytes) {
+                    // Counted (and refused) before anything is cloned.
+                    Ok(()) => {
+                        if let Some(p) = pos.as_mut() {
+                            p.leaf(&mark, None);
+                        }
+                        Ok(Some((a.value.clone(), 0, 0, 0)))
                     }
-                    Some((v.clone(), 0))
-                }
-                None => return Err(err_at("yaml: unknown anchor referenced", Some(&mark))),
+                    Err(e) => Err(e),
+                },
+                None => match stack.iter().find(|f| f.anchor() == id) {
+                    Some(open) => {
+                        // An alias inside its own anchored value: go-yaml decodes the alias
+                        // node, then the anchored value again up to this alias (all under
+                        // the alias), and fails there (`decoder.alias`) unless the ratio
+                        // failed first.
+                        let again = count.decode + 1 - open.start();
+                        match count.expand(again, 0) {
+                            Err(e) => Err(e),
+                            Ok(()) => {
+                                failed = Some(err_at(
+                                    format!(
+                                        "yaml: anchor '{}' value contains itself",
+                                        name_at(text, &mark)
+                                    ),
+                                    Some(&mark),
+                                ));
+                                continue;
+                            }
+                        }
+                    }
+                    None => {
+                        return Err(err_at(
+                            format!("yaml: unknown anchor '{}' referenced", name_at(text, &mark)),
+                            Some(&mark),
+                        ))
+                    }
+                },
             },
             Event::Scalar(s, style, anchor, tag) => {
                 // Keys are resolved by the map frame (they become strings).
                 let is_key = matches!(stack.last(), Some(Frame::Map { key: None, .. }));
+                let (start, start_bytes) = (count.decode, count.bytes);
                 if is_key {
                     let k = resolve_key(&s, style, tag.as_ref(), &mark)?;
+                    // go-yaml's mapping decoder hands a merge key's value to `merge`
+                    // without decoding the key.
+                    let counted = if k == "<<" { Ok(()) } else { count.node(s.len()) };
                     if let Some(Frame::Map { key, .. }) = stack.last_mut() {
                         *key = Some((k, mark));
                     }
@@ -209,76 +340,128 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
                         p.key(&mark, &s, style);
                     }
                     if anchor > 0 {
-                        anchors.insert(anchor, Value::String(s));
+                        anchors.insert(
+                            anchor,
+                            Anchored {
+                                weight: 1,
+                                bytes: s.len() as u64 + 8,
+                                value: Value::String(s),
+                            },
+                        );
                     }
-                    None
+                    counted.map(|_| None)
                 } else {
                     let v = resolve_scalar(&s, style, tag.as_ref(), &mark)?;
                     if let Some(p) = pos.as_mut() {
                         p.leaf(&mark, Some((&s, style)));
                         p.props(anchor > 0, tag.is_some());
                     }
-                    Some((v, anchor))
+                    count
+                        .node(s.len())
+                        .map(|_| Some((v, anchor, count.decode - start, count.bytes - start_bytes)))
                 }
             }
             Event::SequenceStart(anchor, tag) => {
                 if stack.len() >= MAX_DEPTH {
-                    return Err(err_at(
-                        format!("nesting deeper than {} levels", MAX_DEPTH),
-                        Some(&mark),
-                    ));
+                    return Err(err_at(too_deep(), Some(&mark)));
                 }
+                // The sequence of `<<: [*a, *b]` is not decoded itself, only its items
+                // (go-yaml's `decoder.merge`); aliased elsewhere it would be: its weight
+                // counts it.
+                let (start, counted) = if merge_value {
+                    (count.decode.saturating_sub(1), Ok(()))
+                } else {
+                    (count.decode, count.node(0))
+                };
                 stack.push(Frame::Seq {
                     items: Vec::new(),
                     anchor,
+                    start,
+                    start_bytes: count.bytes,
                 });
                 if let Some(p) = pos.as_mut() {
                     p.open(&mark, b'[');
                     p.open_props(anchor > 0, tag.is_some());
                 }
-                None
+                counted.map(|_| None)
             }
             Event::MappingStart(anchor, tag) => {
                 if stack.len() >= MAX_DEPTH {
-                    return Err(err_at(
-                        format!("nesting deeper than {} levels", MAX_DEPTH),
-                        Some(&mark),
-                    ));
+                    return Err(err_at(too_deep(), Some(&mark)));
                 }
+                let (start, start_bytes) = (count.decode, count.bytes);
+                let counted = count.node(0);
                 stack.push(Frame::Map {
                     map: Map::new(),
                     key: None,
                     anchor,
                     merged: Vec::new(),
+                    start,
+                    start_bytes,
                 });
                 if let Some(p) = pos.as_mut() {
                     p.open(&mark, b'{');
                     p.open_props(anchor > 0, tag.is_some());
                 }
-                None
+                counted.map(|_| None)
             }
             Event::SequenceEnd => match stack.pop() {
-                Some(Frame::Seq { items, anchor }) => {
+                Some(Frame::Seq {
+                    items,
+                    anchor,
+                    start,
+                    start_bytes,
+                }) => {
                     if let Some(p) = pos.as_mut() {
                         p.close(&mark, b']');
                     }
-                    Some((Value::Array(items), anchor))
+                    Ok(Some((
+                        Value::Array(items),
+                        anchor,
+                        count.decode - start,
+                        count.bytes - start_bytes,
+                    )))
                 }
                 _ => return Err(err_at("yaml: unbalanced sequence", Some(&mark))),
             },
             Event::MappingEnd => match stack.pop() {
-                Some(Frame::Map { map, anchor, .. }) => {
+                Some(Frame::Map {
+                    map,
+                    anchor,
+                    start,
+                    start_bytes,
+                    ..
+                }) => {
                     if let Some(p) = pos.as_mut() {
                         p.close(&mark, b'}');
                     }
-                    Some((Value::Object(map), anchor))
+                    Ok(Some((
+                        Value::Object(map),
+                        anchor,
+                        count.decode - start,
+                        count.bytes - start_bytes,
+                    )))
                 }
                 _ => return Err(err_at("yaml: unbalanced mapping", Some(&mark))),
             },
         };
-        if let Some((value, anchor)) = finished {
+        let finished = match finished {
+            Ok(f) => f,
+            Err(excess) => {
+                failed = Some(err_at(excess.message(), Some(&mark)));
+                continue;
+            }
+        };
+        if let Some((value, anchor, weight, bytes)) = finished {
             if anchor > 0 {
-                anchors.insert(anchor, value.clone());
+                anchors.insert(
+                    anchor,
+                    Anchored {
+                        value: value.clone(),
+                        weight,
+                        bytes,
+                    },
+                );
             }
             match stack.last_mut() {
                 None => {
@@ -312,17 +495,11 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
                     }
                     if k == "<<" {
                         merge_into(map, merged, value, &kmark)?;
+                    } else if map.contains_key(&k) && !merged.contains(&k) {
+                        // Strict decoding keeps the first value and reports the key once
+                        // the document is decoded.
+                        dups.push((k, kmark));
                     } else {
-                        if map.contains_key(&k) && !merged.contains(&k) {
-                            return Err(err_at(
-                                format!(
-                                    "error converting YAML to JSON: yaml: unmarshal errors:\n  line {}: key {} already set in map",
-                                    kmark.line(),
-                                    crate::go::strconv::quote(&k)
-                                ),
-                                Some(&kmark),
-                            ));
-                        }
                         merged.retain(|m| m != &k);
                         map.insert(k, value);
                     }
@@ -330,7 +507,13 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
             }
         }
     }
+    if let Some(e) = failed.take() {
+        return Err(e);
+    }
     if let Some(v) = doc_value {
+        if let Some(e) = duplicate_keys_error(&dups) {
+            return Err(e);
+        }
         let map = pos.as_mut().map(|p| p.take_root());
         docs.push((v, map));
     }
@@ -465,6 +648,92 @@ mod tests {
                 .map(|i| format!("{}a:\n", " ".repeat(i)))
                 .collect::<String>();
         assert!(read_document(&deep_yaml).is_err());
+    }
+
+    /// An anchored list of 120 scalars (weight 121) aliased `n` times: the document
+    /// decodes 126 + 122n nodes, 121n of them under an alias.
+    fn aliased_list(n: usize) -> String {
+        format!(
+            "a: &a [{}x]\nb: [{}*a]\n",
+            "x,".repeat(119),
+            "*a,".repeat(n - 1)
+        )
+    }
+
+    #[test]
+    fn alias_ratio_is_go_yamls_to_the_node() {
+        // 121*567 / (126 + 122*567) is exactly 0.99: allowed; one more alias is not.
+        let v = read_document(&aliased_list(567)).unwrap();
+        assert_eq!(v["b"].as_array().unwrap().len(), 567);
+        let e = read_document(&aliased_list(568)).unwrap_err();
+        assert_eq!(e.message, "yaml: document contains excessive aliasing");
+    }
+
+    #[test]
+    fn merge_keys_are_not_counted() {
+        // A map of 120 pairs (weight 241) merged n times: each item decodes its map, the
+        // alias and the anchored map again (243), the `<<` key not at all. Were the key
+        // counted, the ratio would tend to 241/244 < 0.99 and never fail.
+        let doc = |n: usize| {
+            let keys: Vec<String> = (0..120).map(|i| format!("k{}: 0", i)).collect();
+            format!(
+                "m: &m {{{}}}\nl: [{}{{<<: *m}}]\n",
+                keys.join(", "),
+                "{<<: *m}, ".repeat(n - 1)
+            )
+        };
+        assert!(read_document(&doc(566)).is_ok());
+        let e = read_document(&doc(567)).unwrap_err();
+        assert_eq!(e.message, "yaml: document contains excessive aliasing");
+    }
+
+    #[test]
+    fn billion_laughs_costs_nothing() {
+        let mut doc = String::from("a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+        for i in 1..=11 {
+            doc += &format!("a{}: &a{} [{}]\n", i, i, vec![format!("*a{}", i - 1); 10].join(", "));
+        }
+        let t = std::time::Instant::now();
+        let e = read_document(&doc).unwrap_err();
+        assert_eq!(e.message, "yaml: document contains excessive aliasing");
+        assert!(t.elapsed() < std::time::Duration::from_secs(1));
+        // Counting is per document: the next one starts afresh.
+        let ok = format!("{}---\nb: 1\n", aliased_list(500));
+        assert_eq!(read_documents(&ok).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn long_strings_cannot_be_multiplied_past_the_bound() {
+        // Within go-yaml's ratio, but 600 copies of a 1 MiB string.
+        let doc = format!("s: &s {}\nl: [{}*s]\n", "x".repeat(1 << 20), "*s, ".repeat(599));
+        let e = read_document(&doc).unwrap_err();
+        assert!(e.message.starts_with("yaml: aliases expand the document by more than 67108864 bytes"), "{}", e);
+    }
+
+    #[test]
+    fn anchor_containing_itself() {
+        let e = read_document("a: &x [1, *x]\n").unwrap_err();
+        assert_eq!(e.message, "yaml: anchor 'x' value contains itself");
+        let e = read_document("a: *nope\n").unwrap_err();
+        assert_eq!(e.message, "yaml: unknown anchor 'nope' referenced");
+    }
+
+    #[test]
+    fn syntax_errors_win_over_aliasing_which_wins_over_duplicate_keys() {
+        // go-yaml parses the whole document before decoding it.
+        let bomb = aliased_list(600);
+        let e = read_document(&format!("{}c: [1, 2\n", bomb)).unwrap_err();
+        assert!(e.message.starts_with("yaml: ") && !e.message.contains("aliasing"), "{}", e);
+        // A decoding failure drops the duplicate keys strict decoding collected.
+        let e = read_document(&format!("z: 1\nz: 2\n{}", bomb)).unwrap_err();
+        assert_eq!(e.message, "yaml: document contains excessive aliasing");
+        // Every duplicate key of the document is listed.
+        let e = read_document("a: 1\nb: 2\na: 3\nb: 4\n").unwrap_err();
+        assert_eq!(
+            e.message,
+            "error converting YAML to JSON: yaml: unmarshal errors:\n  line 3: key \"a\" already set in map\n  line 4: key \"b\" already set in map"
+        );
+        assert_eq!(e.line, Some(3));
     }
 
     #[test]

@@ -30,6 +30,14 @@ pub const MAX_UNIX_TIME: i64 = 253_402_300_799;
 /// per-call limit (cel-go charges 0.1 per element traversed), so they are refused up front.
 const MAX_CONCAT: usize = 10_000_000;
 
+/// The most elements a list concatenation may produce. cel-go concatenates lists in O(1)
+/// (a view over both operands, charged one cost unit), so the budget does not bound their
+/// growth: `[l + l].map(a, [a + a].map(…))` doubles per level for a few units each. crdlab
+/// copies, so it refuses (as a cost-limit error) lists past 4,000,000 elements: twice the
+/// most a 3 MiB request can hold (`[0,0,…]`), a peak of about 250 MiB. Where cel-go would
+/// go on (with its views) crdlab answers the cost-limit error: a documented difference.
+const MAX_LIST_CONCAT: usize = 4_000_000;
+
 const NANOS_PER_SECOND: i64 = 1_000_000_000;
 
 fn nso<'a>() -> EvalResult<'a> {
@@ -607,7 +615,7 @@ pub fn concat_accumulator<'a>(x: Val<'a>, y: &Val<'a>) -> EvalResult<'a> {
             }),
             Val::List(yl),
         ) if !items.is_empty() => {
-            if items.len().saturating_add(yl.len()) > MAX_CONCAT {
+            if items.len().saturating_add(yl.len()) > MAX_LIST_CONCAT {
                 return Err(EvalError::cost_limit());
             }
             let tail = yl.try_items()?;
@@ -625,7 +633,7 @@ pub fn concat_accumulator<'a>(x: Val<'a>, y: &Val<'a>) -> EvalResult<'a> {
 /// `list + list`: cel-go returns an operand unchanged when the other is empty; otherwise
 /// the Kubernetes list types decide (set lists union, map lists merge by key).
 fn concat_lists<'a>(x: &List<'a>, y: &List<'a>) -> EvalResult<'a> {
-    if x.len().saturating_add(y.len()) > MAX_CONCAT {
+    if x.len().saturating_add(y.len()) > MAX_LIST_CONCAT {
         return Err(EvalError::cost_limit());
     }
     if y.is_empty() {
