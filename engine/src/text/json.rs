@@ -100,7 +100,7 @@ pub fn check_value_depth(v: &Value) -> Result<(), ReadError> {
         };
         if depth > MAX_DEPTH {
             return Err(ReadError {
-                message: format!("nesting deeper than {} levels", MAX_DEPTH),
+                message: too_deep(),
                 line: None,
                 column: None,
             });
@@ -127,7 +127,7 @@ mod depth_tests {
         assert!(check_value_depth(&nested(MAX_DEPTH)).is_ok());
         assert_eq!(
             check_value_depth(&nested(MAX_DEPTH + 1)).unwrap_err().message,
-            "nesting deeper than 512 levels"
+            too_deep()
         );
         // The text reader agrees on where the bound lies.
         let text = format!("{}1{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
