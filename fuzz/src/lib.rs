@@ -36,6 +36,22 @@ pub fn header<const N: usize>(data: &[u8]) -> ([u8; N], &[u8]) {
     (h, &data[k..])
 }
 
+/// How deeply brackets (`(`, `[`, `{`) nest in `bytes` (strings not excluded).
+pub fn bracket_depth(bytes: &[u8]) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    for &b in bytes {
+        match b {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
 /// Splits `data` at its first `n - 1` NUL bytes into `n` parts (missing ones are empty).
 pub fn parts(data: &[u8], n: usize) -> Vec<&[u8]> {
     let mut out: Vec<&[u8]> = data.splitn(n, |&b| b == 0).collect();
