@@ -373,7 +373,7 @@ pub struct Scanner<T> {
     /// List of all block indentation levels we are in (except the current one).
     indents: Vec<Indent>,
     /// Level of nesting of flow sequences.
-    flow_level: u8,
+    flow_level: u16,
     /// The number of tokens that have been returned from the scanner.
     ///
     /// This excludes the tokens from [`Self::tokens`].
