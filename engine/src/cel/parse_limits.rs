@@ -850,7 +850,7 @@ mod tests {
             "expression nesting exceeds crdlab's limit: 64 (the apiserver allows 250)"
         );
         let parens = |n: usize| format!("{}1{}", "(".repeat(n), ")".repeat(n));
-        // The whole expression is the first `expr`: 31 brackets make 32.
+        // The whole expression is the first `expr`: MAX_NESTING - 1 brackets make MAX_NESTING.
         assert_eq!(exceeded(&parens(MAX_NESTING - 1)), None);
         assert_eq!(exceeded(&parens(MAX_NESTING)), Some(nesting_message()));
         let calls = |n: usize| format!("{}1{}", "f(".repeat(n), ")".repeat(n));
@@ -865,8 +865,8 @@ mod tests {
         assert_eq!(exceeded(&format!("a{}", ".b(c)".repeat(200))), None);
         assert_eq!(exceeded(&format!("{}a", "!".repeat(1000))), None);
         // Broken input: the parser recovers and nests on, so brackets are counted roughly.
-        assert_eq!(exceeded(&format!("{} +", parens(40))), Some(nesting_message()));
-        assert_eq!(exceeded(&format!("{} #", parens(40))), Some(nesting_message()));
+        assert_eq!(exceeded(&format!("{} +", parens(MAX_NESTING + 8))), Some(nesting_message()));
+        assert_eq!(exceeded(&format!("{} #", parens(MAX_NESTING + 8))), Some(nesting_message()));
         assert_eq!(exceeded(&format!("{} #", parens(10))), None);
         assert_eq!(exceeded(&format!("'((((' + {} #", parens(10))), None);
     }
