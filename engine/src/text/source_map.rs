@@ -137,41 +137,45 @@ impl SourceMap {
 
 /// Converts char indices (yaml-rust2's markers) and byte offsets to lines and UTF-16
 /// columns: a checkpoint at every line start and every 64 characters, so converting costs a
-/// binary search and a short walk even in one-line (minified) texts.
+/// binary search and a short walk even in one-line (minified) texts. The readers ask in
+/// text order, mostly a few characters after the last answer, so the last answer is kept
+/// and a lookup just after it on the same line walks on from it instead (a flow list of a
+/// million aliases asks millions of times).
 struct Locator<'a> {
     text: &'a str,
     cps: Vec<Checkpoint>,
     /// The text has a `\r` line break not followed by `\n`.
     lone_cr: bool,
+    /// The last point found.
+    last: std::cell::Cell<Checkpoint>,
 }
 
+/// A point of the text: char index, byte offset, UTF-16 offset, line and its start.
 #[derive(Clone, Copy)]
 struct Checkpoint {
     ch: usize,
     byte: usize,
     u16: usize,
-    /// 1-based line and the UTF-16 offset of its start.
+    /// 1-based line, and the UTF-16 offset and char index of its start.
     line: usize,
     line_u16: usize,
+    line_ch: usize,
 }
 
-#[derive(Clone, Copy)]
-struct Point {
-    byte: usize,
-    u16: usize,
-    line: usize,
-    line_u16: usize,
-}
+/// How far past the last answer a lookup walks on from it rather than searching.
+const WALK_ON: usize = 256;
 
 impl<'a> Locator<'a> {
     fn new(text: &'a str) -> Locator<'a> {
-        let mut cps = vec![Checkpoint {
+        let start = Checkpoint {
             ch: 0,
             byte: 0,
             u16: 0,
             line: 1,
             line_u16: 0,
-        }];
+            line_ch: 0,
+        };
+        let mut cps = vec![start];
         let (mut ch, mut u16, mut line, mut since) = (0usize, 0usize, 1usize, 0usize);
         for (byte, c) in text.char_indices() {
             ch += 1;
@@ -186,16 +190,18 @@ impl<'a> Locator<'a> {
                     u16,
                     line,
                     line_u16: u16,
+                    line_ch: ch,
                 });
                 since = 0;
             } else if since >= 64 {
-                let line_u16 = cps.last().map(|c| c.line_u16).unwrap_or(0);
+                let (line_u16, line_ch) = cps.last().map(|c| (c.line_u16, c.line_ch)).unwrap_or((0, 0));
                 cps.push(Checkpoint {
                     ch,
                     byte: next,
                     u16,
                     line,
                     line_u16,
+                    line_ch,
                 });
                 since = 0;
             }
@@ -205,28 +211,32 @@ impl<'a> Locator<'a> {
             .iter()
             .enumerate()
             .any(|(i, &c)| c == b'\r' && b.get(i + 1) != Some(&b'\n'));
-        Locator { text, cps, lone_cr }
+        Locator {
+            text,
+            cps,
+            lone_cr,
+            last: std::cell::Cell::new(start),
+        }
     }
 
-    fn walk(&self, cp: Checkpoint, stop: impl Fn(usize, usize) -> bool) -> Point {
-        let mut p = Point {
-            byte: cp.byte,
-            u16: cp.u16,
-            line: cp.line,
-            line_u16: cp.line_u16,
-        };
-        for (ch, c) in (cp.ch..).zip(self.text[cp.byte..].chars()) {
-            if stop(ch, p.byte) || c == '\n' {
+    /// Walks from `from` (the start of a line, a checkpoint or the last answer) to the
+    /// first point where `stop(char index, byte)` holds, never past the line's end.
+    fn walk(&self, from: Checkpoint, stop: impl Fn(usize, usize) -> bool) -> Checkpoint {
+        let mut p = from;
+        for c in self.text[from.byte..].chars() {
+            if stop(p.ch, p.byte) || c == '\n' {
                 break;
             }
+            p.ch += 1;
             p.byte += c.len_utf8();
             p.u16 += c.len_utf16();
         }
+        self.last.set(p);
         p
     }
 
     /// The point at a char index (clamped to the text).
-    fn at_char(&self, ch: usize) -> Point {
+    fn at_char(&self, ch: usize) -> Checkpoint {
         let i = self.cps.partition_point(|c| c.ch <= ch).saturating_sub(1);
         self.walk(self.cps[i], |c, _| c >= ch)
     }
@@ -236,9 +246,16 @@ impl<'a> Locator<'a> {
     /// column, which a line break resets), so the index drifts after any `|` or `>` block
     /// holding multi-byte characters. A text with lone `\r` line breaks (which the scanner
     /// counts as lines, the checkpoints do not) falls back on the index.
-    fn at_mark(&self, mark: &Marker) -> Point {
+    fn at_mark(&self, mark: &Marker) -> Checkpoint {
         if !self.lone_cr {
             let line = mark.line();
+            let last = self.last.get();
+            if last.line == line {
+                let ch = last.line_ch + mark.col();
+                if last.ch <= ch && ch - last.ch <= WALK_ON {
+                    return self.walk(last, |c, _| c >= ch);
+                }
+            }
             let i = self.cps.partition_point(|c| c.line < line);
             if let Some(c) = self.cps.get(i).filter(|c| c.line == line) {
                 return self.at_char(c.ch + mark.col());
@@ -248,7 +265,14 @@ impl<'a> Locator<'a> {
     }
 
     /// The point at a byte offset (clamped to the text).
-    fn at_byte(&self, byte: usize) -> Point {
+    fn at_byte(&self, byte: usize) -> Checkpoint {
+        let last = self.last.get();
+        if last.byte <= byte
+            && byte - last.byte <= WALK_ON
+            && !self.text.as_bytes()[last.byte..byte.min(self.text.len())].contains(&b'\n')
+        {
+            return self.walk(last, |_, b| b >= byte);
+        }
         let i = self
             .cps
             .partition_point(|c| c.byte <= byte)
