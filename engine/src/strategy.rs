@@ -13,6 +13,7 @@ use crate::schema::objectmeta;
 use crate::schema::pruning;
 use crate::validation::schema::{validate_for as openapi_validate, validate_update_for as openapi_validate_update};
 use crate::version::{Feature, KubeVersion};
+use crate::k8s::request::{entity_too_large, MAX_REQUEST_BODY_BYTES};
 use serde_json::Value;
 
 /// The release whose ratcheting also covers CEL rules (kubernetes#121016).
@@ -55,11 +56,6 @@ pub struct Outcome {
 pub const RULES_NOT_CHECKED: &str =
     "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation";
 
-/// The apiserver's limit on a request body (`MaxRequestBodyBytes`, 3 MiB, apiserver
-/// `server/config.go`), checked by the handlers' `limitedReadBody` before anything is
-/// decoded.
-pub const MAX_REQUEST_BODY_BYTES: usize = 3 * 1024 * 1024;
-
 /// The size of the request body that carries `obj`: its JSON as kubectl sends it
 /// (apimachinery's unstructured JSON scheme: `encoding/json`'s encoder, compact, then a
 /// newline), counted without building it. Clients that send more (the client-side apply
@@ -69,11 +65,10 @@ pub fn request_body_len(obj: &Value) -> usize {
 }
 
 /// `limitedReadBody`'s refusal (apimachinery `NewRequestEntityTooLargeError`, HTTP 413) of
-/// a body over [`MAX_REQUEST_BODY_BYTES`]: the request is refused before decoding, so it
+/// a body over [`MAX_REQUEST_BODY_BYTES`] (3 MiB): the request is refused before decoding, so it
 /// is a request error, not a field error.
 pub fn request_entity_too_large(obj: &Value) -> Option<String> {
-    (request_body_len(obj) > MAX_REQUEST_BODY_BYTES)
-        .then(|| format!("Request entity too large: limit is {}", MAX_REQUEST_BODY_BYTES))
+    (request_body_len(obj) > MAX_REQUEST_BODY_BYTES).then(entity_too_large)
 }
 
 /// Decodes a request or stored object as the apiserver's codec does: pruning, dropping

@@ -112,15 +112,7 @@ fn panic_hook() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         std::panic::set_hook(Box::new(|info| {
-            let mut text = info.to_string();
-            if text.len() > MAX_PANIC_TEXT {
-                let mut end = MAX_PANIC_TEXT;
-                while !text.is_char_boundary(end) {
-                    end -= 1;
-                }
-                text.truncate(end);
-                text.push('…');
-            }
+            let text = crate::view::policy::panic_text(&info.to_string());
             console_error(&format!(
                 "crdlab: internal error, the module cannot continue (please report it): {}",
                 text
@@ -129,9 +121,6 @@ fn panic_hook() {
         }))
     });
 }
-
-/// A panic message can quote input: the kept text is cut at 4 KiB.
-const MAX_PANIC_TEXT: usize = 4096;
 
 thread_local! {
     /// The text of the panic that aborted the module (a `Cell`, not a `RefCell`: the trap may

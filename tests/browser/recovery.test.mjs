@@ -15,35 +15,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { launch, openPlayground, setEditor, editorText, dist } from './lib.mjs';
+import { widgetsCrd } from '../support/widgets.mjs';
 
 /** "Within a few seconds": each hostile input must be answered this fast. */
 const ANSWER_MS = 10_000;
 
-const CRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  names: {kind: Widget, listKind: WidgetList, plural: widgets, singular: widget}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            x-kubernetes-validations:
-            - rule: RULE
-            properties:
-              replicas: {type: integer, minimum: 1}
-              name: {type: string, maxLength: 5}
-`;
-const crdWithRule = (rule) => CRD.replace('RULE', JSON.stringify(rule));
+const crdWithRule = (rule) => widgetsCrd(JSON.stringify(rule), 'the rule failed');
 const GOOD_CRD = crdWithRule('self.replicas < 100');
 const object = (replicas, name = 'w') => `apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: ${name}}\nspec: {replicas: ${replicas}}\n`;
 const minimum = (n) => `spec.replicas: Invalid value: ${n}: spec.replicas in body should be greater than or equal to 1`;

@@ -13,37 +13,9 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { importInstalled, outDir, root } from './load.mjs';
+import { widgetsCrd } from '../support/widgets.mjs';
 
-const CRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  names: {kind: Widget, listKind: WidgetList, plural: widgets, singular: widget}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            required: [replicas]
-            x-kubernetes-validations:
-            - rule: self.replicas <= self.maxReplicas
-              message: replicas must not exceed maxReplicas
-            properties:
-              replicas: {type: integer, minimum: 1}
-              maxReplicas: {type: integer}
-              name: {type: string, maxLength: 5}
-              tags:
-                type: array
-                items: {type: string}
-`;
+const CRD = widgetsCrd();
 
 const OBJECT = `apiVersion: example.com/v1
 kind: Widget

@@ -19,33 +19,9 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { pathToFileURL } from 'node:url';
 import { importInstalled, installInto } from './load.mjs';
+import { widgetsCrd } from '../support/widgets.mjs';
 
-const CRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  names: {kind: Widget, listKind: WidgetList, plural: widgets, singular: widget}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            required: [replicas]
-            x-kubernetes-validations:
-            - rule: self.replicas <= self.maxReplicas
-              message: replicas must not exceed maxReplicas
-            properties:
-              replicas: {type: integer, minimum: 1}
-              maxReplicas: {type: integer}
-`;
+const CRD = widgetsCrd();
 const OBJECT = 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {replicas: 5, maxReplicas: 2, extra: 1}\n';
 const NEW_CRD = CRD.replace('minimum: 1', 'minimum: 2');
 

@@ -15,8 +15,6 @@ use yew::AttrValue;
 
 /// The `sessionStorage` key of the record (this tab only; removed when read).
 const KEY: &str = "crdlab-crash";
-/// A panic message can quote input: the kept text is cut at 4 KiB.
-const MAX_PANIC_TEXT: usize = 4096;
 
 /// What the share link carries, held as the app's shared strings: refreshing it at every
 /// change copies no text; it is encoded only when a panic happens.
@@ -98,15 +96,7 @@ pub fn install() {
 }
 
 fn recover(panic: &str) {
-    let mut text = panic.to_string();
-    if text.len() > MAX_PANIC_TEXT {
-        let mut end = MAX_PANIC_TEXT;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        text.truncate(end);
-        text.push('…');
-    }
+    let text = crdlab::view::policy::panic_text(panic);
     let Some(window) = web_sys::window() else { return };
     let fragment = WORKSPACE.with(|w| w.try_borrow().ok().and_then(|w| w.as_ref().map(|s| share::encode(&s.state()))));
     if let Ok(Some(storage)) = window.session_storage() {

@@ -19,8 +19,8 @@ pub const LIST_CREATE_BASE_COST: u64 = 10;
 pub const MAP_CREATE_BASE_COST: u64 = 30;
 /// cel-go `common.StructCreateBaseCost`.
 pub const STRUCT_CREATE_BASE_COST: u64 = 40;
-/// apiserver `DefaultMaxRequestSizeBytes` (3 MiB).
-pub const MAX_REQUEST_SIZE_BYTES: i64 = 3 * 1024 * 1024;
+/// apiserver `DefaultMaxRequestSizeBytes` (3 MiB), the request body limit.
+pub const MAX_REQUEST_SIZE_BYTES: i64 = crate::k8s::request::MAX_REQUEST_BODY_BYTES as i64;
 
 /// The cost code a Kubernetes release runs: its cel-go (`checker/cost.go`) and its apiserver
 /// (`pkg/cel/library/cost.go`, `pkg/cel/common/schemas.go`). Chosen by the server binary

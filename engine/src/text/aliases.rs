@@ -17,16 +17,12 @@
 //! falls: if go-yaml fails anywhere inside an expansion it fails at its end, and checking
 //! there is exact. Outside expansions the check runs at every node, as go-yaml's does.
 //!
-//! One bound go-yaml does not need: Go shares a string between every alias of it, a clone
-//! does not. [`MAX_EXPANDED_BYTES`] bounds what alias expansions add to a document (the
-//! whole text is already bounded by `MAX_BYTES`), so an alias of a long string repeated
-//! within the ratio cannot grow memory past it either.
+//! Go shares a string between every alias of it, a clone does not; but the reader stops
+//! building (and cloning) once a document's JSON passes the 3 MiB request body limit
+//! (`text::yaml`), so expansions cannot grow memory past what a request holds.
 
 /// The text go-yaml fails with (`failf`, hence `yaml: `).
 pub(crate) const EXCESSIVE_ALIASING: &str = "yaml: document contains excessive aliasing";
-
-/// Largest amount (approximate JSON bytes) alias expansions may add to one document.
-pub(crate) const MAX_EXPANDED_BYTES: u64 = 64 * 1024 * 1024;
 
 /// `alias_ratio_range_low`: up to 400,000 decodes, 99 % may come from aliases.
 const RATIO_RANGE_LOW: u64 = 400_000;
@@ -52,24 +48,13 @@ pub(crate) fn excessive(alias_count: u64, decode_count: u64) -> bool {
         && alias_count as f64 / decode_count as f64 > allowed_alias_ratio(decode_count)
 }
 
-/// Why a document's decoding stops.
+/// go-yaml's ratio rule stopped the document.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Excess {
-    /// go-yaml's ratio rule.
-    Aliasing,
-    /// Expansions would add more than [`MAX_EXPANDED_BYTES`].
-    Bytes,
-}
+pub(crate) struct Excess;
 
 impl Excess {
     pub(crate) fn message(self) -> String {
-        match self {
-            Excess::Aliasing => EXCESSIVE_ALIASING.to_string(),
-            Excess::Bytes => format!(
-                "yaml: aliases expand the document by more than {} bytes, more than crdlab reads",
-                MAX_EXPANDED_BYTES
-            ),
-        }
+        EXCESSIVE_ALIASING.to_string()
     }
 }
 
@@ -80,38 +65,27 @@ pub(crate) struct AliasCounter {
     pub(crate) decode: u64,
     /// go-yaml's `aliasCount`.
     pub(crate) alias: u64,
-    /// Approximate bytes of everything built so far (text and expansions); an anchor's
-    /// size is the difference between its end and its start.
-    pub(crate) bytes: u64,
-    /// Bytes added by expansions.
-    expanded: u64,
 }
 
 impl AliasCounter {
-    /// One node decoded outside any alias (`bytes`: its key or scalar text).
-    pub(crate) fn node(&mut self, bytes: usize) -> Result<(), Excess> {
+    /// One node decoded outside any alias.
+    pub(crate) fn node(&mut self) -> Result<(), Excess> {
         self.decode += 1;
-        self.bytes += bytes as u64 + 8;
         if excessive(self.alias, self.decode) {
-            return Err(Excess::Aliasing);
+            return Err(Excess);
         }
         Ok(())
     }
 
     /// An alias node (decoded outside aliases), then its anchored value decoded again:
-    /// `weight` nodes and `bytes` bytes, all under the alias.
-    pub(crate) fn expand(&mut self, weight: u64, bytes: u64) -> Result<(), Excess> {
-        self.node(0)?;
+    /// `weight` nodes, all under the alias.
+    pub(crate) fn expand(&mut self, weight: u64) -> Result<(), Excess> {
+        self.node()?;
         self.decode += weight;
         self.alias += weight;
         if excessive(self.alias, self.decode) {
-            return Err(Excess::Aliasing);
+            return Err(Excess);
         }
-        self.expanded += bytes;
-        if self.expanded > MAX_EXPANDED_BYTES {
-            return Err(Excess::Bytes);
-        }
-        self.bytes += bytes;
         Ok(())
     }
 }
@@ -142,11 +116,8 @@ mod tests {
     #[test]
     fn expansion_is_checked_before_cloning() {
         let mut c = AliasCounter::default();
-        c.node(0).unwrap(); // the document
-        c.node(0).unwrap(); // a sequence
-        assert_eq!(c.expand(5000, 10), Err(Excess::Aliasing));
-        let mut c = AliasCounter::default();
-        c.node(0).unwrap();
-        assert_eq!(c.expand(1, MAX_EXPANDED_BYTES + 1), Err(Excess::Bytes));
+        c.node().unwrap(); // the document
+        c.node().unwrap(); // a sequence
+        assert_eq!(c.expand(5000), Err(Excess));
     }
 }

@@ -1,7 +1,9 @@
 //! Reading a JSON document as the apiserver's JSON decoder does (numbers keep the int/float
-//! distinction), with a nesting bound checked before serde_json recurses.
+//! distinction), with a nesting bound checked before serde_json recurses, and a document
+//! too big to send refused before it is built.
 
-use crate::text::read_error::{too_deep, ReadError, MAX_DEPTH};
+use crate::k8s::request::{entity_too_large, MAX_REQUEST_BODY_BYTES};
+use crate::text::read_error::{err_at, too_deep, ReadError, MAX_DEPTH};
 use serde_json::Value;
 
 pub(crate) fn looks_like_json(t: &str) -> bool {
@@ -12,6 +14,15 @@ pub(crate) fn looks_like_json(t: &str) -> bool {
 /// Reads JSON with serde_json after checking the nesting depth without recursion.
 pub fn read_json(text: &str) -> Result<Value, ReadError> {
     check_json_depth(text)?;
+    if text.len() > MAX_REQUEST_BODY_BYTES && min_len_of_text(text) > MAX_REQUEST_BODY_BYTES as u64 {
+        // Too big to send, whatever it holds; a syntax error still comes first (the
+        // client reads the file before it sends anything), checked without building.
+        let mut de = serde_json::Deserializer::from_str(text);
+        de.disable_recursion_limit();
+        <serde::de::IgnoredAny as serde::Deserialize>::deserialize(&mut de).map_err(|e| json_err(text, e))?;
+        de.end().map_err(|e| json_err(text, e))?;
+        return Err(err_at(entity_too_large(), None));
+    }
     let mut de = serde_json::Deserializer::from_str(text);
     de.disable_recursion_limit();
     let v = <Value as serde::Deserialize>::deserialize(&mut de).map_err(|e| json_err(text, e))?;
@@ -134,5 +145,97 @@ mod depth_tests {
         assert!(read_json(&text).is_ok());
         let text = format!("{}1{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
         assert!(read_json(&text).is_err());
+    }
+}
+
+/// A lower bound of the size of the JSON Go's encoder writes for the document of a JSON
+/// `text`: blanks between tokens dropped, a number counted as one byte (`1.0` is printed
+/// `1`), an escape in a string as one (`\u00e9` is printed `é`).
+pub(crate) fn min_len_of_text(text: &str) -> u64 {
+    let (mut n, mut in_string, mut escaped, mut in_number) = (0u64, false, false, false);
+    let mut hex_left = 0u8;
+    for &b in text.as_bytes() {
+        if in_string {
+            if hex_left > 0 {
+                hex_left -= 1;
+            } else if escaped {
+                escaped = false;
+                if b == b'u' {
+                    hex_left = 4;
+                }
+            } else if b == b'\\' {
+                escaped = true;
+                n += 1;
+            } else if b == b'"' {
+                in_string = false;
+                n += 1;
+            } else {
+                n += 1;
+            }
+            continue;
+        }
+        let number = matches!(b, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9');
+        if number {
+            if !in_number {
+                n += 1;
+            }
+            in_number = true;
+            continue;
+        }
+        in_number = false;
+        match b {
+            b' ' | b'\t' | b'\n' | b'\r' => {}
+            b'"' => {
+                in_string = true;
+                n += 1;
+            }
+            _ => n += 1,
+        }
+    }
+    n
+}
+
+/// A lower bound of the size of a scalar's JSON: a string's bytes and quotes (escapes only
+/// add), 1 for a number (`1.0` is printed `1`), the literals' length.
+pub(crate) fn min_len_of_scalar(v: &Value) -> u64 {
+    match v {
+        Value::String(s) => s.len() as u64 + 2,
+        Value::Number(_) => 1,
+        Value::Bool(true) | Value::Null => 4,
+        Value::Bool(false) => 5,
+        // Containers are counted as they are built.
+        Value::Array(_) | Value::Object(_) => 2,
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    use super::*;
+
+    #[test]
+    fn the_lower_bound_never_passes_gos_length() {
+        for text in [
+            r#"{"a": [1.0, 2e3, -0.5], "s": "\u00e9\n\/", "t": true, "f": false, "n": null}"#,
+            "[ ]",
+            r#"{"k":"<&>"}"#,
+        ] {
+            let v: Value = serde_json::from_str(text).unwrap();
+            let go = crate::go::json::json_marshal_len(&v, usize::MAX) as u64;
+            assert!(min_len_of_text(text) <= go, "{}: {} > {}", text, min_len_of_text(text), go);
+        }
+        // `{"a":[1,22]}` with `22` counted as one byte.
+        assert_eq!(min_len_of_text(r#"{ "a" : [ 1 , 22 ] }"#), 11);
+    }
+
+    #[test]
+    fn a_json_text_too_big_to_send_is_refused_unbuilt() {
+        let big = format!("[{}1]", "1, ".repeat(MAX_REQUEST_BODY_BYTES / 2));
+        assert_eq!(read_json(&big).unwrap_err().to_string(), "Request entity too large: limit is 3145728");
+        // Blanks do not count: the same items spaced out under the limit are read.
+        let spaced = format!("[{}1]", "1,     ".repeat(MAX_REQUEST_BODY_BYTES / 4));
+        assert!(read_json(&spaced).is_ok());
+        // A syntax error anywhere comes first.
+        let bad = format!("[{}1,]", "1, ".repeat(MAX_REQUEST_BODY_BYTES / 2));
+        assert!(read_json(&bad).unwrap_err().message.starts_with("invalid JSON: "));
     }
 }

@@ -22,9 +22,28 @@ pub(crate) fn too_deep() -> String {
         MAX_DEPTH, MAX_DEPTH
     )
 }
-/// Largest document accepted, in bytes (a generous multiple of the apiserver's 3 MiB limit,
-/// so that oversized objects can still be read and reported by validation).
+/// Largest text accepted, in bytes: a stream of many documents (a bundle of CRDs) may be
+/// long; each of its documents is bounded by the request body limit (3 MiB of JSON, see
+/// `text::yaml`), and all of them together by [`MAX_STREAM_JSON`].
 pub const MAX_BYTES: usize = 64 * 1024 * 1024;
+
+/// Most JSON (counted from below, as the documents are built) all the documents of one
+/// text may hold together: the largest public CRD bundles hold a few MiB. Bounds what a
+/// stream of documents, each under the request limit, builds in memory.
+pub const MAX_STREAM_JSON: u64 = 16 * 1024 * 1024;
+
+/// The message for a stream over [`MAX_STREAM_JSON`].
+pub(crate) fn stream_too_large() -> String {
+    format!(
+        "the documents hold more than {} bytes of JSON together, more than crdlab reads from one text",
+        MAX_STREAM_JSON
+    )
+}
+
+/// Nodes of one text whose positions are kept (about 180 bytes each): past them, the
+/// documents are still read but carry no positions (a 3 MiB list of a million numbers
+/// would otherwise hold hundreds of MB of ranges).
+pub const MAX_POSITIONED_NODES: u64 = 400_000;
 
 /// A reading error with its position (1-based line and column) when known.
 #[derive(Clone, Debug, PartialEq)]

@@ -7,9 +7,12 @@
 use serde_json::{Map, Value};
 use yaml_rust2::parser::{Event, Parser};
 use yaml_rust2::scanner::Marker;
+use crate::k8s::request::{entity_too_large, MAX_REQUEST_BODY_BYTES};
 use crate::text::aliases::{AliasCounter, Excess};
-use crate::text::json::{looks_like_json, read_json};
-use crate::text::read_error::{err_at, too_deep, ReadError, MAX_BYTES, MAX_DEPTH};
+use crate::text::json::{looks_like_json, min_len_of_scalar, read_json};
+use crate::text::read_error::{
+    err_at, stream_too_large, too_deep, ReadError, MAX_BYTES, MAX_DEPTH, MAX_POSITIONED_NODES, MAX_STREAM_JSON,
+};
 use crate::text::scalars::{resolve_key, resolve_scalar};
 use crate::text::source_map::{json_source_map, PosBuilder, SourceMap};
 
@@ -136,10 +139,10 @@ enum Frame {
     Seq {
         items: Vec<Value>,
         anchor: usize,
-        /// go-yaml's decode count before this node, and our byte count (its anchor's
-        /// weight and size are the differences at its end).
+        /// go-yaml's decode count and the document's JSON lower bound before this node
+        /// (its anchor's weight and JSON size are the differences at its end).
         start: u64,
-        start_bytes: u64,
+        start_json: u64,
     },
     Map {
         map: Map<String, Value>,
@@ -147,7 +150,7 @@ enum Frame {
         anchor: usize,
         merged: Vec<String>,
         start: u64,
-        start_bytes: u64,
+        start_json: u64,
     },
 }
 
@@ -165,11 +168,11 @@ impl Frame {
 }
 
 /// An anchored value as first built, with what go-yaml decodes again at each alias of it:
-/// `weight` nodes, about `bytes` bytes.
+/// `weight` nodes; and at least `json` bytes of JSON.
 struct Anchored {
     value: Value,
     weight: u64,
-    bytes: u64,
+    json: u64,
 }
 
 /// Reads a YAML stream into JSON values, one per document.
@@ -238,6 +241,16 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
     let mut anchors: std::collections::HashMap<usize, Anchored> = Default::default();
     let mut doc_value: Option<Value> = None;
     let mut count = AliasCounter::default();
+    // A lower bound of the current document's JSON size. Once it passes the request body
+    // limit the document cannot be sent (the apiserver refuses the body before decoding
+    // it): nothing more is built, but the text is still parsed and aliases still counted,
+    // since kubectl's reading (syntax, go-yaml's alias rule) fails before the apiserver
+    // sees a body. So no document grows memory past what a 3 MiB request holds.
+    let mut json: u64 = 0;
+    let mut oversize = false;
+    // The finished documents' JSON, and the nodes built with positions, in the whole text.
+    let mut stream_json: u64 = 0;
+    let mut positioned: u64 = 0;
     // The decoding failure of the current document, reported at its end.
     let mut failed: Option<ReadError> = None;
     let mut dups: Vec<(String, Marker)> = Vec::new();
@@ -261,6 +274,7 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
         }
         // The value being read is the value of a merge key `<<`.
         let merge_value = matches!(stack.last(), Some(Frame::Map { key: Some((k, _)), .. }) if k == "<<");
+        // A finished node: its value, anchor, weight and JSON lower bound.
         let finished: Result<Option<(Value, usize, u64, u64)>, Excess> = match ev {
             Event::StreamStart | Event::Nothing => Ok(None),
             Event::StreamEnd => break,
@@ -269,29 +283,38 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
                 anchors.clear();
                 dups.clear();
                 count = AliasCounter::default();
+                json = 0;
+                oversize = false;
                 // The document node is decoded (counted) too.
-                let _ = count.node(0);
+                let _ = count.node();
                 if let Some(p) = pos.as_mut() {
                     p.start_document();
                 }
                 Ok(None)
             }
             Event::DocumentEnd => {
+                if oversize {
+                    return Err(err_at(entity_too_large(), None));
+                }
                 if let Some(e) = duplicate_keys_error(&dups) {
                     return Err(e);
                 }
                 let map = pos.as_mut().map(|p| p.take_root());
                 docs.push((doc_value.take().unwrap_or(Value::Null), map));
+                stream_json += json;
+                json = 0;
                 Ok(None)
             }
             Event::Alias(id) => match anchors.get(&id) {
-                Some(a) => match count.expand(a.weight, a.bytes) {
+                Some(a) => match count.expand(a.weight) {
                     // Counted (and refused) before anything is cloned.
                     Ok(()) => {
                         if let Some(p) = pos.as_mut() {
                             p.leaf(&mark, None);
                         }
-                        Ok(Some((a.value.clone(), 0, 0, 0)))
+                        json += a.json;
+                        let v = if oversize { Value::Null } else { a.value.clone() };
+                        Ok(Some((v, 0, 0, a.json)))
                     }
                     Err(e) => Err(e),
                 },
@@ -302,7 +325,7 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
                         // the alias), and fails there (`decoder.alias`) unless the ratio
                         // failed first.
                         let again = count.decode + 1 - open.start();
-                        match count.expand(again, 0) {
+                        match count.expand(again) {
                             Err(e) => Err(e),
                             Ok(()) => {
                                 failed = Some(err_at(
@@ -327,12 +350,15 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
             Event::Scalar(s, style, anchor, tag) => {
                 // Keys are resolved by the map frame (they become strings).
                 let is_key = matches!(stack.last(), Some(Frame::Map { key: None, .. }));
-                let (start, start_bytes) = (count.decode, count.bytes);
+                let start = count.decode;
                 if is_key {
                     let k = resolve_key(&s, style, tag.as_ref(), &mark)?;
                     // go-yaml's mapping decoder hands a merge key's value to `merge`
                     // without decoding the key.
-                    let counted = if k == "<<" { Ok(()) } else { count.node(s.len()) };
+                    let counted = if k == "<<" { Ok(()) } else { count.node() };
+                    if k != "<<" {
+                        json += k.len() as u64 + 3;
+                    }
                     if let Some(Frame::Map { key, .. }) = stack.last_mut() {
                         *key = Some((k, mark));
                     }
@@ -344,8 +370,8 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
                             anchor,
                             Anchored {
                                 weight: 1,
-                                bytes: s.len() as u64 + 8,
-                                value: Value::String(s),
+                                json: s.len() as u64 + 2,
+                                value: if oversize { Value::Null } else { Value::String(s) },
                             },
                         );
                     }
@@ -356,9 +382,11 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
                         p.leaf(&mark, Some((&s, style)));
                         p.props(anchor > 0, tag.is_some());
                     }
+                    let j = min_len_of_scalar(&v);
+                    json += j;
                     count
-                        .node(s.len())
-                        .map(|_| Some((v, anchor, count.decode - start, count.bytes - start_bytes)))
+                        .node()
+                        .map(|_| Some((v, anchor, count.decode - start, j)))
                 }
             }
             Event::SequenceStart(anchor, tag) => {
@@ -371,14 +399,16 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
                 let (start, counted) = if merge_value {
                     (count.decode.saturating_sub(1), Ok(()))
                 } else {
-                    (count.decode, count.node(0))
+                    (count.decode, count.node())
                 };
                 stack.push(Frame::Seq {
                     items: Vec::new(),
                     anchor,
                     start,
-                    start_bytes: count.bytes,
+                    start_json: json,
                 });
+                // `[`, and `]` or a comma with each item.
+                json += 1;
                 if let Some(p) = pos.as_mut() {
                     p.open(&mark, b'[');
                     p.open_props(anchor > 0, tag.is_some());
@@ -389,16 +419,17 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
                 if stack.len() >= MAX_DEPTH {
                     return Err(err_at(too_deep(), Some(&mark)));
                 }
-                let (start, start_bytes) = (count.decode, count.bytes);
-                let counted = count.node(0);
+                let start = count.decode;
+                let counted = count.node();
                 stack.push(Frame::Map {
                     map: Map::new(),
                     key: None,
                     anchor,
                     merged: Vec::new(),
                     start,
-                    start_bytes,
+                    start_json: json,
                 });
+                json += 1;
                 if let Some(p) = pos.as_mut() {
                     p.open(&mark, b'{');
                     p.open_props(anchor > 0, tag.is_some());
@@ -410,7 +441,7 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
                     items,
                     anchor,
                     start,
-                    start_bytes,
+                    start_json,
                 }) => {
                     if let Some(p) = pos.as_mut() {
                         p.close(&mark, b']');
@@ -419,7 +450,7 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
                         Value::Array(items),
                         anchor,
                         count.decode - start,
-                        count.bytes - start_bytes,
+                        json - start_json,
                     )))
                 }
                 _ => return Err(err_at("yaml: unbalanced sequence", Some(&mark))),
@@ -429,7 +460,7 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
                     map,
                     anchor,
                     start,
-                    start_bytes,
+                    start_json,
                     ..
                 }) => {
                     if let Some(p) = pos.as_mut() {
@@ -439,7 +470,7 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
                         Value::Object(map),
                         anchor,
                         count.decode - start,
-                        count.bytes - start_bytes,
+                        json - start_json,
                     )))
                 }
                 _ => return Err(err_at("yaml: unbalanced mapping", Some(&mark))),
@@ -452,14 +483,18 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
                 continue;
             }
         };
-        if let Some((value, anchor, weight, bytes)) = finished {
+        if let Some((value, anchor, weight, value_json)) = finished {
+            positioned += 1;
+            if positioned > MAX_POSITIONED_NODES {
+                pos = None;
+            }
             if anchor > 0 {
                 anchors.insert(
                     anchor,
                     Anchored {
-                        value: value.clone(),
+                        value: if oversize { Value::Null } else { value.clone() },
                         weight,
-                        bytes,
+                        json: value_json,
                     },
                 );
             }
@@ -474,7 +509,10 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
                     if let Some(p) = pos.as_mut() {
                         p.attach(None);
                     }
-                    items.push(value)
+                    json += 1;
+                    if !oversize {
+                        items.push(value)
+                    }
                 }
                 Some(Frame::Map {
                     map, key, merged, ..
@@ -493,22 +531,55 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
                     if let Some(p) = pos.as_mut() {
                         p.attach(Some(&k));
                     }
-                    if k == "<<" {
+                    if oversize {
+                        // Nothing is built any more, merges neither: a bad merge value
+                        // past this point goes unseen in a document too big to send.
+                        json += 1;
+                    } else if k == "<<" {
+                        // Merged keys may be overridden: not counted (a lower bound).
+                        json -= value_json;
                         merge_into(map, merged, value, &kmark)?;
                     } else if map.contains_key(&k) && !merged.contains(&k) {
                         // Strict decoding keeps the first value and reports the key once
                         // the document is decoded.
+                        json -= value_json + k.len() as u64 + 3;
                         dups.push((k, kmark));
                     } else {
+                        json += 1;
                         merged.retain(|m| m != &k);
                         map.insert(k, value);
                     }
                 }
             }
         }
+        // An oversize document counts as one at the limit: refused on its own terms.
+        if stream_json + json.min(MAX_REQUEST_BODY_BYTES as u64 + 1) > MAX_STREAM_JSON {
+            return Err(err_at(stream_too_large(), Some(&mark)));
+        }
+        if !oversize && json > MAX_REQUEST_BODY_BYTES as u64 {
+            // What was built is dropped now; the weights stay for the alias rule.
+            oversize = true;
+            pos = None;
+            doc_value = None;
+            for f in stack.iter_mut() {
+                match f {
+                    Frame::Seq { items, .. } => *items = Vec::new(),
+                    Frame::Map { map, merged, .. } => {
+                        *map = Map::new();
+                        *merged = Vec::new();
+                    }
+                }
+            }
+            for a in anchors.values_mut() {
+                a.value = Value::Null;
+            }
+        }
     }
     if let Some(e) = failed.take() {
         return Err(e);
+    }
+    if oversize {
+        return Err(err_at(entity_too_large(), None));
     }
     if let Some(v) = doc_value {
         if let Some(e) = duplicate_keys_error(&dups) {
@@ -703,11 +774,52 @@ mod tests {
     }
 
     #[test]
-    fn long_strings_cannot_be_multiplied_past_the_bound() {
-        // Within go-yaml's ratio, but 600 copies of a 1 MiB string.
+    fn long_strings_cannot_be_multiplied_past_the_request_limit() {
+        // Within go-yaml's ratio, but 600 copies of a 1 MiB string: more than a request
+        // holds, so nothing past the third copy is built.
         let doc = format!("s: &s {}\nl: [{}*s]\n", "x".repeat(1 << 20), "*s, ".repeat(599));
         let e = read_document(&doc).unwrap_err();
-        assert!(e.message.starts_with("yaml: aliases expand the document by more than 67108864 bytes"), "{}", e);
+        assert_eq!(e.to_string(), "Request entity too large: limit is 3145728");
+    }
+
+    /// A flow list of `n` ones: 2n + 3 bytes of JSON (`{"a":[1,…]}`).
+    fn ones(n: usize) -> String {
+        format!("a: [{}1]\n", "1,".repeat(n - 1))
+    }
+
+    #[test]
+    fn a_document_too_big_to_send_is_refused_while_read() {
+        // `{"a":[1,…,1]}` is 2n + 7 bytes, all of which the bound counts here.
+        let n = (MAX_REQUEST_BODY_BYTES - 7) / 2;
+        assert!(read_document(&ones(n)).is_ok());
+        let e = read_document(&ones(n + 1)).unwrap_err();
+        assert_eq!(e.to_string(), "Request entity too large: limit is 3145728");
+        // kubectl reads the whole file before sending: a later syntax error wins, and so
+        // does go-yaml's alias rule.
+        let bad = format!("{}b: [\n", ones(n + 1));
+        assert!(read_document(&bad).unwrap_err().message.starts_with("yaml: "), "{}", read_document(&bad).unwrap_err());
+        let aliased = format!("{}x: &x y\nl: [{}*x]\n", ones(n + 1), "*x,".repeat(2_000_000));
+        assert_eq!(read_document(&aliased).unwrap_err().message, "yaml: document contains excessive aliasing");
+    }
+
+    #[test]
+    fn positions_stop_past_their_bound_but_values_do_not() {
+        let big = ones(MAX_POSITIONED_NODES as usize + 10);
+        let (v, map) = read_document_with_positions(&big).unwrap();
+        assert_eq!(v["a"].as_array().unwrap().len(), MAX_POSITIONED_NODES as usize + 10);
+        assert!(map.root.is_none());
+        let (_, map) = read_document_with_positions(&ones(1000)).unwrap();
+        assert!(map.root.is_some());
+    }
+
+    #[test]
+    fn a_stream_holds_at_most_its_bound() {
+        let doc = format!("s: {}\n", "x".repeat(3_000_000));
+        let within = vec![doc.as_str(); 5].join("---\n");
+        assert_eq!(read_documents(&within).unwrap().len(), 5);
+        let over = vec![doc.as_str(); 6].join("---\n");
+        let e = read_documents(&over).unwrap_err();
+        assert!(e.message.starts_with("the documents hold more than 16777216 bytes of JSON"), "{}", e);
     }
 
     #[test]

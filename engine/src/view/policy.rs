@@ -31,6 +31,23 @@ pub const RATCHETING_GATE_SINCE: KubeVersion = KubeVersion { minor: Feature::Rat
 /// The first release that ratchets by default.
 pub const RATCHETING_DEFAULT_SINCE: KubeVersion = KubeVersion { minor: Feature::RatchetingByDefault.since() };
 
+/// A panic message can quote input: the text kept of one (the npm module's last error,
+/// the playground's crash banner) is cut at 4 KiB.
+pub const MAX_PANIC_TEXT: usize = 4096;
+
+/// A panic message as kept and shown: cut at [`MAX_PANIC_TEXT`] bytes (on a character
+/// boundary), with `…` where it was cut.
+pub fn panic_text(message: &str) -> String {
+    if message.len() <= MAX_PANIC_TEXT {
+        return message.to_string();
+    }
+    let mut end = MAX_PANIC_TEXT;
+    while !message.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &message[..end])
+}
+
 /// The releases a front end offers, newest first (the engine's release table).
 pub fn releases_newest_first() -> Vec<KubeVersion> {
     KubeVersion::supported().rev().collect()
@@ -147,6 +164,14 @@ pub fn apply_rule_edit(crd: &str, crd_value: Option<&Value>, edit: &RuleEdit) ->
 mod tests {
     use super::*;
     use crate::view::{Settings, Workspace};
+
+    #[test]
+    fn panic_text_is_cut_on_a_character() {
+        assert_eq!(panic_text("short"), "short");
+        let long = format!("{}é{}", "x".repeat(MAX_PANIC_TEXT - 1), "y".repeat(10));
+        let cut = panic_text(&long);
+        assert_eq!(cut, format!("{}…", "x".repeat(MAX_PANIC_TEXT - 1)));
+    }
 
     const CRD: &str = "apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition

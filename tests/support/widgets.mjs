@@ -1,0 +1,37 @@
+// The widgets CRD the JavaScript tests share (the engine's unit tests have theirs in
+// engine/src/testing.rs): spec.replicas (required, minimum 1), maxReplicas, name (maxLength
+// 5), tags, and one rule on spec.
+
+/** The CRD text with `rule` (YAML as written: quote it yourself when it needs quoting). */
+export function widgetsCrd(rule = 'self.replicas <= self.maxReplicas', message = 'replicas must not exceed maxReplicas') {
+  return `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names: {kind: Widget, listKind: WidgetList, plural: widgets, singular: widget}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [replicas]
+            x-kubernetes-validations:
+            - rule: ${rule}
+              message: ${message}
+            properties:
+              replicas: {type: integer, minimum: 1}
+              maxReplicas: {type: integer}
+              name: {type: string, maxLength: 5}
+              tags:
+                type: array
+                items: {type: string}
+`;
+}
