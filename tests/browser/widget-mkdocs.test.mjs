@@ -54,8 +54,14 @@ test('the MkDocs page: fenced blocks become live widgets', { timeout: 180_000 },
   await page.waitForTimeout(500);
   assert.deepEqual(requests.filter((u) => /crdlab-engine\/|crdlab-editor\.js/.test(u)), [], 'no engine request before a widget is in view');
 
+  // The upgraded block keeps its height once the engine and editor replace the static text.
+  const height = () => widgets(page).first().evaluate((w) => w.getBoundingClientRect().height);
+  const heightBefore = await height();
   await widgets(page).first().scrollIntoViewIfNeeded();
   await waitState(page, 0, ['valid']);
+  const heightAfter = await height();
+  console.log(`widget-mkdocs: height ${heightBefore.toFixed(1)} px before the engine loaded, ${heightAfter.toFixed(1)} px after`);
+  assert.ok(Math.abs(heightAfter - heightBefore) < 1, `no layout shift: ${heightBefore}px before the engine loaded, ${heightAfter}px after`);
   const kubectl = (i) => widgets(page).nth(i).locator('[data-testid=kubectl]').innerText();
   assert.equal(await kubectl(0), 'customresourcedefinition.apiextensions.k8s.io/widgets.example.com created\nwidget.example.com/docs-example created');
 

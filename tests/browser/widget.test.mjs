@@ -247,6 +247,53 @@ test('the widgets load when visible, answer as kubectl apply, follow edits and s
   await page.close();
 });
 
+test('load=eager answers before the widget is seen; editable=all edits the CRD too; editable=none edits nothing', { timeout: 180_000 }, async () => {
+  const { page, pageErrors, requests } = await openPage(browser.context, baseUrl);
+  const crd = await page.locator('#valid script[data-crdlab=crd]').textContent();
+  assert.ok(crd.includes('minimum: 1'));
+  // Two widgets appended below everything else, never scrolled to.
+  await page.evaluate(({ crd, obj }) => {
+    for (const [id, editable] of [['eager-all', 'all'], ['eager-none', 'none']]) {
+      const w = document.createElement('crdlab-example');
+      w.id = id;
+      w.setAttribute('load', 'eager');
+      w.setAttribute('editable', editable);
+      for (const [role, text] of [['crd', crd], ['object', obj]]) {
+        const s = document.createElement('script');
+        s.type = 'application/yaml';
+        s.dataset.crdlab = role;
+        s.textContent = text;
+        w.append(s);
+      }
+      document.body.append(w);
+    }
+  }, { crd, obj: object('eager', 'small', 3) });
+  await waitState(page, 'eager-all', ['valid']);
+  await waitState(page, 'eager-none', ['valid']);
+  assert.ok(await page.locator('#eager-all').evaluate((w) => w.getBoundingClientRect().top > innerHeight), 'answered while below the fold');
+  assert.ok(engineRequests(requests).length > 0);
+
+  // editable=all: the CRD is an editor too; a stricter minimum makes the object invalid.
+  await setText(page, 'eager-all', 'crd', crd.replace('minimum: 1', 'minimum: 5'));
+  await waitState(page, 'eager-all', ['invalid']);
+  assert.match(await kubectl(page, 'eager-all'), /spec\.replicas: Invalid value: 3: spec\.replicas in body should be greater than or equal to 5/);
+  await setText(page, 'eager-all', 'object', object('eager', 'small', 7));
+  await waitState(page, 'eager-all', ['valid']);
+
+  // editable=none: neither text takes a keystroke; the answer stays.
+  for (const role of ['object', 'crd']) {
+    await page.locator('#eager-none').evaluate((w, role) => w.shadowRoot.querySelector(`[role=tab][aria-controls$="-${role}"]`).click(), role);
+    const content = page.locator(`#eager-none [data-testid="crdlab-${role}"]`);
+    await content.click();
+    await page.keyboard.type('zzz');
+    assert.ok(!(await content.innerText()).includes('zzz'), `the ${role} is read only`);
+  }
+  assert.equal(await state(page, 'eager-none'), 'valid');
+  assert.deepEqual(requests.filter((u) => !u.startsWith(baseUrl)), []);
+  assert.deepEqual(pageErrors, []);
+  await page.close();
+});
+
 test('"Open in playground" carries the widget state in the share fragment', { timeout: 120_000 }, async () => {
   const { page, pageErrors, requests } = await openPage(browser.context, baseUrl);
   await page.locator('#update').scrollIntoViewIfNeeded();

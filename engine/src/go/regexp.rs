@@ -713,20 +713,24 @@ fn translate_unicode_class(
     Ok((text, next))
 }
 
-/// Go accepts the Unicode general categories and script names of its tables, plus "Any".
-/// The `regex` crate accepts more (aliases, loose matching); reject those Go would reject.
+/// Go's `unicode.Categories` keys (Go also accepts "Any").
+const GO_CATEGORIES: [&str; 37] = [
+    "C", "Cc", "Cf", "Co", "Cs", "L", "Ll", "Lm", "Lo", "Lt", "Lu", "M", "Mc", "Me", "Mn", "N", "Nd",
+    "Nl", "No", "P", "Pc", "Pd", "Pe", "Pf", "Pi", "Po", "Ps", "S", "Sc", "Sk", "Sm", "So", "Z", "Zl",
+    "Zp", "Zs", "Any",
+];
+
+/// Go (`parseUnicodeClass`) looks a name up in `unicode.Categories` and `unicode.Scripts`
+/// only, case-sensitively, plus "Any". The `regex` crate accepts more (long category names,
+/// binary properties such as `White_Space`, loose matching): only its script table is
+/// asked, for a name written as Go's tables write scripts (`Old_Italic`).
 fn go_unicode_class_name_ok(name: &str) -> bool {
-    if name.is_empty() {
-        return false;
-    }
-    if name == "Any" {
+    if GO_CATEGORIES.contains(&name) {
         return true;
     }
-    // Names are case-sensitive identifiers made of letters and underscores in Go.
-    if !name.chars().all(|c| c.is_ascii_alphabetic() || c == '_') {
-        return false;
-    }
-    regex::Regex::new(&format!("\\p{{{}}}", name)).is_ok()
+    let script_form = !name.is_empty()
+        && name.split('_').all(|w| w.starts_with(|c: char| c.is_ascii_uppercase()) && w.chars().all(|c| c.is_ascii_alphabetic()));
+    script_form && regex::Regex::new(&format!("\\p{{Script={}}}", name)).is_ok()
 }
 
 /// Go's Perl classes, ASCII-only. `in_class`: rendered for use inside a bracket class.
@@ -969,6 +973,11 @@ mod tests {
         assert!(m(r"^[a-]+$", "-a"));
         assert!(m(r"^(?P<1x>a)$", "a"));
         assert!(m(r"^(?<n>a)$", "a"));
+        // Go looks names up in its categories and scripts only: properties are refused.
+        for p in [r"\p{Alphabetic}", r"\p{White_Space}", r"\p{Emoji}"] {
+            assert!(translate(p).is_err(), "{}", p);
+        }
+        assert!(m(r"^\p{Any}+$", "aα"));
         assert!(m(r"^\p{^Greek}$", "a"));
         assert!(!m(r"^\p{^Greek}$", "α"));
         assert!(m(r"^[[:alpha:]]+$", "ab"));

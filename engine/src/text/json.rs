@@ -14,13 +14,10 @@ pub(crate) fn looks_like_json(t: &str) -> bool {
 /// Reads JSON with serde_json after checking the nesting depth without recursion.
 pub fn read_json(text: &str) -> Result<Value, ReadError> {
     check_json_depth(text)?;
-    if text.len() > MAX_REQUEST_BODY_BYTES && min_len_of_text(text) > MAX_REQUEST_BODY_BYTES as u64 {
-        // Too big to send, whatever it holds; a syntax error still comes first (the
-        // client reads the file before it sends anything), checked without building.
-        let mut de = serde_json::Deserializer::from_str(text);
-        de.disable_recursion_limit();
-        <serde::de::IgnoredAny as serde::Deserialize>::deserialize(&mut de).map_err(|e| json_err(text, e))?;
-        de.end().map_err(|e| json_err(text, e))?;
+    if too_big_to_send(text) {
+        // Whatever it holds. (`text::yaml` reads such a text as YAML instead, which
+        // builds nothing past the limit but still finds a syntax error, which the client
+        // reports before it sends anything.)
         return Err(err_at(entity_too_large(), None));
     }
     let mut de = serde_json::Deserializer::from_str(text);
@@ -148,6 +145,11 @@ mod depth_tests {
     }
 }
 
+/// The JSON `text` cannot fit in a request body, by [`min_len_of_text`].
+pub(crate) fn too_big_to_send(text: &str) -> bool {
+    text.len() > MAX_REQUEST_BODY_BYTES && min_len_of_text(text) > MAX_REQUEST_BODY_BYTES as u64
+}
+
 /// A lower bound of the size of the JSON Go's encoder writes for the document of a JSON
 /// `text`: blanks between tokens dropped, a number counted as one byte (`1.0` is printed
 /// `1`), an escape in a string as one (`\u00e9` is printed `é`).
@@ -234,8 +236,12 @@ mod size_tests {
         // Blanks do not count: the same items spaced out under the limit are read.
         let spaced = format!("[{}1]", "1,     ".repeat(MAX_REQUEST_BODY_BYTES / 4));
         assert!(read_json(&spaced).is_ok());
-        // A syntax error anywhere comes first.
-        let bad = format!("[{}1,]", "1, ".repeat(MAX_REQUEST_BODY_BYTES / 2));
-        assert!(read_json(&bad).unwrap_err().message.starts_with("invalid JSON: "));
+        // Read as a document, a syntax error anywhere comes first (found by the YAML
+        // reader, which builds nothing past the limit).
+        let bad = format!("[{}1}}", "1, ".repeat(MAX_REQUEST_BODY_BYTES / 2));
+        let e = crate::text::yaml::read_document(&bad).unwrap_err();
+        assert!(e.message.starts_with("yaml: "), "{}", e);
+        let e = crate::text::yaml::read_document(&big).unwrap_err();
+        assert_eq!(e.to_string(), "Request entity too large: limit is 3145728");
     }
 }

@@ -9,7 +9,7 @@ use yaml_rust2::parser::{Event, Parser};
 use yaml_rust2::scanner::Marker;
 use crate::k8s::request::{entity_too_large, MAX_REQUEST_BODY_BYTES};
 use crate::text::aliases::{AliasCounter, Excess};
-use crate::text::json::{looks_like_json, min_len_of_scalar, read_json};
+use crate::text::json::{looks_like_json, min_len_of_scalar, read_json, too_big_to_send};
 use crate::text::read_error::{
     err_at, stream_too_large, too_deep, ReadError, MAX_BYTES, MAX_DEPTH, MAX_POSITIONED_NODES, MAX_STREAM_JSON,
 };
@@ -51,7 +51,9 @@ fn read_documents_impl(
         ));
     }
     let trimmed = text.trim_start_matches('\u{feff}').trim_start();
-    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+    // JSON too big to send goes to the YAML reader (JSON is YAML), which stops building at
+    // the limit yet reads on for a syntax error; serde_json would build it all.
+    if (trimmed.starts_with('{') || trimmed.starts_with('[')) && !too_big_to_send(trimmed) {
         // JSON: numbers keep the int/float distinction the apiserver's JSON decoder makes.
         // A JSON text that fails may still be YAML flow style; fall back to YAML then.
         match read_json(trimmed) {
