@@ -642,6 +642,12 @@ impl CompiledCrdHandle {
         to_js(&self.rules)
     }
 
+    /// The CRD's `metadata.name` (kubectl's `customresourcedefinition…/<name> created`).
+    #[wasm_bindgen(getter)]
+    pub fn name(&self) -> String {
+        self.crd.crd.metadata.name.clone()
+    }
+
     /// The names in `spec.versions`.
     #[wasm_bindgen(getter)]
     pub fn versions(&self) -> Vec<String> {

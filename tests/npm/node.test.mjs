@@ -84,6 +84,7 @@ test('compile once, validate objects: errors with the apiserver text and their r
   assert.deepEqual(crd.crdErrors, []);
   assert.deepEqual(crd.versions, ['v1']);
   assert.equal(crd.storageVersion, 'v1');
+  assert.equal(crd.name, 'widgets.example.com');
   assert.equal(crd.kubernetesVersion, crdlab.version().defaultKubernetesVersion);
 
   const rules = crd.rules;

@@ -106,26 +106,6 @@ function invalidLines(kind, name, messages) {
 const groupOf = (apiVersion) => (typeof apiVersion === 'string' && apiVersion.includes('/') ? apiVersion.split('/')[0] : '');
 
 /**
- * The CRD's metadata.name, for kubectl's first line. The package has no call that returns it,
- * so the engine's own reader does it: the CRD's text validated as an object of the compiled
- * CRD keeps `metadata` in `defaulted` (whatever else it says is ignored). Once per CRD text.
- */
-const crdNameCache = new Map();
-function crdName(handle, crdText) {
-  if (crdNameCache.has(crdText)) return crdNameCache.get(crdText);
-  let name = '';
-  try {
-    const d = handle.validate(crdText, null, null).defaulted;
-    if (typeof d?.metadata?.name === 'string') name = d.metadata.name;
-  } catch (e) {
-    if (isInternal(e)) throw e;
-  }
-  if (crdNameCache.size > 32) crdNameCache.clear();
-  crdNameCache.set(crdText, name);
-  return name;
-}
-
-/**
  * The answer: `{verdict, lines, errors, crdErrors, warnings, rules, unknownFields, loadError}`.
  * verdict: accepted | rejected | crdRejected | inputError (crdlab::view::kubectl::Verdict).
  */
@@ -144,7 +124,7 @@ function analyse(engine, { crd, object, oldObject, kubernetesVersion, version })
   }
   for (const w of handle.crdWarnings) lines.push(`Warning: ${w}`);
   out.crdErrors = handle.crdErrors;
-  const name0 = crdName(handle, crd);
+  const name0 = handle.name;
   if (out.crdErrors.length === 0) {
     lines.push(`customresourcedefinition.apiextensions.k8s.io/${name0} created`);
   } else {
