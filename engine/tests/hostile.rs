@@ -17,8 +17,7 @@
 //! `engine/tests/data/hostile/expanded.sha256`, which both tests compare against (rewrite it
 //! with `CRDLAB_WRITE_HOSTILE_HASHES=1` after changing the catalogue).
 //!
-//! Env: `CRDLAB_CATALOGUE_SKIP_NEEDS=1` skips the entries marked `needs` (behaviour another
-//! branch is bringing); `CRDLAB_CATALOGUE_ONLY=id,id` runs only those entries;
+//! Env: `CRDLAB_CATALOGUE_ONLY=id,id` runs only those entries;
 //! `CRDLAB_CATALOGUE_SHOW=1` prints each answer's facts (to write expectations).
 
 use crdlab::engine::Engine;
@@ -503,11 +502,10 @@ fn hostile_catalogue() {
         .iter()
         .map(|f| (f["call"].as_str().unwrap().to_string(), expand(&f["input"], &defs).unwrap(), f["expect"].clone()))
         .collect();
-    let skip_needs = std::env::var("CRDLAB_CATALOGUE_SKIP_NEEDS").is_ok_and(|v| v == "1");
     let only: Option<Vec<String>> = std::env::var("CRDLAB_CATALOGUE_ONLY").ok().map(|s| s.split(',').map(str::to_string).collect());
     let show = std::env::var("CRDLAB_CATALOGUE_SHOW").is_ok_and(|v| v == "1");
 
-    // The catalogue is well formed: unique ids, known calls and needs.
+    // The catalogue is well formed: unique ids, known calls and keys.
     let mut ids = std::collections::BTreeSet::new();
     for e in &entries {
         let id = e["id"].as_str().expect("an id");
@@ -515,8 +513,8 @@ fn hostile_catalogue() {
         assert!(e["what"].is_string(), "{}: what", id);
         assert!(["compile", "validateObject", "validate", "evaluate", "diff"].contains(&e["call"].as_str().unwrap()), "{}: call", id);
         assert!(e["expect"].get("error").is_some() != e["expect"].get("ok").is_some(), "{}: expect has error or ok", id);
-        if let Some(n) = e.get("needs") {
-            assert!(["limits", "deep"].contains(&n.as_str().unwrap()), "{}: needs", id);
+        for k in e.as_object().unwrap().keys() {
+            assert!(["id", "what", "call", "input", "expect"].contains(&k.as_str()), "{}: unknown key {}", id, k);
         }
     }
     assert!(entries.len() >= 60, "the catalogue has {} entries", entries.len());
@@ -569,14 +567,9 @@ fn hostile_catalogue() {
 
     let mut figures = Vec::new();
     let mut failures = Vec::new();
-    let mut skipped = Vec::new();
     for (e, input) in entries.iter().zip(expanded) {
         let id = e["id"].as_str().unwrap().to_string();
         if only.as_ref().is_some_and(|o| !o.contains(&id)) {
-            continue;
-        }
-        if skip_needs && e.get("needs").is_some() {
-            skipped.push(format!("{} (needs {})", id, e["needs"].as_str().unwrap()));
             continue;
         }
         to_worker.send((id.clone(), e["call"].as_str().unwrap().to_string(), input)).unwrap();
@@ -618,10 +611,7 @@ fn hostile_catalogue() {
     }
     let max_ms = figures.iter().map(|f| f.ms).fold(0.0, f64::max);
     let max_mb = figures.iter().map(|f| f.peak_mb).fold(0.0, f64::max);
-    table.push_str(&format!("{} entries run, {} skipped; max {:.1} ms, max peak {:.1} MB\n", figures.len(), skipped.len(), max_ms, max_mb));
-    for s in &skipped {
-        table.push_str(&format!("skipped: {}\n", s));
-    }
+    table.push_str(&format!("{} entries run; max {:.1} ms, max peak {:.1} MB\n", figures.len(), max_ms, max_mb));
     println!("{}", table);
     let out = root().join("target");
     let _ = std::fs::create_dir_all(&out);

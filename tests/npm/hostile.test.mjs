@@ -11,8 +11,7 @@
 // target/hostile-wasm-figures.txt).
 //
 // Run from the repo root: node --test tests/npm/   (after engine/npm/build.sh target/npm)
-// Env: CRDLAB_NPM_DIR (default target/npm); CRDLAB_CATALOGUE_SKIP_NEEDS=1 skips the entries
-// marked `needs`; CRDLAB_CATALOGUE_ONLY=id,id runs only those.
+// Env: CRDLAB_NPM_DIR (default target/npm); CRDLAB_CATALOGUE_ONLY=id,id runs only those.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -193,7 +192,6 @@ function run(crdlab, call, input) {
 
 test('the hostile catalogue: no trap, the error class, and the next request answered', async () => {
   const { esm: crdlab } = await importInstalled('nodejs');
-  const skipNeeds = process.env.CRDLAB_CATALOGUE_SKIP_NEEDS === '1';
   const only = process.env.CRDLAB_CATALOGUE_ONLY ? process.env.CRDLAB_CATALOGUE_ONLY.split(',') : null;
   assert.ok(catalogue.entries.length >= 60, `${catalogue.entries.length} entries`);
 
@@ -206,13 +204,8 @@ test('the hostile catalogue: no trap, the error class, and the next request answ
   const followUp = catalogue.followUp.map((f) => ({ call: f.call, input: expand(f.input), expect: f.expect }));
   const failures = [];
   const rows = [];
-  const skipped = [];
   for (const e of catalogue.entries) {
     if (only && !only.includes(e.id)) continue;
-    if (skipNeeds && e.needs) {
-      skipped.push(`${e.id} (needs ${e.needs})`);
-      continue;
-    }
     const input = expand(e.input);
     const start = performance.now();
     const outcome = run(crdlab, e.call, input);
@@ -237,8 +230,7 @@ test('the hostile catalogue: no trap, the error class, and the next request answ
   let table = `${'id'.padEnd(40)} ${'ms'.padStart(10)}  answer\n`;
   for (const r of rows) table += `${r.id.padEnd(40)} ${r.ms.toFixed(1).padStart(10)}  ${r.answer}\n`;
   const maxMs = Math.max(0, ...rows.map((r) => r.ms));
-  table += `${rows.length} entries run, ${skipped.length} skipped; max ${maxMs.toFixed(1)} ms; wasm memory after the run ${mb.toFixed(1)} MB (${instances.length} instance(s))\n`;
-  for (const s of skipped) table += `skipped: ${s}\n`;
+  table += `${rows.length} entries run; max ${maxMs.toFixed(1)} ms; wasm memory after the run ${mb.toFixed(1)} MB (${instances.length} instance(s))\n`;
   console.log(table);
   fs.mkdirSync(path.join(root, 'target'), { recursive: true });
   fs.writeFileSync(path.join(root, 'target', 'hostile-wasm-figures.txt'), table);
