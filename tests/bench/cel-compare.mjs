@@ -1,6 +1,6 @@
 // CEL in node: crdlab's npm package (compileExpression, then Expression.evaluate) against
-// @marcbachmann/cel-js (parse, then the parsed function) and @bufbuild/cel (plan(celEnv(),
-// parse(expr)), then the planned function), on expressions all three support: arithmetic,
+// @marcbachmann/cel-js (an Environment with the variables' types, parse and check, then the
+// parsed function) and @bufbuild/cel (plan(celEnv(), parse(expr)), then the planned function), on expressions all three support: arithmetic,
 // strings, list macros over 10/100/1,000 items, maps. Compile and evaluate are timed
 // separately (medians, after a warm-up of every case); the answers of the three are compared first (a case they disagree
 // on is reported and left out). crdlab also type-checks and tracks cel-go's cost on every
@@ -60,6 +60,9 @@ function jsVars(vars, types, maps) {
   return Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, conv(v, types[k])]));
 }
 
+/** A CEL type as @marcbachmann/cel-js writes it: `list<int>`, `map<string, int>`. */
+const celJsType = (t) => t.replace(/(list|map)\(/g, '$1<').replace(/\)/g, '>');
+
 /** A JS engine's answer in crdlab's plain JSON form (bigints as numbers). */
 function plain(v) {
   if (typeof v === 'bigint') return Number(v);
@@ -76,7 +79,17 @@ const ENGINES = {
     free: (compiled) => compiled.free(),
   },
   '@marcbachmann/cel-js': {
-    compile: (c) => celJs.parse(c.expr),
+    // Its environment with the variables' types, then parse and type-check (crdlab's compile
+    // does both, and costs the expression); its plain parse() leaves the check to the first
+    // evaluation.
+    compile: (c) => {
+      const env = new celJs.Environment();
+      for (const [name, t] of Object.entries(c.types)) env.registerVariable(name, celJsType(t));
+      const f = env.parse(c.expr);
+      const checked = f.check();
+      if (!checked.valid) throw checked.error;
+      return f;
+    },
     vars: (c) => jsVars(c.vars, c.types, false),
     run: (compiled, vars) => compiled(vars),
     value: plain,
