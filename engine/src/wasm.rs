@@ -768,10 +768,10 @@ pub struct ExpressionHandle {
 }
 
 /// Compiles `expr` once, with the variables of `options.varTypes` (each declared with its
-/// CEL type; `dyn` accepts every JSON value), for `Expression.evaluate(vars)`. As with `evaluate`, an
-/// expression that does not compile is not thrown: every `evaluate` of it answers the
-/// `compileError` (or `programError`, `panic`) that `evaluate` answers, and `compileError`
-/// holds it. Throws for a bad option (an unknown type name or release).
+/// CEL type; `dyn` accepts every JSON value), for `Expression.evaluate(vars)`. As with
+/// `evaluate`, an expression that does not compile is not thrown: every `evaluate` of it
+/// answers the `compileError` (or `programError`, `panic`) that `evaluate` answers, and
+/// `compileError` holds it. Throws for a bad option (an unknown type name or release).
 #[wasm_bindgen(js_name = compileExpression)]
 pub fn compile_expression(
     expr: &str,
