@@ -100,15 +100,15 @@ function run(f) {
 const handles = new WeakMap(); // a handle -> { inner, generation, ref }
 
 /**
- * The package's class for one class of the glue (a handle to engine memory: CompiledCrd,
- * Expression): made only by the package (`TOKEN`), every method and getter of the glue's class
+ * The package's class `name` for one class of the glue (a handle to engine memory:
+ * CompiledCrd, Expression; the name is given, since a bundler may rename the glue's): made only by the package (`TOKEN`), every method and getter of the glue's class
  * through `run`, refused with `dead` once the instance it belongs to crashed, and with a
  * clear error once freed; `free()` again, or on a dead instance's handle, does nothing.
  */
-function handleClass(glueClass, made, dead) {
+function handleClass(name, glueClass, made, dead) {
   const cls = class {
     constructor(token, inner) {
-      if (token !== TOKEN) throw new TypeError(`${glueClass.name} objects are made by ${made}()`);
+      if (token !== TOKEN) throw new TypeError(`${name} objects are made by ${made}()`);
       const ref = typeof WeakRef === 'function' ? new WeakRef(inner) : { deref: () => inner };
       handles.set(this, { inner, generation, ref });
       live.add(ref);
@@ -125,15 +125,15 @@ function handleClass(glueClass, made, dead) {
       h.inner.free();
     }
   };
-  Object.defineProperty(cls, 'name', { value: glueClass.name });
+  Object.defineProperty(cls, 'name', { value: name });
   if (typeof Symbol.dispose === 'symbol') cls.prototype[Symbol.dispose] = cls.prototype.free;
 
   const use = (self, f) => {
     const h = handles.get(self);
-    if (!h || !(self instanceof cls)) throw new TypeError(`not a ${glueClass.name}`);
+    if (!h || !(self instanceof cls)) throw new TypeError(`not a ${name}`);
     const alive = () => {
       if (h.generation !== generation) throw new Error(dead);
-      if (h.freed) throw new Error(`this ${glueClass.name} was freed (free())`);
+      if (h.freed) throw new Error(`this ${name} was freed (free())`);
     };
     alive();
     return run(() => {
@@ -174,10 +174,10 @@ const TOKEN = Symbol('crdlab.handle');
  * A CRD compiled once (its create checks, schemas and CEL rules), to validate many objects
  * against. Made by `compile`.
  */
-const CompiledCrd = handleClass(glue.CompiledCrd, 'compile', DEAD_HANDLE);
+const CompiledCrd = handleClass('CompiledCrd', glue.CompiledCrd, 'compile', DEAD_HANDLE);
 
 /** A CEL expression compiled once, to evaluate many times. Made by `compileExpression`. */
-const Expression = handleClass(glue.Expression, 'compileExpression', DEAD_EXPRESSION);
+const Expression = handleClass('Expression', glue.Expression, 'compileExpression', DEAD_EXPRESSION);
 
 /** A function of the glue, through `run`; compiled CRDs and expressions come back wrapped. */
 function wrapFunction(name) {
