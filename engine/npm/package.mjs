@@ -68,8 +68,8 @@ function cacheResets(text) {
 
 /**
  * The entry point crdlab.js: wrap/TARGET.js with wrap/core.js inside, exporting each function
- * of the glue through `wrapFunction` (compile, validate, evaluate, diff, version, and the test
- * hook __crdlabPanicOnNextCall), CompiledCrd and InternalError; InternalError added to
+ * of the glue through `wrapFunction` (compile, compileExpression, validate, evaluate, diff,
+ * version, and the test hook __crdlabPanicOnNextCall), CompiledCrd, Expression and InternalError; InternalError added to
  * crdlab.d.ts. The glue is kept as crdlab_glue.js (web, nodejs) or crdlab_bg.js (bundler),
  * patched where a restart needs it: web gets `__crdlab_restart` (a fresh instance of the
  * compiled module through its own initSync), bundler `__crdlab_set_instance`.
@@ -95,9 +95,9 @@ function wrapEntry(dir, target) {
   const names = target === 'nodejs'
     ? [...glueText.matchAll(/^exports\.(\w+) = \1;$/gm)].map((m) => m[1])
     : [...glueText.matchAll(/^export function (\w+)\(/gm)].map((m) => m[1]);
-  if (!glueText.includes('class CompiledCrd {')) mismatch(glueFile, 'class CompiledCrd');
+  for (const cls of ['CompiledCrd', 'Expression']) if (!glueText.includes(`class ${cls} {`)) mismatch(glueFile, `class ${cls}`);
   const api = names.filter((n) => /^[a-z]\w*$/.test(n) && n !== 'initSync');
-  for (const n of ['compile', 'validate', 'evaluate', 'version', '__crdlabPanicOnNextCall']) {
+  for (const n of ['compile', 'compileExpression', 'validate', 'evaluate', 'version', '__crdlabPanicOnNextCall']) {
     if (!names.includes(n)) mismatch(glueFile, `an export ${n}`);
   }
   if (!names.includes('__crdlabLastPanic')) mismatch(glueFile, 'an export __crdlabLastPanic');

@@ -5,7 +5,8 @@
 //! - [`validate`]: one `crdlab batch` request in, its answer out (with positions);
 //! - [`compile`]: a [`CompiledCrdHandle`] (`CompiledCrd` in JS) to validate many objects
 //!   against without recompiling (an editor revalidating per keystroke);
-//! - [`evaluate`]: expression mode; [`version`].
+//! - [`evaluate`]: expression mode; [`compile_expression`]: an [`ExpressionHandle`]
+//!   (`Expression` in JS) to evaluate many times without re-compiling; [`version`].
 //!
 //! Every error, warning, compile error and rule carries, where it came from text, the range
 //! to underline ([`crate::text::source_map::Range`]: 1-based lines, 1-based UTF-16 columns, UTF-16
@@ -725,19 +726,7 @@ pub fn evaluate(
     let vars: Option<JsValue> = vars.map(Into::into);
     let opts: EvaluateOptions = self::options(options, "options")?;
     let kube = kube_version(opts.kubernetes_version.as_deref(), "options")?;
-    let vars = match vars {
-        Some(v) if !is_absent(&v) => {
-            if !v.is_object() || js_sys::Array::is_array(&v) {
-                return Err(js_error(
-                    &format!("vars must be an object, not {}", type_name(&v)),
-                    "vars",
-                    None,
-                ));
-            }
-            Some(json_of(&v, "vars")?)
-        }
-        _ => None,
-    };
+    let vars = vars_of(vars)?;
     let types = opts
         .var_types
         .map(|m| Value::Object(m.into_iter().map(|(k, v)| (k, Value::String(v))).collect()));
@@ -746,6 +735,110 @@ pub fn evaluate(
         return Err(js_error(e, "vars", None));
     }
     to_js(&EvalResult::from_fields(&fields))
+}
+
+/// The JS `vars` argument as a JSON object (`None` when absent).
+fn vars_of(vars: Option<JsValue>) -> Result<Option<Value>, JsValue> {
+    match vars {
+        Some(v) if !is_absent(&v) => {
+            if !v.is_object() || js_sys::Array::is_array(&v) {
+                return Err(js_error(
+                    &format!("vars must be an object, not {}", type_name(&v)),
+                    "vars",
+                    None,
+                ));
+            }
+            Ok(Some(json_of(&v, "vars")?))
+        }
+        _ => Ok(None),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// compileExpression(expr, options) and the Expression handle
+
+/// An expression compiled once (parsed, type-checked, validated, planned and cost-estimated
+/// in the CEL environment new rules get at the release), to evaluate many times. Made by
+/// `compileExpression`; free it with `free()` when done (or let the `FinalizationRegistry`
+/// do it).
+#[wasm_bindgen(js_name = Expression)]
+pub struct ExpressionHandle {
+    /// The program, or (the expression does not compile) the answer every evaluation gives.
+    compiled: Result<crate::cel::eval::CompiledExpression, serde_json::Map<String, Value>>,
+}
+
+/// Compiles `expr` once, with the variables of `options.varTypes` (each declared with its
+/// CEL type; `dyn` accepts every JSON value), for `Expression.evaluate(vars)`. As with
+/// `evaluate`, an expression that does not compile is not thrown: every `evaluate` of it
+/// answers the `compileError` (or `programError`, `panic`) that `evaluate` answers, and
+/// `compileError` holds it. Throws for a bad option (an unknown type name or release).
+#[wasm_bindgen(js_name = compileExpression)]
+pub fn compile_expression(
+    expr: &str,
+    options: Option<EvaluateOptionsArg>,
+) -> Result<ExpressionHandle, JsValue> {
+    let _call = enter()?;
+    let opts: EvaluateOptions = self::options(options, "options")?;
+    let kube = kube_version(opts.kubernetes_version.as_deref(), "options")?;
+    let decls = opts
+        .var_types
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(name, t)| match crate::cel::eval::parse_type(&t) {
+            Ok(t) => Ok((name, t)),
+            Err(e) => Err(js_error(&format!("varTypes.{}: {}", name, e), "options", None)),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(ExpressionHandle {
+        compiled: crate::cel::eval::compile(expr, &decls, kube),
+    })
+}
+
+#[wasm_bindgen(js_class = Expression)]
+impl ExpressionHandle {
+    /// Runs the compiled expression with `vars` (each a variable declared in `varTypes`;
+    /// one not given fails at run time as `evalError`): the answer `evaluate` gives. A
+    /// value that does not fit its declared type, or a variable not declared, throws.
+    #[wasm_bindgen(unchecked_return_type = "EvalResult")]
+    pub fn evaluate(&self, vars: Option<VarsArg>) -> Result<JsValue, JsValue> {
+        let _call = enter()?;
+        let vars = vars_of(vars.map(Into::into))?;
+        let compiled = match &self.compiled {
+            Ok(c) => c,
+            Err(answer) => return to_js(&EvalResult::from_fields(answer)),
+        };
+        let empty = serde_json::Map::new();
+        let given = vars.as_ref().and_then(Value::as_object).unwrap_or(&empty);
+        if let Some(name) = given.keys().find(|k| !compiled.decls().iter().any(|(n, _)| n == *k)) {
+            return Err(js_error(
+                &format!("variable {} is not declared in varTypes", name),
+                "vars",
+                None,
+            ));
+        }
+        let mut values = Vec::with_capacity(given.len());
+        for (name, t) in compiled.decls() {
+            if let Some(v) = given.get(name) {
+                let val = crate::cel::eval::typed_var(v, t)
+                    .map_err(|e| js_error(&format!("variable {}: {}", name, e), "vars", None))?;
+                values.push((name.as_str(), val));
+            }
+        }
+        to_js(&EvalResult::from_fields(&compiled.run(&values)))
+    }
+
+    /// The compile error (cel-go's text), when the expression does not compile.
+    #[wasm_bindgen(getter, js_name = compileError)]
+    pub fn compile_error(&self) -> Result<Option<String>, JsValue> {
+        let _call = enter()?;
+        let Some(answer) = self.compiled.as_ref().err() else {
+            return Ok(None);
+        };
+        Ok(["compileError", "programError", "panic"]
+            .iter()
+            .find_map(|k| answer.get(*k).and_then(Value::as_str))
+            .map(str::to_string))
+    }
 }
 
 /// The crdlab version and the Kubernetes releases it reproduces.

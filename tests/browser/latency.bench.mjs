@@ -71,6 +71,11 @@ try {
   console.log(`compile the CRD in the page (wasm): ${stats(compile)}`);
   console.log(`edit CRD → updated results (incl. debounce): ${stats(crdEdit)}`);
   console.log(`figures: ${JSON.stringify({ objectEditMedianMs: +stats(obj).split(' ')[1], compileMedianMs: compile.length ? +stats(compile).split(' ')[1] : null })}`);
+  // For scripts/bench (tests/bench/table.mjs): medians in ns.
+  const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  for (const [metric, xs] of [['object_edit', obj], ['crd_edit', crdEdit], ['compile_in_page', compile]]) {
+    if (xs.length) console.log(`BENCH browser postgresclusters ${metric} crdlab ${Math.round(med(xs) * 1e6)}`);
+  }
   await page.close();
 } finally {
   await env.close();

@@ -182,16 +182,19 @@ async function crashAndRecover(page, url) {
       compile: () => m.compile(crd),
       validate: () => m.validate({ crd, object }),
       evaluate: () => m.evaluate('1'),
+      compileExpression: () => m.compileExpression('1'),
+      'Expression.evaluate': (h, x) => x.evaluate(),
       'CompiledCrd.validate': (h) => h.validate(object),
       'CompiledCrd.rules': (h) => h.rules,
     };
     const out = [];
     for (const [name, call] of Object.entries(paths)) {
       const h = m.compile(crd);
+      const x = m.compileExpression('1 + 1');
       m.__crdlabPanicOnNextCall(`forced in the browser through ${name}`);
       let thrown;
       try {
-        call(h);
+        call(h, x);
       } catch (e) {
         thrown = e;
       }

@@ -65,7 +65,7 @@ function throwsError(fn, pattern) {
 
 test('the package is importable as ESM and CommonJS, and reports its version', () => {
   for (const m of [crdlab, cjs]) {
-    for (const f of ['validate', 'compile', 'evaluate', 'version']) assert.equal(typeof m[f], 'function', f);
+    for (const f of ['validate', 'compile', 'evaluate', 'compileExpression', 'version']) assert.equal(typeof m[f], 'function', f);
     assert.equal(typeof m.CompiledCrd, 'function');
   }
   const v = crdlab.version();
@@ -258,6 +258,57 @@ test('evaluate: expression mode', () => {
   throwsError(() => crdlab.evaluate('t', { t: 'noon' }, { varTypes: { t: 'timestamp' } }), /variable t: bad timestamp "noon"/);
   throwsError(() => crdlab.evaluate('1', [1]), /vars must be an object, not an array/);
   throwsError(() => crdlab.evaluate('x', { x: 1 }, { varTypes: { x: 'tuple' } }), /unknown variable type/);
+});
+
+test('compileExpression: compiled once, evaluated many times, answers as evaluate', () => {
+  const cases = [
+    ['x + y * 3 - x / 2 > 10', { x: 'int', y: 'int' }, [{ x: 7, y: 5 }, { x: 1, y: 1 }, { x: -4, y: 9 }]],
+    ["s.startsWith('a') ? s.size() : -1", { s: 'string' }, [{ s: 'abc' }, { s: 'xyz' }, { s: '' }]],
+    ['xs.exists(v, v < 0)', { xs: 'list(int)' }, [{ xs: [] }, { xs: [1, 2, -3] }, { xs: Array.from({ length: 1000 }, (_, i) => i) }]],
+    ["m['a'] + size(m)", { m: 'map(string, int)' }, [{ m: { a: 1 } }, { m: { a: 2, b: 3 } }]],
+    // A runtime error: the same evalError and cost as the one-shot call.
+    ['10 / x', { x: 'int' }, [{ x: 2 }, { x: 0 }]],
+    // A variable of type dyn, and one not given (cel-go's missing attribute at run time).
+    ['d == 1 || has(d.a)', { d: 'dyn' }, [{ d: 1 }, { d: { a: 1 } }]],
+  ];
+  for (const [expr, varTypes, runs] of cases) {
+    const compiled = crdlab.compileExpression(expr, { varTypes, kubernetesVersion: '1.33' });
+    assert.ok(compiled instanceof crdlab.Expression);
+    assert.equal(compiled.compileError, undefined);
+    for (const vars of runs) {
+      assert.deepEqual(compiled.evaluate(vars), crdlab.evaluate(expr, vars, { varTypes, kubernetesVersion: '1.33' }), `${expr} ${JSON.stringify(vars)}`);
+    }
+    compiled.free();
+  }
+  const div = crdlab.compileExpression('10 / x', { varTypes: { x: 'int' } });
+  assert.equal(div.evaluate({ x: 0 }).evalError, 'division by zero');
+  assert.match(div.evaluate({}).evalError, /no such attribute/);
+  // Many evaluations of one compiled expression.
+  const sum = crdlab.compileExpression('xs.map(v, v * k).size() == size(xs) ? k * size(xs) : 0', { varTypes: { xs: 'list(int)', k: 'int' } });
+  for (let i = 0; i < 2000; i++) assert.equal(sum.evaluate({ xs: [1, 2, 3], k: i }).value, 3 * i);
+  sum.free();
+  // A compile error is not thrown: every evaluate answers it as evaluate does.
+  for (const expr of ['1 +', "'a'.matches('[')", 'x.nope']) {
+    const bad = crdlab.compileExpression(expr, { varTypes: { x: 'int' } });
+    const expected = crdlab.evaluate(expr, { x: 1 }, { varTypes: { x: 'int' } });
+    assert.ok(expected.compileError, expr);
+    assert.equal(bad.compileError, expected.compileError);
+    assert.deepEqual(bad.evaluate({ x: 1 }), expected);
+    assert.deepEqual(bad.evaluate(), expected);
+    bad.free();
+  }
+  // Bad options and variables throw, as evaluate's do.
+  throwsError(() => crdlab.compileExpression('x', { varTypes: { x: 'tuple' } }), /varTypes\.x: unknown variable type "tuple"/);
+  throwsError(() => crdlab.compileExpression('1', { kubernetesVersion: '1.2' }), /./);
+  const t = crdlab.compileExpression('t', { varTypes: { t: 'timestamp' } });
+  throwsError(() => t.evaluate({ t: 'noon' }), /variable t: bad timestamp "noon"/);
+  throwsError(() => t.evaluate([1]), /vars must be an object, not an array/);
+  throwsError(() => t.evaluate({ u: 1 }), /variable u is not declared in varTypes/);
+  // free() then evaluate throws; free() again is harmless.
+  t.free();
+  assert.throws(() => t.evaluate({ t: '2024-01-01T00:00:00Z' }), /null pointer|already|freed|moved/i);
+  t.free();
+  assert.throws(() => new crdlab.Expression(), /made by compileExpression\(\)/);
 });
 
 test('malformed input throws a clear Error, never traps; the module keeps working', () => {

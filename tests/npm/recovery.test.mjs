@@ -26,6 +26,7 @@ const OBJECT = 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\ns
 const NEW_CRD = CRD.replace('minimum: 1', 'minimum: 2');
 
 const DEAD = 'this compiled CRD belonged to an engine instance that crashed; compile it again';
+const DEAD_EXPRESSION = 'this compiled expression belonged to an engine instance that crashed; compile it again';
 
 let gc;
 before(() => {
@@ -47,6 +48,7 @@ function answers(c) {
     matrix: crd.versionMatrix(),
     request: c.validate({ crd: CRD, object: OBJECT, kubernetesVersion: '1.31' }),
     evaluate: c.evaluate('x.map(v, v * 2)', { x: [1, 2] }, { varTypes: { x: 'list(int)' } }),
+    expression: c.compileExpression('x.map(v, v * 2)', { varTypes: { x: 'list(int)' } }).evaluate({ x: [1, 2] }),
     diff: c.diff(CRD, NEW_CRD),
     version: c.version(),
   };
@@ -59,6 +61,9 @@ const PATHS = {
   'compile()': (c) => c.compile(CRD),
   'validate()': (c) => c.validate({ crd: CRD, object: OBJECT }),
   'evaluate()': (c) => c.evaluate('1 + 1'),
+  'compileExpression()': (c) => c.compileExpression('1 + 1'),
+  'Expression.evaluate()': (c, crd, expr) => expr.evaluate({ x: 1 }),
+  'Expression.compileError': (c, crd, expr) => expr.compileError,
   'diff()': (c) => c.diff(CRD, NEW_CRD),
   'version()': (c) => c.version(),
   'CompiledCrd.validate()': (c, crd) => crd.validate(OBJECT),
@@ -72,11 +77,12 @@ function checkRecovery(c, label) {
   const baseline = answers(c);
   for (const [name, call] of Object.entries(PATHS)) {
     const crd = c.compile(CRD); // compiled on the instance about to crash
+    const expr = c.compileExpression('x + 1', { varTypes: { x: 'int' } });
     const text = `forced by the recovery test through ${name} (${label}) «ünïcode»`;
     c.__crdlabPanicOnNextCall(text);
     let thrown;
     try {
-      call(c, crd);
+      call(c, crd, expr);
     } catch (e) {
       thrown = e;
     }
@@ -96,6 +102,10 @@ function checkRecovery(c, label) {
     }
     crd.free();
     crd[Symbol.dispose]?.();
+    for (const use of [() => expr.evaluate({ x: 1 }), () => expr.compileError]) {
+      assert.throws(use, (e) => e instanceof Error && !(e instanceof c.InternalError) && e.message === DEAD_EXPRESSION);
+    }
+    expr.free();
   }
 }
 
@@ -133,7 +143,7 @@ test('web build (initSync in Node): every call path recovers from a panic', asyn
 
 const load = { nodejs: async () => (await importInstalled('nodejs')).esm, bundler, web };
 
-for (const target of ['nodejs', 'bundler', 'web']) test(`${target} build: compiled CRDs of a crashed instance are never freed into the new one`, async () => {
+for (const target of ['nodejs', 'bundler', 'web']) test(`${target} build: compiled CRDs and expressions of a crashed instance are never freed into the new one`, async () => {
   // (bundler, web: the glue is shared by the instances, so a finalizer of an old handle
   // would free its pointer in the new instance; nodejs: in the dead one, which must not throw.)
   const c = await load[target]();
@@ -141,15 +151,20 @@ for (const target of ['nodejs', 'bundler', 'web']) test(`${target} build: compil
   // Many handles on the instance about to crash, dropped after it: their finalizers must not
   // free their pointers in the new instance (which would corrupt the handles made there).
   let old = Array.from({ length: 200 }, () => c.compile(CRD));
+  let oldExpressions = Array.from({ length: 200 }, () => c.compileExpression('x + 1', { varTypes: { x: 'int' } }));
   c.__crdlabPanicOnNextCall('crash with live handles');
   assert.throws(() => c.version(), c.InternalError);
   const fresh = Array.from({ length: 50 }, () => c.compile(NEW_CRD.replace('minimum: 2', 'minimum: 1')));
   old = null;
+  oldExpressions = null;
+  const freshExpression = c.compileExpression('x + 1', { varTypes: { x: 'int' } });
   for (let i = 0; i < 5; i++) {
     gc();
     await sleep(20);
   }
   for (const crd of fresh) assert.deepEqual(crd.validate(OBJECT), expected);
+  assert.deepEqual(freshExpression.evaluate({ x: 1 }), c.evaluate('x + 1', { x: 1 }, { varTypes: { x: 'int' } }));
+  freshExpression.free();
   fresh.forEach((crd) => crd.free());
   for (let i = 0; i < 3; i++) {
     gc();

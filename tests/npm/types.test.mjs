@@ -15,7 +15,7 @@ import { installInto, outDir } from './load.mjs';
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
 const USAGE = `
-import { compile, validate, evaluate, version, CompiledCrd, InternalError } from 'crdlab';
+import { compile, validate, evaluate, compileExpression, version, CompiledCrd, Expression, InternalError } from 'crdlab';
 import type { Answer, Diagnostic, Range, Rule, EvalResult, JsonValue, ValidateRequest } from 'crdlab';
 
 const crd: CompiledCrd = compile('kind: CustomResourceDefinition', { kubernetesVersion: '1.30' });
@@ -31,6 +31,10 @@ const request: ValidateRequest = { id: 1, crd: 'x', object: 'y', kubernetesVersi
 const c: Answer = validate(request);
 const e: EvalResult = evaluate('x + 1', { x: 1 }, { varTypes: { x: 'int' } });
 const t: string | undefined = e.outputType;
+const compiled: Expression = compileExpression('x + 1', { varTypes: { x: 'int' }, kubernetesVersion: '1.33' });
+const e2: EvalResult = compiled.evaluate({ x: 2 });
+const compileError: string | undefined = compiled.compileError;
+compiled.free();
 const v: string[] = version().kubernetesVersions;
 crd.free();
 const caught: string[] = [];
@@ -50,10 +54,14 @@ compile('x', { kubernetesVersion: 1 });
 crd.validate(42);
 // @ts-expect-error: unknown subresource
 crd.validate('x', null, { subresource: 'scale' });
+// @ts-expect-error: variable types are type names
+compileExpression('x', { varTypes: { x: 1 } });
+// @ts-expect-error: variables are JSON values
+compileExpression('x').evaluate({ x: () => 1 });
 // @ts-expect-error: a request's fields are typed
 validate({ crd: 'x', ratcheting: 'yes' });
 
-export { errors, first, offsets, defaulted, c, t, v, caught };
+export { errors, first, offsets, defaulted, c, t, e2, compileError, v, caught };
 `;
 
 test('a TypeScript program type-checks against the package with tsc --strict', () => {

@@ -41,5 +41,5 @@ const restartEngine = instantiate;
 
 //@@CORE@@
 
-export { InternalError, CompiledCrd };
+export { InternalError, CompiledCrd, Expression };
 //@@EXPORTS@@

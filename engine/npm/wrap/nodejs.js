@@ -16,4 +16,5 @@ function restartEngine() {
 
 exports.InternalError = InternalError;
 exports.CompiledCrd = CompiledCrd;
+exports.Expression = Expression;
 //@@EXPORTS@@

@@ -23,5 +23,5 @@ export default function init(moduleOrPath) {
 export function initSync(module) {
   return initSyncGlue(module);
 }
-export { InternalError, CompiledCrd };
+export { InternalError, CompiledCrd, Expression };
 //@@EXPORTS@@

@@ -205,6 +205,67 @@ pub fn evaluate(
     var_types: Option<&Value>,
     kube: KubeVersion,
 ) -> Map<String, Value> {
+    let empty = Map::new();
+    let vars = vars.and_then(Value::as_object).unwrap_or(&empty);
+    let types = var_types.and_then(Value::as_object).unwrap_or(&empty);
+    // Only the variables given are declared (a `varTypes` entry without a value is not).
+    let mut decls = Vec::new();
+    let mut values = Vec::new();
+    for (name, v) in vars {
+        let t = match types.get(name).and_then(Value::as_str) {
+            Some(ts) => match parse_type(ts) {
+                Ok(t) => t,
+                Err(e) => return error_answer(e),
+            },
+            None => Type::Dyn,
+        };
+        let val = match typed_var(v, &t) {
+            Ok(x) => x,
+            Err(e) => return error_answer(format!("variable {}: {}", name, e)),
+        };
+        decls.push((name.clone(), t));
+        values.push((name.clone(), val));
+    }
+    match compile(expr, &decls, kube) {
+        Ok(compiled) => {
+            let vars: Vec<(&str, Val)> = values
+                .iter()
+                .map(|(n, v)| (n.as_str(), v.clone()))
+                .collect();
+            compiled.run(&vars)
+        }
+        Err(answer) => answer,
+    }
+}
+
+/// The answer of a request that cannot run (bad variable types or values): `error` alone.
+fn error_answer(message: String) -> Map<String, Value> {
+    let mut out = Map::new();
+    out.insert("error".into(), json!(message));
+    out
+}
+
+/// An expression parsed, checked, validated, planned and cost-estimated once, to run many
+/// times ([`CompiledExpression::run`]); [`evaluate`] is [`compile`] then one run.
+pub struct CompiledExpression {
+    program: crate::cel::interpreter::Program,
+    /// `outputType` and `estimatedCost`, the head of every answer.
+    head: Map<String, Value>,
+    /// The optional type's name in the release's cel-go (for `typedValue`).
+    optional_name: &'static str,
+    /// The declared variables, in declaration order.
+    decls: Vec<(String, Type)>,
+}
+
+/// Compiles `expr` in the CEL environment new rules get at `kube`, with `decls` as its
+/// variables. An expression that does not become a program is `Err` with the whole answer
+/// (`compileError`; or `panic`; or `outputType`, `estimatedCost` and `programError`), as
+/// [`evaluate`] answers it.
+pub fn compile(
+    expr: &str,
+    decls: &[(String, Type)],
+    kube: KubeVersion,
+) -> Result<CompiledExpression, Map<String, Value>> {
     let mut out = Map::new();
     // The environment new rules compile in at `kube` (compatibility `kube` − 1), parsed,
     // checked and costed (estimate and run) by release `kube`'s own cel-go and apiserver
@@ -214,43 +275,17 @@ pub fn evaluate(
     let opts = EnvOptions::for_version(kube.minor.saturating_sub(1));
     let type_parameters = crate::version::Feature::OutputTypeParameters.enabled_at(kube.minor);
     let base = crate::cel::environment::base_env(&opts);
-    let empty = Map::new();
-    let vars = vars.and_then(Value::as_object).unwrap_or(&empty);
-    let types = var_types.and_then(Value::as_object).unwrap_or(&empty);
-    let mut decls = Vec::new();
-    let mut values = Vec::new();
-    for (name, v) in vars {
-        let t = match types.get(name).and_then(Value::as_str) {
-            Some(ts) => match parse_type(ts) {
-                Ok(t) => t,
-                Err(e) => {
-                    out.insert("error".into(), json!(e));
-                    return out;
-                }
-            },
-            None => Type::Dyn,
-        };
-        let val = match typed_var(v, &t) {
-            Ok(x) => x,
-            Err(e) => {
-                out.insert("error".into(), json!(format!("variable {}: {}", name, e)));
-                return out;
-            }
-        };
-        decls.push((name.clone(), t));
-        values.push((name.clone(), val));
-    }
-    let env = std::sync::Arc::new(crate::cel::env::env_with_variables(&base, &decls));
+    let env = std::sync::Arc::new(crate::cel::env::env_with_variables(&base, decls));
     let program = match crate::cel::compile::compile_program(env.clone(), expr) {
         Ok(p) => p,
         Err(CompileError::Compile(e)) => {
             out.insert("compileError".into(), json!(e));
-            return out;
+            return Err(out);
         }
         Err(CompileError::Panic(e)) => {
             // The release's apiserver crashes on it: no type, cost or value to report.
             out.insert("panic".into(), json!(e));
-            return out;
+            return Err(out);
         }
         Err(CompileError::Program(e)) => {
             // The expression checked; report its type and cost, then the program error.
@@ -266,7 +301,7 @@ pub fn evaluate(
                 }
             }
             out.insert("programError".into(), json!(e));
-            return out;
+            return Err(out);
         }
     };
     let optional_name = optional_type_name(&env.options);
@@ -279,22 +314,39 @@ pub fn evaluate(
         "estimatedCost".into(),
         json!({"min": est.min, "max": est.max}),
     );
-    let vars: Vec<(&str, Val)> = values
-        .iter()
-        .map(|(n, v)| (n.as_str(), v.clone()))
-        .collect();
-    let (result, cost) = program.eval(&vars, Some(PER_CALL_LIMIT));
-    match result {
-        Ok(v) => {
-            out.insert("value".into(), plain_value(&v));
-            out.insert("typedValue".into(), typed_value_named(&v, optional_name));
+    Ok(CompiledExpression {
+        program,
+        head: out,
+        optional_name,
+        decls: decls.to_vec(),
+    })
+}
+
+impl CompiledExpression {
+    /// Runs the program with `vars` (values of the declared variables; one left out is
+    /// cel-go's `no such attribute` at run time) under the per-call cost limit: the head
+    /// (`outputType`, `estimatedCost`), then `value` and `typedValue` or `evalError`, then
+    /// `actualCost`.
+    pub fn run<'a>(&'a self, vars: &[(&str, Val<'a>)]) -> Map<String, Value> {
+        let mut out = self.head.clone();
+        let (result, cost) = self.program.eval(vars, Some(PER_CALL_LIMIT));
+        match result {
+            Ok(v) => {
+                out.insert("value".into(), plain_value(&v));
+                out.insert("typedValue".into(), typed_value_named(&v, self.optional_name));
+            }
+            Err(e) => {
+                out.insert("evalError".into(), json!(e.message));
+            }
         }
-        Err(e) => {
-            out.insert("evalError".into(), json!(e.message));
-        }
+        out.insert("actualCost".into(), json!(cost));
+        out
     }
-    out.insert("actualCost".into(), json!(cost));
-    out
+
+    /// The declared variables (name and CEL type), in declaration order.
+    pub fn decls(&self) -> &[(String, Type)] {
+        &self.decls
+    }
 }
 
 #[cfg(test)]
@@ -384,6 +436,30 @@ mod tests {
             eval_value("'%s'.format([timestamp('2023-01-01T10:00:00-07:00')])"),
             json!("2023-01-01T10:00:00-07:00")
         );
+    }
+
+    /// A compiled expression answers each run as the one-shot call does, with no state kept
+    /// between runs (values, errors and costs).
+    #[test]
+    fn compiled_runs_answer_as_the_one_shot_call() {
+        let decls = vec![("x".to_string(), Type::Int), ("xs".to_string(), Type::list(Type::Int))];
+        let c = compile("xs.exists(v, v > x) && 10 / x > 1", &decls, KubeVersion::LATEST).expect("compiles");
+        for (x, xs) in [(1, json!([0, 2])), (3, json!([1, 2])), (0, json!([5])), (7, json!([9, 9]))] {
+            let vars = json!({"x": x, "xs": xs});
+            let types = json!({"x": "int", "xs": "list(int)"});
+            let one_shot = evaluate("xs.exists(v, v > x) && 10 / x > 1", Some(&vars), Some(&types), KubeVersion::LATEST);
+            let values = [("x", Val::Int(x)), ("xs", typed_var(&xs, &Type::list(Type::Int)).unwrap())];
+            assert_eq!(c.run(&values), one_shot, "x = {}", x);
+        }
+        // x = 0: the division fails at run time.
+        let out = c.run(&[("x", Val::Int(0)), ("xs", typed_var(&json!([5]), &Type::list(Type::Int)).unwrap())]);
+        assert_eq!(out["evalError"], "division by zero");
+        // A variable left out is cel-go's missing attribute, not a crash.
+        assert!(c.run(&[("x", Val::Int(1))]).contains_key("evalError"));
+        // Compile errors are the one-shot answer.
+        let err = compile("x +", &decls, KubeVersion::LATEST).err().expect("a compile error");
+        assert_eq!(err, evaluate("x +", Some(&json!({"x": 1, "xs": []})), Some(&json!({"x": "int", "xs": "list(int)"})), KubeVersion::LATEST));
+        assert!(err["compileError"].as_str().unwrap().starts_with("ERROR: <input>:1:4: Syntax error"), "{:?}", err);
     }
 
     #[test]
