@@ -827,6 +827,75 @@ impl ExpressionHandle {
         to_js(&EvalResult::from_fields(&compiled.run(&values)))
     }
 
+    /// For the package's JavaScript layer (`Expression.evaluate`, engine/npm/wrap/core.js):
+    /// the head of every answer (`outputType`, `estimatedCost`) and how each declared
+    /// variable packs (`[[name, spec], ...]`, see `wire::packed`); `null` when the
+    /// expression does not compile (every evaluation answers the same, by the JSON route).
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = __packSpec, skip_typescript)]
+    pub fn pack_spec(&self) -> Result<JsValue, JsValue> {
+        let _call = enter()?;
+        let Ok(compiled) = &self.compiled else {
+            return Ok(JsValue::NULL);
+        };
+        let head = EvalResult::from_fields(compiled.head());
+        let vars: Vec<Value> = compiled
+            .decls()
+            .iter()
+            .map(|(name, t)| serde_json::json!([name, crate::wire::packed::spec(t)]))
+            .collect();
+        to_js(&serde_json::json!({
+            "outputType": head.output_type,
+            "estimatedCost": head.estimated_cost.map(|c| serde_json::json!({"min": c.min, "max": c.max})),
+            "vars": vars,
+        }))
+    }
+
+    /// For the package's JavaScript layer: `evaluate` with the variables packed
+    /// (`wire::packed`). Writes what the answer is in `out` (`[code, number, actualCost]`)
+    /// and returns its text: code 0, the whole answer as JSON (a result that is not a plain
+    /// value); 1–6 a plain result (null, bool, int, uint, double, string: the number in
+    /// `out[1]`, the string returned); 7 `evalError` (its text returned); 8, the packing did
+    /// not fit the types, so the caller takes the JSON route.
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = __evaluatePacked, skip_typescript)]
+    pub fn evaluate_packed(&self, nums: &[f64], text: &str, out: &mut [f64]) -> Result<Option<String>, JsValue> {
+        let _call = enter()?;
+        const JSON_ANSWER: f64 = 0.0;
+        const NOT_PACKED: f64 = 8.0;
+        if out.len() < 3 {
+            return Err(js_error("crdlab: __evaluatePacked needs room for 3 numbers", "out", None));
+        }
+        let values = match &self.compiled {
+            Ok(c) => crate::wire::packed::unpack(c.decls(), nums, text).map(|v| (c, v)),
+            Err(_) => None,
+        };
+        let Some((compiled, values)) = values else {
+            out[0] = NOT_PACKED;
+            return Ok(None);
+        };
+        let (result, cost) = compiled.eval(&values);
+        // Costs past 2^53 would not survive a double (the JSON route's number would not
+        // either, but it is the reference).
+        const MAX_EXACT: u64 = 1 << 53;
+        if cost <= MAX_EXACT {
+            if let Some(p) = crate::wire::packed::plain(&result) {
+                out[0] = p.code();
+                out[1] = p.number();
+                out[2] = cost as f64;
+                return Ok(match p {
+                    crate::wire::packed::Plain::String(s) | crate::wire::packed::Plain::Error(s) => Some(s.to_string()),
+                    _ => None,
+                });
+            }
+        }
+        out[0] = JSON_ANSWER;
+        let answer = EvalResult::from_fields(&compiled.answer(result, cost));
+        serde_json::to_string(&answer)
+            .map(Some)
+            .map_err(|e| js_error(&format!("crdlab: cannot serialize the answer: {}", e), "answer", None))
+    }
+
     /// The compile error (cel-go's text), when the expression does not compile.
     #[wasm_bindgen(getter, js_name = compileError)]
     pub fn compile_error(&self) -> Result<Option<String>, JsValue> {

@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { inspect } from 'node:util';
 import { importInstalled, outDir, root } from './load.mjs';
 import { widgetsCrd } from '../support/widgets.mjs';
 
@@ -309,6 +310,64 @@ test('compileExpression: compiled once, evaluated many times, answers as evaluat
   assert.throws(() => t.evaluate({ t: '2024-01-01T00:00:00Z' }), /null pointer|already|freed|moved/i);
   t.free();
   assert.throws(() => new crdlab.Expression(), /made by compileExpression\(\)/);
+});
+
+test('Expression.evaluate packs plain variables without JSON, answering exactly as the JSON route', () => {
+  // The one-shot evaluate takes the JSON route (JSON.stringify, read back in the module);
+  // Expression.evaluate packs what it can (engine/npm/wrap/core.js). Every value below, packed
+  // or not, must give the same answer or the same error; -0 and 0 are told apart.
+  const holes = [1, , 3]; // eslint-disable-line no-sparse-arrays
+  const nullProto = Object.assign(Object.create(null), { b: 2, a: 1 });
+  class Box { constructor() { this.a = 1; } }
+  const withToJSON = { a: 1, toJSON: () => ({ a: 5 }) };
+  const scalars = [0, -0, 1, -1, 0.5, -2.5, 1e-7, 1e300, 2 ** 53 - 1, -(2 ** 53 - 1), 2 ** 53, 2 ** 60, -(2 ** 63), 2 ** 64, 1e21,
+    NaN, Infinity, -Infinity, '', '7', 'h€llo 🙂', '\uD800', 'x\u0000y\n"\\', true, false, null, 12n];
+  const composites = [[], [1, 2, 3], [1.5, -0], holes, [1, undefined], ['a', 'b🙂'], [[1], []], { b: 2, a: 1, 10: 3, 2: 4, é: 5 }, {},
+    nullProto, new Box(), withToJSON, { a: undefined }, { a: [1, 'x'] }, new Map([['a', 1]]), { a: ['x', 'y'], '': [] }];
+  const types = ['int', 'uint', 'double', 'bool', 'string', 'list(int)', 'list(double)', 'list(string)', 'list(list(int))',
+    'map(string, int)', 'map(string, list(string))', 'dyn', 'list(dyn)'];
+  const run = (f) => {
+    try {
+      return { answer: f() };
+    } catch (e) {
+      return { thrown: String(e && e.message) };
+    }
+  };
+  let packedCalls = 0;
+  for (const type of types) {
+    for (const expr of ['x', 'y == 0 ? x : x']) {
+      const compiled = crdlab.compileExpression(expr, { varTypes: { x: type, y: 'int' } });
+      for (const x of [...scalars, ...composites]) {
+        const vars = { x, y: 0 };
+        const label = `${type} ${expr} ${inspect(x)}`;
+        const viaJson = run(() => crdlab.evaluate(expr, vars, { varTypes: { x: type, y: 'int' } }));
+        const viaHandle = run(() => compiled.evaluate(vars));
+        assert.deepStrictEqual(viaHandle, viaJson, label);
+        packedCalls++;
+      }
+      compiled.free();
+    }
+  }
+  assert.ok(packedCalls > 500);
+  // Results of every plain kind, errors and costs, through the packed route.
+  for (const [expr, varTypes, vars] of [
+    ['x * 2', { x: 'int' }, { x: 21 }],
+    ['u + 1u', { u: 'uint' }, { u: 41 }],
+    ['d * -1.0', { d: 'double' }, { d: 0 }],
+    ['d / 3.0', { d: 'double' }, { d: 1 }],
+    ['d / 0.0', { d: 'double' }, { d: 1 }],
+    ["s + '!'", { s: 'string' }, { s: 'hé🙂' }],
+    ['b ? null : 1', { b: 'bool' }, { b: true }],
+    ['m.a / m.b', { m: 'map(string, int)' }, { m: { a: 1, b: 0 } }],
+    ['9223372036854775807 + x', { x: 'int' }, { x: 0 }],
+    ['xs.all(v, v > 0)', { xs: 'list(int)' }, { xs: Array.from({ length: 100 }, (_, i) => i + 1) }],
+    ['duration(s)', { s: 'string' }, { s: '90m' }],
+    ['xs.map(v, v + 1)', { xs: 'list(int)' }, { xs: [1, 2] }],
+  ]) {
+    const compiled = crdlab.compileExpression(expr, { varTypes });
+    assert.deepStrictEqual(compiled.evaluate(vars), crdlab.evaluate(expr, vars, { varTypes }), expr);
+    compiled.free();
+  }
 });
 
 test('malformed input throws a clear Error, never traps; the module keeps working', () => {

@@ -328,8 +328,19 @@ impl CompiledExpression {
     /// (`outputType`, `estimatedCost`), then `value` and `typedValue` or `evalError`, then
     /// `actualCost`.
     pub fn run<'a>(&'a self, vars: &[(&str, Val<'a>)]) -> Map<String, Value> {
+        let (result, cost) = self.eval(vars);
+        self.answer(result, cost)
+    }
+
+    /// The program's result and runtime cost under the per-call limit, before they become
+    /// an answer (the npm package turns plain results into JavaScript values itself).
+    pub fn eval<'a>(&'a self, vars: &[(&str, Val<'a>)]) -> (Result<Val<'a>, crate::cel::value::EvalError>, u64) {
+        self.program.eval(vars, Some(PER_CALL_LIMIT))
+    }
+
+    /// The answer [`CompiledExpression::run`] gives for a result and its cost.
+    pub fn answer(&self, result: Result<Val, crate::cel::value::EvalError>, cost: u64) -> Map<String, Value> {
         let mut out = self.head.clone();
-        let (result, cost) = self.program.eval(vars, Some(PER_CALL_LIMIT));
         match result {
             Ok(v) => {
                 out.insert("value".into(), plain_value(&v));
@@ -341,6 +352,11 @@ impl CompiledExpression {
         }
         out.insert("actualCost".into(), json!(cost));
         out
+    }
+
+    /// The head of every answer: `outputType` and `estimatedCost`.
+    pub fn head(&self) -> &Map<String, Value> {
+        &self.head
     }
 
     /// The declared variables (name and CEL type), in declaration order.

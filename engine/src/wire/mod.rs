@@ -3,3 +3,5 @@
 
 pub mod annotated;
 pub mod batch;
+#[cfg(any(feature = "wasm", test))]
+pub(crate) mod packed;

@@ -1,0 +1,312 @@
+//! The npm package's fast path for `Expression.evaluate(vars)`: variables packed by the
+//! package's JavaScript layer (engine/npm/wrap/core.js, `packVars`) into numbers and one
+//! string instead of a JSON text, and plain results handed back as numbers.
+//!
+//! The JSON route (`JSON.stringify`, then `text::json::read_json` and
+//! `cel::eval::typed_var`) costs several microseconds per call in WebAssembly, more than the
+//! evaluation of a small expression. The packed route must give exactly the values the JSON
+//! route gives, so the JavaScript layer packs only what it can carry without a difference
+//! (safe integers, finite doubles with `-0` as `0`, well-formed strings, plain arrays and
+//! objects without `undefined`, well under the request limit) and sends everything else the
+//! JSON route; [`unpack`] refuses anything inconsistent the same way.
+//!
+//! Layout, per declared variable in declaration order: `1` (given) or `0` (absent), then for
+//! a given one its value by type: a number for `int`, `uint`, `double` and `bool` (`0`/`1`);
+//! for `string`, the string's length in UTF-16 code units, its text taken from the shared
+//! string; for `list(T)`, the length and then each element; for `map(string, T)`, the
+//! length and then each key (as a string) and value.
+
+use crate::cel::types::Type;
+use crate::cel::value::{EvalError, Val};
+use serde_json::{json, Value};
+
+/// How deeply list and map types may nest and still take the packed route.
+const MAX_PACKED_TYPE_DEPTH: usize = 32;
+
+/// The packing spec of a declared type, for the JavaScript layer: `"int"`, `"uint"`,
+/// `"double"`, `"string"`, `"bool"`, `["list", T]`, `["map", T]` (string keys), or `null`
+/// for a type whose variables always take the JSON route.
+pub fn spec(t: &Type) -> Value {
+    spec_at(t, 0)
+}
+
+fn spec_at(t: &Type, depth: usize) -> Value {
+    if depth > MAX_PACKED_TYPE_DEPTH {
+        return Value::Null;
+    }
+    match t {
+        Type::Int => json!("int"),
+        Type::Uint => json!("uint"),
+        Type::Double => json!("double"),
+        Type::String => json!("string"),
+        Type::Bool => json!("bool"),
+        Type::List(e) => match spec_at(e, depth + 1) {
+            Value::Null => Value::Null,
+            s => json!(["list", s]),
+        },
+        Type::Map(k, v) if **k == Type::String => match spec_at(v, depth + 1) {
+            Value::Null => Value::Null,
+            s => json!(["map", s]),
+        },
+        _ => Value::Null,
+    }
+}
+
+/// The variables of `decls` from their packed form; `None` when the numbers do not fit the
+/// types (the caller then takes the JSON route).
+pub fn unpack<'d>(decls: &'d [(String, Type)], nums: &[f64], text: &str) -> Option<Vec<(&'d str, Val<'static>)>> {
+    let mut r = Reader { nums, at: 0, text, text_at: 0 };
+    let mut out = Vec::with_capacity(decls.len());
+    for (name, t) in decls {
+        match r.num()? {
+            0.0 => {}
+            1.0 => out.push((name.as_str(), r.value(t, 0)?)),
+            _ => return None,
+        }
+    }
+    // Everything sent was read.
+    (r.at == nums.len() && r.text_at == text.len()).then_some(out)
+}
+
+struct Reader<'n, 't> {
+    nums: &'n [f64],
+    at: usize,
+    text: &'t str,
+    text_at: usize,
+}
+
+impl Reader<'_, '_> {
+    fn num(&mut self) -> Option<f64> {
+        let n = *self.nums.get(self.at)?;
+        self.at += 1;
+        Some(n)
+    }
+
+    /// A count: a whole number no larger than what is left to read.
+    fn len(&mut self) -> Option<usize> {
+        let n = self.num()?;
+        (n >= 0.0 && n.fract() == 0.0 && n <= (self.nums.len() + self.text.len()) as f64).then_some(n as usize)
+    }
+
+    /// A safe integer (±(2^53 − 1)), the ints the JSON text carries exactly.
+    fn int(&mut self) -> Option<i64> {
+        const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
+        let n = self.num()?;
+        (n.fract() == 0.0 && n.abs() <= MAX_SAFE).then_some(n as i64)
+    }
+
+    /// The next `units` UTF-16 code units of the shared string.
+    fn string(&mut self) -> Option<String> {
+        let units = self.len()?;
+        let rest = &self.text[self.text_at..];
+        let mut counted = 0;
+        let mut end = 0;
+        for c in rest.chars() {
+            if counted == units {
+                break;
+            }
+            counted += c.len_utf16();
+            end += c.len_utf8();
+        }
+        if counted != units {
+            return None;
+        }
+        self.text_at += end;
+        Some(rest[..end].to_string())
+    }
+
+    fn value(&mut self, t: &Type, depth: usize) -> Option<Val<'static>> {
+        if depth > MAX_PACKED_TYPE_DEPTH {
+            return None;
+        }
+        Some(match t {
+            Type::Int => Val::Int(self.int()?),
+            Type::Uint => Val::Uint(u64::try_from(self.int()?).ok()?),
+            Type::Double => {
+                let d = self.num()?;
+                // JSON has no -0, NaN or infinities: the JavaScript layer never sends them.
+                if !d.is_finite() || (d == 0.0 && d.is_sign_negative()) {
+                    return None;
+                }
+                Val::Double(d)
+            }
+            Type::Bool => match self.num()? {
+                0.0 => Val::Bool(false),
+                1.0 => Val::Bool(true),
+                _ => return None,
+            },
+            Type::String => Val::string(self.string()?),
+            Type::List(e) => {
+                let n = self.len()?;
+                let mut items = Vec::with_capacity(n.min(self.nums.len()));
+                for _ in 0..n {
+                    items.push(self.value(e, depth + 1)?);
+                }
+                Val::list(items)
+            }
+            Type::Map(k, v) if **k == Type::String => {
+                let n = self.len()?;
+                let mut entries = Vec::with_capacity(n.min(self.nums.len()));
+                for _ in 0..n {
+                    let key = self.string()?;
+                    entries.push((key, self.value(v, depth + 1)?));
+                }
+                // The JSON route reads the object into a serde_json map, which iterates its
+                // keys in byte order; the entries keep that order. A JavaScript object has
+                // no duplicate keys.
+                entries.sort_by(|a, b| a.0.cmp(&b.0));
+                if entries.windows(2).any(|w| w[0].0 == w[1].0) {
+                    return None;
+                }
+                Val::map(entries.into_iter().map(|(k, v)| (Val::string(k), v)).collect())
+            }
+            _ => return None,
+        })
+    }
+}
+
+/// A result the JavaScript layer builds its answer from without JSON.
+#[derive(Debug, PartialEq)]
+pub enum Plain<'r> {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Uint(u64),
+    /// Finite: the answer of a NaN or an infinity is a string, built by the JSON route.
+    Double(f64),
+    String(&'r str),
+    /// `evalError`.
+    Error(&'r str),
+}
+
+impl Plain<'_> {
+    /// The code the JavaScript layer reads in `out[0]` (engine/npm/wrap/core.js).
+    pub fn code(&self) -> f64 {
+        match self {
+            Plain::Null => 1.0,
+            Plain::Bool(_) => 2.0,
+            Plain::Int(_) => 3.0,
+            Plain::Uint(_) => 4.0,
+            Plain::Double(_) => 5.0,
+            Plain::String(_) => 6.0,
+            Plain::Error(_) => 7.0,
+        }
+    }
+
+    /// The number the JavaScript layer reads in `out[1]` (what `JSON.parse` makes of the
+    /// JSON route's number: the nearest double, as `as f64` rounds).
+    pub fn number(&self) -> f64 {
+        match self {
+            Plain::Bool(b) => f64::from(u8::from(*b)),
+            Plain::Int(i) => *i as f64,
+            Plain::Uint(u) => *u as f64,
+            Plain::Double(d) => *d,
+            _ => 0.0,
+        }
+    }
+}
+
+/// The result as a [`Plain`] one, if it is one.
+pub fn plain<'r>(result: &'r Result<Val, EvalError>) -> Option<Plain<'r>> {
+    Some(match result {
+        Err(e) => Plain::Error(&e.message),
+        Ok(Val::Null) => Plain::Null,
+        Ok(Val::Bool(b)) => Plain::Bool(*b),
+        Ok(Val::Int(i)) => Plain::Int(*i),
+        Ok(Val::Uint(u)) => Plain::Uint(*u),
+        Ok(Val::Double(d)) if d.is_finite() => Plain::Double(*d),
+        Ok(Val::String(s)) => Plain::String(s.as_str()),
+        Ok(_) => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cel::eval::{parse_type, typed_var};
+
+    fn decls(ts: &[(&str, &str)]) -> Vec<(String, Type)> {
+        ts.iter().map(|(n, t)| (n.to_string(), parse_type(t).unwrap())).collect()
+    }
+
+    /// What the JSON route makes of `json` for each declared variable, printed.
+    fn via_json(d: &[(String, Type)], json: &Value) -> Vec<String> {
+        d.iter()
+            .filter_map(|(n, t)| json.get(n).map(|v| format!("{} {:?}", n, typed_var(v, t).unwrap())))
+            .collect()
+    }
+
+    fn via_packed(d: &[(String, Type)], nums: &[f64], text: &str) -> Vec<String> {
+        unpack(d, nums, text).unwrap().iter().map(|(n, v)| format!("{} {:?}", n, v)).collect()
+    }
+
+    #[test]
+    fn packed_variables_equal_the_json_ones() {
+        let d = decls(&[
+            ("i", "int"),
+            ("u", "uint"),
+            ("f", "double"),
+            ("b", "bool"),
+            ("s", "string"),
+            ("xs", "list(int)"),
+            ("m", "map(string, list(string))"),
+            ("absent", "int"),
+        ]);
+        let json = json!({
+            "i": -9007199254740991i64, "u": 42, "f": 2.5, "b": true, "s": "h€llo 🙂",
+            "xs": [1, 2, 3], "m": {"b": ["x"], "a": [], "é": ["🙂", ""]}
+        });
+        // "h€llo 🙂" is 8 UTF-16 code units (the emoji is a surrogate pair).
+        let nums = [
+            1.0, -9007199254740991.0, 1.0, 42.0, 1.0, 2.5, 1.0, 1.0, 1.0, 8.0, 1.0, 3.0, 1.0, 2.0, 3.0, 1.0, 3.0, 1.0,
+            1.0, 1.0, 1.0, 0.0, 1.0, 2.0, 2.0, 0.0, 0.0,
+        ];
+        // Keys in the object's own order (b, a, é); unpack sorts them as serde_json does.
+        let text = "h€llo 🙂bxaé🙂";
+        assert_eq!(via_packed(&d, &nums, text), via_json(&d, &json));
+    }
+
+    #[test]
+    fn inconsistent_packing_is_refused() {
+        let d = decls(&[("i", "int"), ("s", "string"), ("f", "double")]);
+        // A fraction, an unsafe integer, a flag other than 0/1, a string past the text, a
+        // surrogate pair cut in two, text left over, -0, NaN, missing numbers.
+        for (nums, text) in [
+            (vec![1.0, 1.5, 0.0, 0.0], ""),
+            (vec![1.0, 9007199254740992.0, 0.0, 0.0], ""),
+            (vec![2.0, 0.0, 0.0], ""),
+            (vec![0.0, 1.0, 4.0, 0.0], "abc"),
+            (vec![0.0, 1.0, 1.0, 0.0], "🙂"),
+            (vec![0.0, 0.0, 0.0], "x"),
+            (vec![0.0, 0.0, 1.0, -0.0], ""),
+            (vec![0.0, 0.0, 1.0, f64::NAN], ""),
+            (vec![1.0], ""),
+        ] {
+            assert!(unpack(&d, &nums, text).is_none(), "{:?} {:?}", nums, text);
+        }
+        // A list longer than what was sent is refused before anything is reserved.
+        let l = decls(&[("xs", "list(int)")]);
+        assert!(unpack(&l, &[1.0, 1e15, 1.0], "").is_none());
+    }
+
+    #[test]
+    fn only_plain_types_pack() {
+        for (t, want) in [
+            ("int", json!("int")),
+            ("list(map(string, double))", json!(["list", ["map", "double"]])),
+            ("map(int, string)", Value::Null),
+            ("list(timestamp)", Value::Null),
+            ("dyn", Value::Null),
+        ] {
+            assert_eq!(spec(&parse_type(t).unwrap()), want, "{}", t);
+        }
+    }
+
+    #[test]
+    fn plain_results_and_their_numbers() {
+        assert_eq!(plain(&Ok(Val::Int(i64::MAX))).map(|p| p.number()), Some(9.223372036854776e18));
+        assert_eq!(plain(&Ok(Val::Double(f64::NAN))), None);
+        assert_eq!(plain(&Ok(Val::Bool(true))).map(|p| (p.code(), p.number())), Some((2.0, 1.0)));
+        assert!(plain(&Ok(Val::list(vec![]))).is_none());
+    }
+}
