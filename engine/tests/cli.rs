@@ -215,3 +215,42 @@ fn cost_for_several_releases_lists_the_rules_whose_cost_differs() {
     assert_eq!(v[12]["kubernetesVersion"], "1.37");
     assert_eq!(v[12]["explanation"]["rules"][0]["rule"], "ip(self.addr).family() == 4");
 }
+
+/// A reader that goes away early (`crdlab batch … | head -1`) ends crdlab quietly, by the
+/// pipe signal, as any Unix tool: no panic about a failed write.
+#[cfg(unix)]
+#[test]
+fn a_reader_that_goes_away_ends_crdlab_without_a_panic() {
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::process::ExitStatusExt;
+    let line = serde_json::json!({"id": "e", "mode": "eval", "expr": "1 + 1"}).to_string() + "\n";
+    let mut child = crdlab()
+        .arg("batch")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(line.as_bytes()).unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    assert!(first.contains("\"id\":\"e\""), "{}", first);
+    // The reader is gone; the next answers have nowhere to go. (A write to crdlab's stdin
+    // may fail once it has ended.)
+    for _ in 0..1000 {
+        if stdin.write_all(line.as_bytes()).is_err() {
+            break;
+        }
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{}", stderr);
+    assert_eq!(out.status.signal(), Some(libc_sigpipe()), "{:?} {}", out.status, stderr);
+}
+
+#[cfg(unix)]
+fn libc_sigpipe() -> i32 {
+    13 // SIGPIPE on Linux and the BSDs
+}

@@ -164,6 +164,14 @@ fn versions_about() -> String {
 }
 
 fn main() -> ExitCode {
+    // Rust ignores SIGPIPE, so `crdlab validate … | head` would see its writes fail once the
+    // reader has gone and `println!` panic. A Unix tool whose reader has gone just ends: the
+    // signal's default action does that.
+    #[cfg(unix)]
+    // SAFETY: called first, before any thread exists; it only sets a signal's disposition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     // Validation walks schemas and objects recursively (depth-bounded by the reader);
     // run on a thread with a generous stack so the bound, not the stack, is the limit.
     let worker = std::thread::Builder::new().stack_size(256 * 1024 * 1024).spawn(run);
