@@ -79,11 +79,10 @@ pub fn panic_now(message: String) {
     panic!("{}", message);
 }
 
-/// Panics when the test hook is armed; called as an analysis starts.
-pub fn forced_panic() {
-    if let Some(m) = FORCED.with(|f| f.take()) {
-        panic!("{}", m);
-    }
+/// The panic the test hook armed, if any: the next analysis job carries it to the engine
+/// worker, which panics with it as the analysis starts.
+pub fn take_forced() -> Option<String> {
+    FORCED.with(|f| f.take())
 }
 
 /// Chains the recovery onto the hook in place (Yew's console hook: call after rendering).

@@ -27,7 +27,7 @@ pub struct Props {
     /// `None` while there is no old CRD.
     pub report: Option<Same<Rc<Outcome>>>,
     pub dark: bool,
-    pub on_old_crd: Callback<String>,
+    pub on_old_crd: Callback<AttrValue>,
     /// "use the current CRD as the old one".
     pub on_copy: Callback<()>,
 }
