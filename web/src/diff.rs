@@ -15,7 +15,7 @@ use yew::prelude::*;
 /// A diff's outcome: the report, or why the CRDs could not be compared.
 pub type Outcome = Result<Report, String>;
 
-/// The last diff, recomputed only when an input changed.
+/// The last diff, recomputed only when an input changed (kept by the engine worker).
 #[derive(Default)]
 pub struct Cache {
     last: RefCell<Option<(u64, Rc<Outcome>)>>,

@@ -185,6 +185,8 @@ pub struct App {
     analysis: Rc<Analysis>,
     /// The CRD half of the engine's last answer (an answer leaves it out when it is the same).
     crd_view: Arc<CrdView>,
+    /// `crd_view` lists its schema nodes (sent only while the rules pane is shown).
+    crd_view_nodes: bool,
     /// An answer was taken in since the last render: the results on screen are for the
     /// newest texts.
     answered: bool,
@@ -197,7 +199,8 @@ pub struct App {
     ui_started: Option<(f64, &'static str)>,
     /// The version matrix and the CRD half (pointer) it is for.
     matrix: Option<(usize, Rc<Vec<crdlab::analysis::versions::RuleVersionRow>>)>,
-    diff: diff::Cache,
+    /// The diff tab's report, from the engine's last answer that asked for it.
+    diff: Option<Rc<diff::Outcome>>,
     notice: Option<String>,
     /// The text of the panic the page restarted after ([`crash`]); nothing is analysed
     /// until the next edit.
@@ -314,9 +317,18 @@ impl App {
         crash::set_untouched(false);
         self.remember();
         self.seq += 1;
-        let job = worker::Job { seq: self.seq, settings: self.settings.clone(), edits, matrix, panic: crash::take_forced() };
+        let job = worker::Job {
+            seq: self.seq,
+            settings: self.settings.clone(),
+            edits,
+            matrix,
+            nodes: self.tab == Tab::Rules,
+            diff: self.tab == Tab::Diff && !self.old_crd.trim().is_empty(),
+            panic: crash::take_forced(),
+        };
         let old_object = if self.show_old { self.old_object.clone() } else { AttrValue::default() };
-        self.client.submit(worker::Pending { job, crd: self.crd.clone(), object: self.object.clone(), old_object });
+        let old_crd = if job.diff { self.old_crd.clone() } else { AttrValue::default() };
+        self.client.submit(worker::Pending { job, crd: self.crd.clone(), object: self.object.clone(), old_object, old_crd });
     }
 
     /// Takes in an answer; whether to render (only the answer to the newest texts is shown).
@@ -326,11 +338,15 @@ impl App {
                 let answer = *answer;
                 if let Some(view) = answer.crd {
                     self.crd_view = Arc::new(view);
+                    self.crd_view_nodes = answer.nodes;
                 }
                 if let Some(ms) = answer.compile_ms {
                     record_timing("compile", ms);
                 }
                 record_timing("engine", ms);
+                if answer.diffed {
+                    self.diff = answer.diff.map(Rc::new);
+                }
                 if let Some(rows) = answer.matrix {
                     self.matrix = Some((Arc::as_ptr(&self.crd_view) as usize, Rc::new(rows)));
                     self.matrix_asked = false;
@@ -368,6 +384,8 @@ impl App {
                 self.crashed = Some(panic);
                 self.analysis = Rc::default();
                 self.crd_view = Arc::default();
+                self.crd_view_nodes = false;
+                self.diff = None;
                 self.matrix_asked = false;
                 self.edit_started = None;
                 crash::set_untouched(true);
@@ -465,13 +483,14 @@ impl Component for App {
             show_old: false,
             analysis: Rc::default(),
             crd_view: Arc::default(),
+            crd_view_nodes: false,
             answered: false,
             matrix_timer: None,
             matrix_asked: false,
             edit_started: None,
             ui_started: None,
             matrix: None,
-            diff: diff::Cache::default(),
+            diff: None,
             notice: None,
             crashed: None,
             share_url: None,
@@ -555,7 +574,10 @@ impl Component for App {
                 self.old_object = t;
                 self.analyze();
             }
-            Msg::OldCrd(t) => self.old_crd = t,
+            Msg::OldCrd(t) => {
+                self.old_crd = t;
+                self.analyze();
+            }
             Msg::Engine(e) => {
                 let t0 = now();
                 let render = self.answer(e);
@@ -568,7 +590,17 @@ impl Component for App {
                 self.settings = s;
                 self.analyze();
             }
-            Msg::Tab(t) => self.tab = t,
+            Msg::Tab(t) => {
+                self.tab = t;
+                // The rules pane lists the schema nodes, which answers leave out until then.
+                if t == Tab::Rules && !self.crd_view_nodes && self.crashed.is_none() && self.analysis.crd.load_error.is_none() {
+                    self.analyze();
+                }
+                // The diff is computed by the engine while the diff tab is shown.
+                if t == Tab::Diff && self.crashed.is_none() && !self.old_crd.trim().is_empty() {
+                    self.analyze();
+                }
+            }
             Msg::Example(id) => {
                 if self.load_example(&id) {
                     self.analyze();
@@ -637,7 +669,10 @@ impl Component for App {
                 self.show_old = on;
                 self.analyze();
             }
-            Msg::CopyCrdToOld => self.old_crd = self.crd.clone(),
+            Msg::CopyCrdToOld => {
+                self.old_crd = self.crd.clone();
+                self.analyze();
+            }
             Msg::Retry => self.analyze(),
         }
         self.remember();
@@ -759,12 +794,11 @@ impl Component for App {
                                             matrix={self.matrix.as_ref().map(|m| Same(m.1.clone()))} on_edit={cb.rule.clone()} on_reveal={cb.reveal.clone()} />
                                     },
                                     Tab::Diff => {
-                                        let old_object = if self.show_old { self.old_object.as_str() } else { "" };
                                         // Not after a crash until the next edit: the diff may be what panicked.
-                                        let report = if self.crashed.is_some() {
+                                        let report = if self.crashed.is_some() || self.old_crd.trim().is_empty() {
                                             None
                                         } else {
-                                            self.diff.report(&self.old_crd, &self.crd, &self.object, old_object, &self.settings)
+                                            self.diff.clone()
                                         };
                                         html! {
                                             <diff::Diff old_crd={self.old_crd.clone()} report={report.map(Same)} dark={self.dark}

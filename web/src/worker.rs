@@ -24,7 +24,7 @@ use crdlab::analysis::versions::{rule_versions, RuleVersionRow};
 use crdlab::text::positions::Source;
 use crdlab::view::kubectl::Summary;
 use crdlab::view::policy::{self, RuleEdit};
-use crdlab::view::{Analysis, CrdView, ObjectView, Settings, Workspace};
+use crdlab::view::{Analysis, CrdView, ObjectView, Settings, VersionView, Workspace};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -44,6 +44,13 @@ pub struct Job {
     /// Also compute the version matrix of the compiled CRD.
     #[serde(default)]
     pub matrix: bool,
+    /// The CRD half with every schema node (the rules pane lists them; for a big CRD they
+    /// are most of the answer, so they travel only while that pane is shown).
+    #[serde(default)]
+    pub nodes: bool,
+    /// Also diff the old CRD (sent beside, as `oldCrd`) against the CRD (the diff tab).
+    #[serde(default)]
+    pub diff: bool,
     /// Panic with this text as the analysis starts (the recovery test's hook,
     /// [`crate::crash::panic_on_next_analysis`]).
     #[serde(default)]
@@ -56,6 +63,9 @@ pub struct Answer {
     pub seq: u64,
     /// The CRD's half; `None`: the one of the previous answer (same text and release).
     pub crd: Option<CrdView>,
+    /// `crd` lists the schema nodes ([`Job::nodes`]).
+    #[serde(default)]
+    pub nodes: bool,
     pub object: Option<ObjectView>,
     pub summary: Summary,
     pub releases: Option<Comparison>,
@@ -64,6 +74,11 @@ pub struct Answer {
     pub notice: Option<String>,
     /// How long the analysis took when it compiled the CRD.
     pub compile_ms: Option<f64>,
+    /// The job asked for the diff ([`Job::diff`]).
+    #[serde(default)]
+    pub diffed: bool,
+    /// The diff (`None`: no old CRD).
+    pub diff: Option<crate::diff::Outcome>,
 }
 
 /// The worker's state: the CRD text it holds, and the workspace that keeps it compiled.
@@ -73,14 +88,45 @@ pub struct Engine {
     crd: String,
     /// `crd` is the text `ws` analysed last (so `ws.crd_value()` is its document).
     analysed: bool,
-    /// The CRD half the last answer carried.
+    /// The CRD half the last answer carried, and whether with its schema nodes.
     sent: Option<Arc<CrdView>>,
+    sent_nodes: bool,
+    /// The last diff, recomputed only when an input changed.
+    diff: crate::diff::Cache,
+}
+
+/// The CRD half without its schema nodes.
+fn without_nodes(view: &CrdView) -> CrdView {
+    CrdView {
+        load_error: view.load_error.clone(),
+        kubernetes_version: view.kubernetes_version.clone(),
+        versions: view.versions.clone(),
+        storage_version: view.storage_version.clone(),
+        kind: view.kind.clone(),
+        group: view.group.clone(),
+        name: view.name.clone(),
+        errors: view.errors.clone(),
+        warnings: view.warnings.clone(),
+        per_version: view
+            .per_version
+            .iter()
+            .map(|v| VersionView {
+                name: v.name.clone(),
+                rules: v.rules.clone(),
+                cost_total: v.cost_total,
+                per_rule_limit: v.per_rule_limit,
+                per_crd_limit: v.per_crd_limit,
+                total_share_percent: v.total_share_percent,
+                nodes: Vec::new(),
+            })
+            .collect(),
+    }
 }
 
 impl Engine {
     /// Answers `job` on `crd` (`None`: the text of the previous job, or of its rule edits).
     /// Returns the answer and, after rule edits, the edited CRD text.
-    pub fn handle(&mut self, job: Job, crd: Option<String>, object: &str, old_object: &str) -> (Answer, Option<String>) {
+    pub fn handle(&mut self, job: Job, crd: Option<String>, object: &str, old_object: &str, old_crd: &str) -> (Answer, Option<String>) {
         if let Some(c) = crd {
             self.analysed = self.analysed && c == self.crd;
             self.crd = c;
@@ -111,21 +157,29 @@ impl Engine {
                 Err(e) => notice = Some(format!("could not edit the CRD text: {}", e)),
             }
         }
+        let diff = if job.diff { self.diff.report(old_crd, &self.crd, object, old_object, &job.settings) } else { None };
         let t0 = now();
         let Analysis { crd: view, object, summary, releases } = self.ws.analyze(&self.crd, object, old_object, &job.settings);
         self.analysed = true;
-        let new_crd = !self.sent.as_ref().is_some_and(|s| Arc::ptr_eq(s, &view));
-        let compile_ms = new_crd.then(|| now() - t0);
+        let compiled = !self.sent.as_ref().is_some_and(|s| Arc::ptr_eq(s, &view));
+        let compile_ms = compiled.then(|| now() - t0);
+        let new_crd = compiled || (job.nodes && !self.sent_nodes);
+        if new_crd {
+            self.sent_nodes = job.nodes;
+        }
         let matrix = if job.matrix { self.ws.compiled().map(|c| rule_versions(&c)) } else { None };
         let answer = Answer {
             seq: job.seq,
-            crd: new_crd.then(|| (*view).clone()),
+            crd: new_crd.then(|| if job.nodes { (*view).clone() } else { without_nodes(&view) }),
+            nodes: self.sent_nodes,
             object,
             summary,
             releases: releases.map(|r| (*r).clone()),
             matrix,
             notice,
             compile_ms,
+            diffed: job.diff,
+            diff: diff.map(|d| (*d).clone()),
         };
         self.sent = Some(view);
         (answer, edited.then(|| self.crd.clone()))
@@ -134,6 +188,7 @@ impl Engine {
     /// Forgets what the UI was sent (a new client).
     fn reset(&mut self) {
         self.sent = None;
+        self.sent_nodes = false;
     }
 }
 
@@ -174,11 +229,18 @@ pub fn serve() {
         let Some(job) = get_str(&data, "job").and_then(|j| serde_json::from_str::<Job>(&j).ok()) else { return };
         let object = get_str(&data, "object").unwrap_or_default();
         let old_object = get_str(&data, "oldObject").unwrap_or_default();
+        let old_crd = get_str(&data, "oldCrd").unwrap_or_default();
         let Ok(mut engine) = engine.try_borrow_mut() else { return };
-        let (answer, crd) = engine.handle(job, get_str(&data, "crd"), &object, &old_object);
+        let t0 = now();
+        let (answer, crd) = engine.handle(job, get_str(&data, "crd"), &object, &old_object, &old_crd);
         drop(engine);
+        let t1 = now();
+        let json = serde_json::to_string(&answer).unwrap_or_default();
         let msg = js_sys::Object::new();
-        set(&msg, "answer", &JsValue::from_str(&serde_json::to_string(&answer).unwrap_or_default()));
+        // What the worker spent, for the latency benchmark.
+        set(&msg, "engineMs", &JsValue::from_f64(t1 - t0));
+        set(&msg, "writeMs", &JsValue::from_f64(now() - t1));
+        set(&msg, "answer", &JsValue::from_str(&json));
         if let Some(c) = crd {
             set(&msg, "crd", &JsValue::from_str(&c));
         }
@@ -205,6 +267,8 @@ pub struct Pending {
     pub crd: AttrValue,
     pub object: AttrValue,
     pub old_object: AttrValue,
+    /// The diff tab's old CRD (sent only with [`Job::diff`]).
+    pub old_crd: AttrValue,
 }
 
 struct Inner {
@@ -381,6 +445,11 @@ impl Client {
         let read = serde_json::from_str::<Answer>(&json);
         crate::record_timing("answer-read", now() - t0);
         crate::record_timing("answer-bytes", json.len() as f64);
+        for (key, kind) in [("engineMs", "worker-analysis"), ("writeMs", "answer-write")] {
+            if let Some(ms) = js_sys::Reflect::get(&data, &key.into()).ok().and_then(|v| v.as_f64()) {
+                crate::record_timing(kind, ms);
+            }
+        }
         match read {
             Ok(answer) => {
                 let cb = self.0.borrow().on_event.clone();
@@ -400,6 +469,7 @@ impl Client {
                 edits.append(&mut p.job.edits);
                 p.job.edits = edits;
                 p.job.matrix |= old.job.matrix;
+            p.job.nodes |= old.job.nodes;
                 p.job.panic = p.job.panic.or(old.job.panic);
             }
             inner.pending = Some(p);
@@ -428,7 +498,7 @@ impl Client {
             gloo_timers::callback::Timeout::new(0, move || {
                 let t0 = now();
                 let job = std::mem::take(&mut p.job);
-                let (answer, crd) = engine.borrow_mut().handle(job, crd.map(|c| c.to_string()), &p.object, &p.old_object);
+                let (answer, crd) = engine.borrow_mut().handle(job, crd.map(|c| c.to_string()), &p.object, &p.old_object, &p.old_crd);
                 me.0.borrow_mut().busy = false;
                 let fresh = me.0.borrow().pending.is_none();
                 let cb = me.0.borrow().on_event.clone();
@@ -447,6 +517,9 @@ impl Client {
         }
         set(&msg, "object", &js(&p.object));
         set(&msg, "oldObject", &js(&p.old_object));
+        if p.job.diff {
+            set(&msg, "oldCrd", &js(&p.old_crd));
+        }
         if let Some(w) = &inner.worker {
             if let Err(e) = w.post_message(&msg) {
                 web_sys::console::error_2(&JsValue::from_str("crdlab: could not post to the engine worker"), &e);
