@@ -199,6 +199,10 @@ pub struct App {
     ui_started: Option<(f64, &'static str)>,
     /// The version matrix and the CRD half (pointer) it is for.
     matrix: Option<(usize, Rc<Vec<crdlab::analysis::versions::RuleVersionRow>>)>,
+    /// The CRD text the engine's next rule-edit result builds on: an edited text it sends back
+    /// replaces the editor's only while the editor still holds this one (typing into the CRD
+    /// meanwhile wins).
+    rule_base: Option<AttrValue>,
     /// The diff tab's report, from the engine's last answer that asked for it.
     diff: Option<Rc<diff::Outcome>>,
     notice: Option<String>,
@@ -352,10 +356,12 @@ impl App {
                     self.matrix_asked = false;
                 }
                 let edited = crd.is_some();
-                if let Some(text) = crd {
+                let base = self.rule_base.as_ref().is_some_and(|b| same_text(b, &self.crd));
+                if let Some(text) = crd.filter(|_| base) {
                     // A rule edit made by the engine: the CRD editor shows its text.
                     self.crd = text.into();
                     self.client.crd_adopted(&self.crd);
+                    self.rule_base = Some(self.crd.clone());
                     self.notice = None;
                 }
                 if let Some(n) = answer.notice {
@@ -490,6 +496,7 @@ impl Component for App {
             edit_started: None,
             ui_started: None,
             matrix: None,
+            rule_base: None,
             diff: None,
             notice: None,
             crashed: None,
@@ -632,6 +639,7 @@ impl Component for App {
                 // The engine makes the edit (its edit policy: what an edit writes, that an
                 // emptied optional field is removed) and answers with the new CRD text.
                 self.start_edit("rule");
+                self.rule_base = Some(self.crd.clone());
                 self.ask(vec![edit], false);
             }
             Msg::VersionMatrix => {
