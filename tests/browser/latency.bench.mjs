@@ -114,8 +114,8 @@ try {
   }
   const compile = await timings('compile');
   const crdEdit = await timings('crd');
-  console.log(`compile the CRD in the page (wasm): ${stats(compile)}`);
-  console.log(`edit CRD → updated results (incl. debounce): ${stats(crdEdit)}`);
+  console.log(`compile the CRD (wasm, in the engine worker; before it, on the page): ${stats(compile)}`);
+  console.log(`paste an edited CRD → updated results (before the worker: incl. the debounce): ${stats(crdEdit)}`);
   const medianOf = (xs) => (xs.length ? +stats(xs).split(' ')[1] : null);
   console.log(`figures: ${JSON.stringify({
     objectEditMedianMs: medianOf(obj), compileMedianMs: medianOf(compile), crdEditMedianMs: medianOf(crdEdit),
