@@ -1,8 +1,10 @@
 // The playground under a crash and under hostile input (issue 16, items 3 and 5), end to end
 // in headless Chromium (dist/ from `trunk build --release`):
-// - a panic (forced through the hidden hook `window.wasmBindings.__crdlabPanicOnNextAnalysis`)
-//   reloads the page with the texts kept and a banner, analyses nothing until the next edit,
-//   and the next edit (or "Try again") is answered;
+// - a panic (forced through the hidden hook `window.wasmBindings.__crdlabPanicOnNextAnalysis`:
+//   the next analysis panics in the engine worker) shows a banner with the texts kept, the
+//   worker restarts (the page is not reloaded), nothing is analysed until the next edit, and
+//   the next edit (or "Try again") is answered; a panic on the page's own thread reloads the
+//   page with the texts kept;
 // - hostile input pasted into the editors (a 3 MiB string, an object nested 600 deep, a CEL
 //   rule 300 parentheses deep, a YAML alias bomb) is answered within a few seconds with an
 //   error in the results, and the next ordinary edit is answered correctly. (Invalid UTF-8
@@ -54,25 +56,27 @@ async function ready() {
   return opened;
 }
 
-test('a panic reloads the page with the texts kept; the next edit is answered', { timeout: 180_000 }, async () => {
+test('a panic in the engine worker: a banner, the texts kept, the worker restarted; the next edit is answered', { timeout: 180_000 }, async () => {
   const { page } = await ready();
 
   // Forced in the next analysis: the edit below panics, the app saves and reloads itself.
   const crdText = await editorText(page, 'crd-editor');
   await page.evaluate(() => window.wasmBindings.__crdlabPanicOnNextAnalysis('forced by the recovery test'));
   const edited = object(0, 'w2').trimEnd();
-  const reloaded = page.waitForEvent('load');
+  // The panic is the engine worker's: the page keeps running, the worker is replaced.
+  let loads = 0;
+  page.on('load', () => loads++);
   await setEditor(page, 'object-editor', edited);
-  await reloaded;
   const banner = page.getByTestId('crash-banner');
   await banner.waitFor({ state: 'visible' });
+  assert.equal(loads, 0, 'the page is not reloaded');
   assert.match(await banner.textContent(), /^crdlab hit an internal error and restarted; your texts are kept: panicked at .*forced by the recovery test\s*Try again$/s);
   await page.locator('.cm-content').first().waitFor({ state: 'visible' });
   assert.equal(await editorText(page, 'crd-editor'), crdText);
   assert.equal(await editorText(page, 'object-editor'), edited);
   // Nothing analysed: the restored state could be what panicked.
   assert.ok(!(await results(page).textContent()).includes(minimum(0)));
-  assert.equal(await page.evaluate(() => sessionStorage.getItem('crdlab-crash')), null, 'the record is read once');
+  assert.equal(await page.evaluate(() => sessionStorage.getItem('crdlab-crash')), null, 'no record is left');
 
   // The next edit is answered, and the banner goes.
   await setEditor(page, 'object-editor', object(-1));
@@ -81,9 +85,7 @@ test('a panic reloads the page with the texts kept; the next edit is answered', 
 
   // Again, then "Try again" instead of an edit.
   await page.evaluate(() => window.wasmBindings.__crdlabPanicOnNextAnalysis('forced again'));
-  const again = page.waitForEvent('load');
   await setEditor(page, 'object-editor', object(-2).trimEnd());
-  await again;
   await banner.waitFor({ state: 'visible' });
   assert.match(await page.getByTestId('crash-panic').textContent(), /forced again$/);
   assert.equal(await editorText(page, 'object-editor'), object(-2).trimEnd());
@@ -93,12 +95,36 @@ test('a panic reloads the page with the texts kept; the next edit is answered', 
   await page.close();
 });
 
+test("a panic on the page's own thread reloads it with the texts kept", { timeout: 120_000 }, async () => {
+  const { page } = await ready();
+  const crdText = await editorText(page, 'crd-editor');
+  const objectText = await editorText(page, 'object-editor');
+  const reloaded = page.waitForEvent('load');
+  await page.evaluate(() => {
+    try {
+      window.wasmBindings.__crdlabPanicNow('on the page');
+    } catch {
+      // The trap.
+    }
+  });
+  await reloaded;
+  const banner = page.getByTestId('crash-banner');
+  await banner.waitFor({ state: 'visible' });
+  assert.match(await page.getByTestId('crash-panic').textContent(), /on the page$/);
+  await page.locator('.cm-content').first().waitFor({ state: 'visible' });
+  assert.equal(await editorText(page, 'crd-editor'), crdText);
+  assert.equal(await editorText(page, 'object-editor'), objectText);
+  assert.equal(await page.evaluate(() => sessionStorage.getItem('crdlab-crash')), null, 'the record is read once');
+  await page.getByTestId('crash-retry').click();
+  await waitForResults(page, (t) => t.includes(minimum(0)), 'Try again');
+  await banner.waitFor({ state: 'detached' });
+  await page.close();
+});
+
 test('a second panic before any edit after the restart does not reload again', { timeout: 120_000 }, async () => {
   const { page } = await ready();
   await page.evaluate(() => window.wasmBindings.__crdlabPanicOnNextAnalysis('the first'));
-  const reloaded = page.waitForEvent('load');
   await setEditor(page, 'object-editor', object(5).trimEnd());
-  await reloaded;
   await page.getByTestId('crash-banner').waitFor({ state: 'visible' });
   // Nothing analysed since the restart: a panic now (the restored workspace could be what
   // makes the page panic as it starts) stops the page with a message instead of reloading.

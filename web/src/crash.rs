@@ -6,6 +6,10 @@
 //! banner, and analyses nothing until the next edit (or "Try again"), so that a workspace that
 //! makes the engine panic cannot reload the page in a loop. A second panic before any edit
 //! does not reload either: the page says so and stops.
+//!
+//! The engine itself runs in a worker ([`crate::worker`]): a panic there only ends the worker,
+//! which the app replaces, showing the same banner without reloading the page. The hook here
+//! covers the page's own thread (rendering, the diff tab).
 
 use crdlab::view::share::{self, State};
 use crdlab::view::Settings;
@@ -62,8 +66,8 @@ pub fn set_untouched(on: bool) {
     UNTOUCHED.with(|u| u.set(on));
 }
 
-/// Makes the next analysis panic with `message`. Exists only so that the browser tests can
-/// force the recovery path (`window.wasmBindings.__crdlabPanicOnNextAnalysis`); no part of the
+/// Makes the next analysis panic with `message` (in the engine worker: the job carries it).
+/// Exists only so that the browser tests can force the recovery path (`window.wasmBindings.__crdlabPanicOnNextAnalysis`); no part of the
 /// playground calls it.
 #[doc(hidden)]
 #[wasm_bindgen(js_name = __crdlabPanicOnNextAnalysis)]
@@ -79,11 +83,10 @@ pub fn panic_now(message: String) {
     panic!("{}", message);
 }
 
-/// Panics when the test hook is armed; called as an analysis starts.
-pub fn forced_panic() {
-    if let Some(m) = FORCED.with(|f| f.take()) {
-        panic!("{}", m);
-    }
+/// The panic the test hook armed, if any: the next analysis job carries it to the engine
+/// worker, which panics with it as the analysis starts.
+pub fn take_forced() -> Option<String> {
+    FORCED.with(|f| f.take())
 }
 
 /// Chains the recovery onto the hook in place (Yew's console hook: call after rendering).

@@ -15,7 +15,7 @@ use yew::prelude::*;
 /// A diff's outcome: the report, or why the CRDs could not be compared.
 pub type Outcome = Result<Report, String>;
 
-/// The last diff, recomputed only when an input changed.
+/// The last diff, recomputed only when an input changed (kept by the engine worker).
 #[derive(Default)]
 pub struct Cache {
     last: RefCell<Option<(u64, Rc<Outcome>)>>,
@@ -27,7 +27,7 @@ pub struct Props {
     /// `None` while there is no old CRD.
     pub report: Option<Same<Rc<Outcome>>>,
     pub dark: bool,
-    pub on_old_crd: Callback<String>,
+    pub on_old_crd: Callback<AttrValue>,
     /// "use the current CRD as the old one".
     pub on_copy: Callback<()>,
 }

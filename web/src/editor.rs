@@ -1,7 +1,9 @@
 //! A code editor: the CodeMirror 6 bundle of `web/editor/` (`window.CrdlabEditor`), driven
 //! from Yew. The editor owns its text while the user types; the component pushes a new text
 //! only when the props differ from what the editor holds (an example loaded, a rule edited
-//! in the rules panel), so typing never fights the cursor.
+//! in the rules panel), so typing never fights the cursor. The text it reports is kept as the
+//! shared string it hands out: when the app hands that string back, the editor knows it holds
+//! it without reading its own text again (megabytes, for a big CRD).
 
 use crdlab::text::source_map::Range;
 use wasm_bindgen::prelude::*;
@@ -59,7 +61,7 @@ impl Mark {
 #[derive(Properties)]
 pub struct Props {
     pub value: AttrValue,
-    pub on_change: Callback<String>,
+    pub on_change: Callback<AttrValue>,
     pub testid: AttrValue,
     pub label: AttrValue,
     #[prop_or(AttrValue::Static("auto"))]
@@ -95,9 +97,43 @@ impl PartialEq for Props {
 pub struct Editor {
     host: NodeRef,
     handle: Option<std::rc::Rc<Handle>>,
+    /// The text the editor reported last.
+    reported: std::rc::Rc<std::cell::RefCell<AttrValue>>,
     // Keeps the change callback alive as long as the editor.
-    _on_change: Option<Closure<dyn Fn(String)>>,
+    _on_change: Option<Closure<dyn Fn(JsValue)>>,
     error: Option<String>,
+}
+
+thread_local! {
+    /// The JS strings of the last texts the editors reported, with the shared strings made of
+    /// them: sending one of these texts to the engine worker posts the JS string as it is.
+    static REPORTED_JS: std::cell::RefCell<Vec<(AttrValue, JsValue)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// How many reported texts [`js_string`] remembers (one per editor, a few editors).
+const REPORTED_KEPT: usize = 4;
+
+fn remember_js(doc: &AttrValue, js: JsValue) {
+    REPORTED_JS.with(|r| {
+        if let Ok(mut r) = r.try_borrow_mut() {
+            if r.len() >= REPORTED_KEPT {
+                r.remove(0);
+            }
+            r.push((doc.clone(), js));
+        }
+    });
+}
+
+/// The JS string an editor reported, when `text` is the very string made of it (compared by
+/// address, never by content): posting it copies nothing through the wasm memory.
+pub fn js_string(text: &AttrValue) -> Option<JsValue> {
+    let AttrValue::Rc(t) = text else { return None };
+    REPORTED_JS.with(|r| {
+        r.try_borrow().ok()?.iter().find_map(|(d, js)| match d {
+            AttrValue::Rc(d) if std::rc::Rc::ptr_eq(d, t) => Some(js.clone()),
+            _ => None,
+        })
+    })
 }
 
 fn to_js<T: serde::Serialize>(v: &T) -> JsValue {
@@ -109,7 +145,7 @@ impl Component for Editor {
     type Properties = Props;
 
     fn create(_ctx: &Context<Self>) -> Self {
-        Editor { host: NodeRef::default(), handle: None, _on_change: None, error: None }
+        Editor { host: NodeRef::default(), handle: None, reported: Default::default(), _on_change: None, error: None }
     }
 
     fn view(&self, ctx: &Context<Self>) -> Html {
@@ -133,7 +169,15 @@ impl Component for Editor {
         let p = ctx.props();
         let Some(host) = self.host.cast::<Element>() else { return };
         let cb = p.on_change.clone();
-        let closure = Closure::<dyn Fn(String)>::new(move |doc: String| cb.emit(doc));
+        let reported = self.reported.clone();
+        let closure = Closure::<dyn Fn(JsValue)>::new(move |js: JsValue| {
+            let doc = AttrValue::from(js.as_string().unwrap_or_default());
+            if let Ok(mut r) = reported.try_borrow_mut() {
+                *r = doc.clone();
+            }
+            remember_js(&doc, js);
+            cb.emit(doc)
+        });
         let opts = js_sys::Object::new();
         let set = |k: &str, v: JsValue| {
             let _ = js_sys::Reflect::set(&opts, &JsValue::from_str(k), &v);
@@ -171,7 +215,8 @@ impl Component for Editor {
     fn changed(&mut self, ctx: &Context<Self>, old: &Props) -> bool {
         let p = ctx.props();
         if let Some(h) = &self.handle {
-            if !crate::same_text(&p.value, &old.value) && h.get_doc() != p.value.as_str() {
+            let reported = self.reported.try_borrow().is_ok_and(|r| crate::same_text(&*r, &p.value));
+            if !crate::same_text(&p.value, &old.value) && !reported && h.get_doc() != p.value.as_str() {
                 h.set_doc(&p.value);
             }
             if p.marks != old.marks {

@@ -1,8 +1,10 @@
 //! crdlab playground: paste a CRD and objects, edit rules, see per-field results and costs
 //! live — all computed in the page by the engine (`crdlab::view`), nothing sent anywhere.
 //!
-//! One [`App`] component holds the texts and settings; every edit re-runs
-//! [`Workspace::analyze`], which reuses the compiled CRD while only the objects change.
+//! One [`App`] component holds the texts and settings; every edit asks the engine for a new
+//! analysis ([`crdlab::view::Workspace::analyze`], which reuses the compiled CRD while only
+//! the objects change). The engine runs in a Web Worker ([`worker`]): typing never waits on
+//! it, and edits made while it works are coalesced into its next job.
 //! The panes are components that render what they are given and report changes through
 //! callbacks: [`toolbar::Toolbar`], [`results::Results`], [`rules::Rules`], [`diff::Diff`].
 //! They are struct components: none needs hooks, and Yew's hook machinery would add wasm
@@ -16,10 +18,11 @@ mod editor;
 mod results;
 mod rules;
 mod toolbar;
+mod worker;
 
-use crdlab::view::policy::{self, RuleEdit};
+use crdlab::view::policy::RuleEdit;
 use crdlab::view::share::{self, State};
-use crdlab::view::{Analysis, Settings, Workspace};
+use crdlab::view::{Analysis, CrdView, Settings};
 use editor::{Editor, Handle, Mark};
 use gloo_events::{EventListener, EventListenerOptions};
 use gloo_timers::callback::Timeout;
@@ -45,12 +48,8 @@ pub struct Example {
     pub status: bool,
 }
 
-
-/// A CRD edit is analysed at once while compiling is quick; when the last compile took
-/// longer than a frame, edits wait this long for the typing to pause.
-const SLOW_COMPILE_MS: f64 = 16.0;
-const CRD_DEBOUNCE_MS: u32 = 150;
-/// The version matrix waits this long after the rules pane is on screen.
+/// The version matrix waits this long after the rules pane is on screen (it compiles every
+/// rule at every release: the worker would be busy for a while with a big CRD).
 const MATRIX_DELAY_MS: u32 = 200;
 
 /// A shared value as a property: equal when it is the same allocation, so a pane re-renders
@@ -115,11 +114,12 @@ pub enum Pane {
 }
 
 pub enum Msg {
-    Crd(String),
-    Object(String),
-    OldObject(String),
-    OldCrd(String),
-    AnalyzeNow,
+    Crd(AttrValue),
+    Object(AttrValue),
+    OldObject(AttrValue),
+    OldCrd(AttrValue),
+    /// What the engine worker answered.
+    Engine(worker::Event),
     Settings(Settings),
     Tab(Tab),
     Example(String),
@@ -139,10 +139,10 @@ pub enum Msg {
 
 /// The app's callbacks, made once so the panes' properties stay equal between renders.
 struct Callbacks {
-    crd: Callback<String>,
-    object: Callback<String>,
-    old_object: Callback<String>,
-    old_crd: Callback<String>,
+    crd: Callback<AttrValue>,
+    object: Callback<AttrValue>,
+    old_object: Callback<AttrValue>,
+    old_crd: Callback<AttrValue>,
     settings: Callback<Settings>,
     example: Callback<String>,
     share: Callback<()>,
@@ -171,7 +171,8 @@ impl Callbacks {
 }
 
 pub struct App {
-    ws: Workspace,
+    client: worker::Client,
+    seq: u64,
     // The texts are shared strings: handing one to an editor or a pane copies no text.
     crd: AttrValue,
     object: AttrValue,
@@ -182,15 +183,28 @@ pub struct App {
     dark: bool,
     show_old: bool,
     analysis: Rc<Analysis>,
-    /// The CRD text the analysis was computed from (the editor may be ahead while debouncing).
-    analysed_crd: AttrValue,
-    last_compile_ms: f64,
-    pending: Option<Timeout>,
+    /// The CRD half of the engine's last answer (an answer leaves it out when it is the same).
+    crd_view: Arc<CrdView>,
+    /// `crd_view` lists its schema nodes (sent only while the rules pane is shown).
+    crd_view_nodes: bool,
+    /// An answer was taken in since the last render: the results on screen are for the
+    /// newest texts.
+    answered: bool,
     matrix_timer: Option<Timeout>,
+    /// A job asking for the version matrix is with the engine.
+    matrix_asked: bool,
     /// `performance.now()` at the first edit not yet on screen, and what was edited.
     edit_started: Option<(f64, &'static str)>,
+    /// `performance.now()` as this thread took a keystroke (or an answer), until it rendered it.
+    ui_started: Option<(f64, &'static str)>,
+    /// The version matrix and the CRD half (pointer) it is for.
     matrix: Option<(usize, Rc<Vec<crdlab::analysis::versions::RuleVersionRow>>)>,
-    diff: diff::Cache,
+    /// The CRD text the engine's next rule-edit result builds on: an edited text it sends back
+    /// replaces the editor's only while the editor still holds this one (typing into the CRD
+    /// meanwhile wins).
+    rule_base: Option<AttrValue>,
+    /// The diff tab's report, from the engine's last answer that asked for it.
+    diff: Option<Rc<diff::Outcome>>,
     notice: Option<String>,
     /// The text of the panic the page restarted after ([`crash`]); nothing is analysed
     /// until the next edit.
@@ -213,9 +227,7 @@ pub fn same_text(a: &AttrValue, b: &AttrValue) -> bool {
     }
 }
 
-fn now() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or(0.0)
-}
+use worker::now;
 
 fn location_hash() -> String {
     web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default()
@@ -230,7 +242,7 @@ fn prefers_dark() -> bool {
 
 /// Latency figures for the benchmark (`tests/browser/latency.bench.mjs`):
 /// `window.__crdlabTimings` gets `{kind, ms}` per edit that reached the screen.
-fn record_timing(kind: &str, ms: f64) {
+pub fn record_timing(kind: &str, ms: f64) {
     let Some(w) = web_sys::window() else { return };
     let key = JsValue::from_str("__crdlabTimings");
     let list = js_sys::Reflect::get(&w, &key).ok().filter(|v| v.is_object()).unwrap_or_else(|| {
@@ -299,28 +311,93 @@ impl App {
     }
 
     fn analyze(&mut self) {
-        self.pending = None;
+        self.ask(Vec::new(), false);
+    }
+
+    /// Sends the texts to the engine (with rules pane edits to make first, and whether the
+    /// version matrix is wanted); the answer arrives as [`Msg::Engine`].
+    fn ask(&mut self, edits: Vec<RuleEdit>, matrix: bool) {
         self.crashed = None;
         crash::set_untouched(false);
         self.remember();
-        crash::forced_panic();
-        let crd_changed = !same_text(&self.analysed_crd, &self.crd);
-        let t0 = now();
-        let old = if self.show_old { self.old_object.as_str() } else { "" };
-        self.analysis = Rc::new(self.ws.analyze(&self.crd, &self.object, old, &self.settings));
-        if crd_changed {
-            self.last_compile_ms = now() - t0;
-            record_timing("compile", self.last_compile_ms);
-            self.analysed_crd = self.crd.clone();
-        }
+        self.seq += 1;
+        let job = worker::Job {
+            seq: self.seq,
+            settings: self.settings.clone(),
+            edits,
+            matrix,
+            nodes: self.tab == Tab::Rules,
+            diff: self.tab == Tab::Diff && !self.old_crd.trim().is_empty(),
+            panic: crash::take_forced(),
+        };
+        let old_object = if self.show_old { self.old_object.clone() } else { AttrValue::default() };
+        let old_crd = if job.diff { self.old_crd.clone() } else { AttrValue::default() };
+        self.client.submit(worker::Pending { job, crd: self.crd.clone(), object: self.object.clone(), old_object, old_crd });
     }
 
-    fn crd_edited(&mut self, ctx: &Context<Self>) {
-        if self.last_compile_ms > SLOW_COMPILE_MS {
-            let link = ctx.link().clone();
-            self.pending = Some(Timeout::new(CRD_DEBOUNCE_MS, move || link.send_message(Msg::AnalyzeNow)));
-        } else {
-            self.analyze();
+    /// Takes in an answer; whether to render (only the answer to the newest texts is shown).
+    fn answer(&mut self, event: worker::Event) -> bool {
+        match event {
+            worker::Event::Answer { answer, crd, fresh, ms } => {
+                let answer = *answer;
+                if let Some(view) = answer.crd {
+                    self.crd_view = Arc::new(view);
+                    self.crd_view_nodes = answer.nodes;
+                }
+                if let Some(ms) = answer.compile_ms {
+                    record_timing("compile", ms);
+                }
+                record_timing("engine", ms);
+                if answer.diffed {
+                    self.diff = answer.diff.map(Rc::new);
+                }
+                if let Some(rows) = answer.matrix {
+                    self.matrix = Some((Arc::as_ptr(&self.crd_view) as usize, Rc::new(rows)));
+                    self.matrix_asked = false;
+                }
+                let edited = crd.is_some();
+                let base = self.rule_base.as_ref().is_some_and(|b| same_text(b, &self.crd));
+                if let Some(text) = crd.filter(|_| base) {
+                    // A rule edit made by the engine: the CRD editor shows its text.
+                    self.crd = text.into();
+                    self.client.crd_adopted(&self.crd);
+                    self.rule_base = Some(self.crd.clone());
+                    self.notice = None;
+                }
+                if let Some(n) = answer.notice {
+                    self.notice = Some(n);
+                }
+                if !fresh {
+                    return false;
+                }
+                self.analysis = Rc::new(Analysis {
+                    crd: self.crd_view.clone(),
+                    object: answer.object,
+                    summary: answer.summary,
+                    releases: answer.releases.map(Arc::new),
+                });
+                self.answered = true;
+                if edited {
+                    self.remember();
+                }
+                true
+            }
+            worker::Event::Crashed(panic) => {
+                // The worker is gone: another one starts; nothing is analysed until the next
+                // edit (the texts could be what panicked), as after a restart of the page.
+                self.client.restart();
+                self.client.reset_local();
+                self.crashed = Some(panic);
+                self.analysis = Rc::default();
+                self.crd_view = Arc::default();
+                self.crd_view_nodes = false;
+                self.diff = None;
+                self.matrix_asked = false;
+                self.edit_started = None;
+                crash::set_untouched(true);
+                self.remember();
+                true
+            }
         }
     }
 
@@ -334,17 +411,11 @@ impl App {
         self.editors.iter().find(|(p, _)| *p == pane).map(|(_, h)| h)
     }
 
-    fn apply_rule_edit(&mut self, edit: RuleEdit) {
-        // What an edit writes (and that an emptied optional field is removed) is the
-        // engine's edit policy.
-        let result = policy::apply_rule_edit(&self.crd, self.ws.crd_value(), &edit);
-        match result {
-            Ok(text) => {
-                self.crd = text.into();
-                self.notice = None;
-            }
-            Err(e) => self.notice = Some(format!("could not edit the CRD text: {}", e)),
-        }
+    /// The rules pane shows a CRD the matrix is not for (and that one compiles).
+    fn matrix_stale(&self) -> bool {
+        let c = &self.analysis.crd;
+        let compiled = c.load_error.is_none() && !c.per_version.is_empty();
+        compiled && self.matrix.as_ref().map(|m| m.0) != Some(Arc::as_ptr(c) as usize)
     }
 
     fn marks_crd(&self) -> Vec<Mark> {
@@ -406,7 +477,8 @@ impl Component for App {
 
     fn create(ctx: &Context<Self>) -> Self {
         let mut app = App {
-            ws: Workspace::new(),
+            client: worker::Client::new(ctx.link().callback(Msg::Engine)),
+            seq: 0,
             crd: AttrValue::default(),
             object: AttrValue::default(),
             old_object: AttrValue::default(),
@@ -416,13 +488,16 @@ impl Component for App {
             dark: prefers_dark(),
             show_old: false,
             analysis: Rc::default(),
-            analysed_crd: AttrValue::default(),
-            last_compile_ms: 0.0,
-            pending: None,
+            crd_view: Arc::default(),
+            crd_view_nodes: false,
+            answered: false,
             matrix_timer: None,
+            matrix_asked: false,
             edit_started: None,
+            ui_started: None,
             matrix: None,
-            diff: diff::Cache::default(),
+            rule_base: None,
+            diff: None,
             notice: None,
             crashed: None,
             share_url: None,
@@ -486,30 +561,53 @@ impl Component for App {
         app
     }
 
-    fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
+    fn update(&mut self, _ctx: &Context<Self>, msg: Msg) -> bool {
         match msg {
             Msg::Crd(t) => {
+                self.ui_started = Some((now(), "ui-crd"));
                 self.start_edit("crd");
-                self.crd = t.into();
-                self.crd_edited(ctx);
+                self.crd = t;
+                self.analyze();
             }
             Msg::Object(t) => {
+                self.ui_started = Some((now(), "ui-object"));
                 self.start_edit("object");
-                self.object = t.into();
+                self.object = t;
                 self.analyze();
             }
             Msg::OldObject(t) => {
+                self.ui_started = Some((now(), "ui-object"));
                 self.start_edit("object");
-                self.old_object = t.into();
+                self.old_object = t;
                 self.analyze();
             }
-            Msg::OldCrd(t) => self.old_crd = t.into(),
-            Msg::AnalyzeNow => self.analyze(),
+            Msg::OldCrd(t) => {
+                self.old_crd = t;
+                self.analyze();
+            }
+            Msg::Engine(e) => {
+                let t0 = now();
+                let render = self.answer(e);
+                if render {
+                    self.ui_started = Some((t0, "ui-answer"));
+                }
+                return render;
+            }
             Msg::Settings(s) => {
                 self.settings = s;
                 self.analyze();
             }
-            Msg::Tab(t) => self.tab = t,
+            Msg::Tab(t) => {
+                self.tab = t;
+                // The rules pane lists the schema nodes, which answers leave out until then.
+                if t == Tab::Rules && !self.crd_view_nodes && self.crashed.is_none() && self.analysis.crd.load_error.is_none() {
+                    self.analyze();
+                }
+                // The diff is computed by the engine while the diff tab is shown.
+                if t == Tab::Diff && self.crashed.is_none() && !self.old_crd.trim().is_empty() {
+                    self.analyze();
+                }
+            }
             Msg::Example(id) => {
                 if self.load_example(&id) {
                     self.analyze();
@@ -538,18 +636,19 @@ impl Component for App {
             },
             Msg::ToggleTheme => self.dark = !self.dark,
             Msg::Rule(edit) => {
+                // The engine makes the edit (its edit policy: what an edit writes, that an
+                // emptied optional field is removed) and answers with the new CRD text.
                 self.start_edit("rule");
-                self.apply_rule_edit(edit);
-                self.crd_edited(ctx);
+                self.rule_base = Some(self.crd.clone());
+                self.ask(vec![edit], false);
             }
             Msg::VersionMatrix => {
                 self.matrix_timer = None;
-                if let Some(c) = self.ws.compiled() {
-                    let id = std::sync::Arc::as_ptr(&c) as usize;
-                    if self.matrix.as_ref().map(|m| m.0) != Some(id) {
-                        self.matrix = Some((id, Rc::new(crdlab::analysis::versions::rule_versions(&c))));
-                    }
+                if self.matrix_stale() && !self.matrix_asked && self.crashed.is_none() {
+                    self.matrix_asked = true;
+                    self.ask(Vec::new(), true);
                 }
+                return false;
             }
             Msg::Ready(pane, h) => {
                 self.editors.retain(|(p, _)| *p != pane);
@@ -578,7 +677,10 @@ impl Component for App {
                 self.show_old = on;
                 self.analyze();
             }
-            Msg::CopyCrdToOld => self.old_crd = self.crd.clone(),
+            Msg::CopyCrdToOld => {
+                self.old_crd = self.crd.clone();
+                self.analyze();
+            }
             Msg::Retry => self.analyze(),
         }
         self.remember();
@@ -586,28 +688,27 @@ impl Component for App {
     }
 
     fn rendered(&mut self, ctx: &Context<Self>, _first: bool) {
-        if let Some((t0, kind)) = self.edit_started.take() {
-            if self.pending.is_none() {
+        if let Some((t0, kind)) = self.ui_started.take() {
+            record_timing(kind, now() - t0);
+        }
+        if self.answered {
+            self.answered = false;
+            if let Some((t0, kind)) = self.edit_started.take() {
                 record_timing(kind, now() - t0);
-            } else {
-                self.edit_started = Some((t0, kind));
             }
         }
         // The version matrix compiles every rule at every release: only for the rules pane,
         // after it is on screen, and once per compiled CRD.
-        if self.tab == Tab::Rules && self.matrix_timer.is_none() {
-            let stale = match (&self.matrix, self.ws.compiled()) {
-                (Some((id, _)), Some(c)) => *id != std::sync::Arc::as_ptr(&c) as usize,
-                (None, Some(_)) => true,
-                _ => false,
-            };
-            if stale {
+        if self.tab == Tab::Rules && self.matrix_timer.is_none() && !self.matrix_asked {
+            if self.matrix_stale() {
                 let link = ctx.link().clone();
                 self.matrix_timer = Some(Timeout::new(MATRIX_DELAY_MS, move || link.send_message(Msg::VersionMatrix)));
             }
         }
         if let Some(body) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.body()) {
             let _ = body.set_attribute("data-theme", if self.dark { "dark" } else { "light" });
+            // Where the engine runs (the browser tests check that it is the worker).
+            let _ = body.set_attribute("data-engine", if self.client.in_worker() { "worker" } else { "page" });
         }
     }
 
@@ -701,12 +802,11 @@ impl Component for App {
                                             matrix={self.matrix.as_ref().map(|m| Same(m.1.clone()))} on_edit={cb.rule.clone()} on_reveal={cb.reveal.clone()} />
                                     },
                                     Tab::Diff => {
-                                        let old_object = if self.show_old { self.old_object.as_str() } else { "" };
                                         // Not after a crash until the next edit: the diff may be what panicked.
-                                        let report = if self.crashed.is_some() {
+                                        let report = if self.crashed.is_some() || self.old_crd.trim().is_empty() {
                                             None
                                         } else {
-                                            self.diff.report(&self.old_crd, &self.crd, &self.object, old_object, &self.settings)
+                                            self.diff.clone()
                                         };
                                         html! {
                                             <diff::Diff old_crd={self.old_crd.clone()} report={report.map(Same)} dark={self.dark}
@@ -724,6 +824,11 @@ impl Component for App {
 }
 
 fn main() {
+    // The same module, started in the engine worker: it answers jobs, and renders nothing.
+    if web_sys::window().is_none() {
+        worker::serve();
+        return;
+    }
     // Yew installs console_error_panic_hook as it renders (a panic shows in the browser
     // console); the recovery hook chains onto it. The app is created later, from Yew's
     // scheduler, so the hook is in place before any analysis.

@@ -48,7 +48,7 @@ pub struct CostExplanation {
 }
 
 /// One rule, its figures and what drives them.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RuleExplanation {
     /// `openAPIV3Schema.properties[spec].x-kubernetes-validations[0]`.
@@ -78,11 +78,11 @@ pub struct RuleExplanation {
     pub fixes: Vec<BoundFix>,
     /// When no single bound does: one value set on every unbounded node on the path
     /// (all of these together), the loosest that brings the rule under.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub combined_fix: Vec<BoundFix>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CardinalityExplanation {
     /// The multiplier applied to `max_cost`.
@@ -93,7 +93,7 @@ pub struct CardinalityExplanation {
     pub unbounded: bool,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AncestorBound {
     pub field: String,
@@ -102,7 +102,7 @@ pub struct AncestorBound {
 }
 
 /// A subexpression and its cost.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CostTerm {
     /// The subexpression's text, as near as the source positions allow.
@@ -116,7 +116,7 @@ pub struct CostTerm {
 }
 
 /// A schema node read by the estimator and the size it assumed.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SchemaNodeSize {
     /// The CEL path the estimator asked about: `self.names.@items`.
@@ -134,7 +134,7 @@ pub struct SchemaNodeSize {
 }
 
 /// A bound that brings a rule under the per-rule limit.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BoundFix {
     /// The field path of the node: `spec.names`.

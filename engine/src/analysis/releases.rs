@@ -15,7 +15,7 @@ use crate::engine::{validate_options, version_of, CrdInput, Engine};
 use crate::field::ErrorReport;
 use crate::strategy;
 use crate::version::KubeVersion;
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 /// Releases one comparison answers for at most: every release of the table.
@@ -115,11 +115,21 @@ fn release_names<S: Serializer>(v: &[KubeVersion], s: S) -> Result<S::Ok, S::Err
     s.collect_seq(v.iter().map(|r| r.to_string()))
 }
 
+/// The inverse of [`release_name`] (a front end reading an answer back, e.g. from a worker).
+fn release_from_name<'de, D: Deserializer<'de>>(d: D) -> Result<KubeVersion, D::Error> {
+    KubeVersion::parse(&String::deserialize(d)?).map_err(serde::de::Error::custom)
+}
+
+/// The inverse of [`release_names`].
+fn releases_from_names<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<KubeVersion>, D::Error> {
+    Vec::<String>::deserialize(d)?.iter().map(|r| KubeVersion::parse(r).map_err(serde::de::Error::custom)).collect()
+}
+
 /// One release's answer.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReleaseAnswer {
-    #[serde(serialize_with = "release_name")]
+    #[serde(serialize_with = "release_name", deserialize_with = "release_from_name")]
     pub kubernetes_version: KubeVersion,
     pub verdict: Verdict,
     /// The request could not be answered (the CRD cannot be read, no such CRD version,
@@ -135,7 +145,7 @@ pub struct ReleaseAnswer {
 }
 
 /// The object's answer at one release.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectAnswer {
     /// The CRD version validated against.
@@ -148,7 +158,7 @@ pub struct ObjectAnswer {
 }
 
 /// What a release makes of the request.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Verdict {
     /// The CRD is accepted and so is the object.
@@ -171,7 +181,7 @@ impl Verdict {
 }
 
 /// Where a message comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum MessageKind {
     /// The request failed ([`ReleaseAnswer::error`]).
@@ -200,21 +210,21 @@ impl MessageKind {
 }
 
 /// One message and the releases that print it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Grouped {
     pub kind: MessageKind,
     /// The apiserver's text (`unknown field "spec.x"` for a pruned field).
     pub message: String,
     /// The releases that print it, oldest first.
-    #[serde(serialize_with = "release_names")]
+    #[serde(serialize_with = "release_names", deserialize_with = "releases_from_names")]
     pub releases: Vec<KubeVersion>,
     /// Every compared release prints it.
     pub everywhere: bool,
 }
 
 /// The answers of several releases and what differs between them.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Comparison {
     /// One answer per release, oldest first.

@@ -6,9 +6,9 @@
 //! fields `--validate=warn` reports instead of rejecting) come first as `Warning: ...`.
 
 use crate::view::model::{CrdView, ObjectView};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Verdict {
     /// The object would be accepted.
@@ -24,7 +24,7 @@ pub enum Verdict {
     InputError,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Summary {
     pub verdict: Verdict,

@@ -73,7 +73,7 @@ impl Settings {
 }
 
 /// A text that could not be read: the reader's message and where.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InputError {
     pub message: String,
@@ -81,7 +81,7 @@ pub struct InputError {
 }
 
 /// Everything shown about the CRD (shared by all analyses of objects against it).
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CrdView {
     /// The CRD text could not be read or decoded; nothing else is then filled.
@@ -102,7 +102,7 @@ pub struct CrdView {
 }
 
 /// One CRD version's rules and the nodes rules can be added to.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct VersionView {
     pub name: String,
@@ -118,7 +118,7 @@ pub struct VersionView {
 }
 
 /// A schema node a rule can be added to.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SchemaNode {
     /// `spec.items[*]`, `<root>` for the root.
@@ -132,7 +132,7 @@ pub struct SchemaNode {
 }
 
 /// One `x-kubernetes-validations` entry as written, with what the apiserver makes of it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RuleView {
     /// `openAPIV3Schema.properties[spec].x-kubernetes-validations[0]`.
@@ -174,7 +174,7 @@ impl RuleView {
 }
 
 /// Everything shown about the object.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectView {
     /// The object (or old object) could not be read or is not an object.

@@ -69,7 +69,7 @@ pub const DEFAULT_RULE_REASON: ErrorType = ErrorType::Invalid;
 pub const RULES_KEY: &str = "x-kubernetes-validations";
 
 /// A field of an `x-kubernetes-validations` entry the rules pane edits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum RuleField {
     Rule,
     Message,
@@ -111,7 +111,7 @@ impl RuleField {
 }
 
 /// A change the rules pane makes to the CRD text.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum RuleEdit {
     /// One field of the rule entry at `pointer` (a JSON pointer into the CRD document).
     Set { pointer: String, field: RuleField, value: Value },

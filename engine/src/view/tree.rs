@@ -10,14 +10,14 @@ use crate::crd::model::JsonSchemaProps;
 use crate::text::positions;
 use crate::view::diagnostics::Diagnostic;
 use crate::text::source_map::PathSeg;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;
 
 /// At most this many nodes: a 10,000-item list shows its first items and a count.
 pub const MAX_NODES: usize = 3000;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum State {
     Valid,
@@ -45,7 +45,7 @@ impl State {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Node {
     /// `spec`, `[0]`, `name`; `(object)` for the root.

@@ -2,11 +2,11 @@
 //! whether validation ratcheting softens them (crdify's result shapes).
 
 use crate::analysis::diff::config::Enforcement;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Which validator produced a finding.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Validator {
     /// Whole-CRD checks.
     #[serde(rename = "crd")]
@@ -29,7 +29,7 @@ impl Validator {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Error,
@@ -38,7 +38,7 @@ pub enum Severity {
 
 /// Whether validation ratcheting (beta 1.30, GA 1.33) softens a finding on clusters that
 /// have it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Ratcheting {
     /// A tightened value validation: existing objects still fail on create and on updates
@@ -65,7 +65,7 @@ impl Ratcheting {
 }
 
 /// One finding.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Finding {
     pub validator: Validator,
     pub check: String,
@@ -77,19 +77,19 @@ pub struct Finding {
     pub message: String,
     pub ratcheting: Ratcheting,
     /// Sample objects the finding concerns (failing ones; for a rule, those it rejects).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub objects: Vec<String>,
 }
 
 /// The outcome of a diff.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     /// Any finding has error severity.
     pub breaking: bool,
     pub findings: Vec<Finding>,
     /// Notes about the inputs (configuration warnings, sample objects skipped, the
     /// Kubernetes target used for library checks).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
 }
 

@@ -1,0 +1,543 @@
+//! The engine off the UI thread: typing never waits on an analysis.
+//!
+//! The page's wasm module is loaded a second time, in a dedicated module worker: the same
+//! `WebAssembly.Module` (posted to the worker, so nothing is fetched or compiled again) and
+//! the same JS glue (the URL trunk's `modulepreload` link names; a second wasm holding only
+//! the engine would not fit the size budget). In the worker there is no `window`: `main`
+//! calls [`serve`] instead of rendering, which answers [`Job`]s with [`Answer`]s.
+//!
+//! The UI side is [`Client`]: one job at a time in the worker; while it is busy, newer edits
+//! replace the pending job (rule edits and requests accumulate in it), so the queue never
+//! grows and the worker always works on the newest texts. The texts travel as JS strings
+//! beside the job's JSON, and the CRD text only when it changed: a keystroke in the object
+//! copies no megabytes. An answer carries the CRD's half of the analysis only when it is
+//! not the one the previous answer carried.
+//!
+//! A panic in the worker is posted to the page by the worker's panic hook (a trap without a
+//! panic, such as a stack overflow, arrives as the worker's `error` event): the client
+//! reports [`Event::Crashed`], and the app drops the worker and starts another. When no
+//! worker can be started (no glue URL, a browser without module workers), the client runs
+//! the same [`Engine`] on the UI thread, after the event that asked.
+
+use crdlab::analysis::releases::Comparison;
+use crdlab::analysis::versions::{rule_versions, RuleVersionRow};
+use crdlab::text::positions::Source;
+use crdlab::view::kubectl::Summary;
+use crdlab::view::policy::{self, RuleEdit};
+use crdlab::view::{Analysis, CrdView, ObjectView, Settings, VersionView, Workspace};
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use yew::{AttrValue, Callback};
+
+/// What the UI asks for (the texts travel beside it, see [`Client`]).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Job {
+    pub seq: u64,
+    pub settings: Settings,
+    /// Rules pane edits, applied in order to the CRD text before the analysis.
+    #[serde(default)]
+    pub edits: Vec<RuleEdit>,
+    /// Also compute the version matrix of the compiled CRD.
+    #[serde(default)]
+    pub matrix: bool,
+    /// The CRD half with every schema node (the rules pane lists them; for a big CRD they
+    /// are most of the answer, so they travel only while that pane is shown).
+    #[serde(default)]
+    pub nodes: bool,
+    /// Also diff the old CRD (sent beside, as `oldCrd`) against the CRD (the diff tab).
+    #[serde(default)]
+    pub diff: bool,
+    /// Panic with this text as the analysis starts (the recovery test's hook,
+    /// [`crate::crash::panic_on_next_analysis`]).
+    #[serde(default)]
+    pub panic: Option<String>,
+}
+
+/// One analysis, as it travels back.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct Answer {
+    pub seq: u64,
+    /// The CRD's half; `None`: the one of the previous answer (same text and release).
+    pub crd: Option<CrdView>,
+    /// `crd` lists the schema nodes ([`Job::nodes`]).
+    #[serde(default)]
+    pub nodes: bool,
+    pub object: Option<ObjectView>,
+    pub summary: Summary,
+    pub releases: Option<Comparison>,
+    pub matrix: Option<Vec<RuleVersionRow>>,
+    /// Why a rule edit could not be made.
+    pub notice: Option<String>,
+    /// How long the analysis took when it compiled the CRD.
+    pub compile_ms: Option<f64>,
+    /// The job asked for the diff ([`Job::diff`]).
+    #[serde(default)]
+    pub diffed: bool,
+    /// The diff (`None`: no old CRD).
+    pub diff: Option<crate::diff::Outcome>,
+}
+
+/// The worker's state: the CRD text it holds, and the workspace that keeps it compiled.
+#[derive(Default)]
+pub struct Engine {
+    ws: Workspace,
+    crd: String,
+    /// `crd` is the text `ws` analysed last (so `ws.crd_value()` is its document).
+    analysed: bool,
+    /// The CRD half the last answer carried, and whether with its schema nodes.
+    sent: Option<Arc<CrdView>>,
+    sent_nodes: bool,
+    /// The last diff, recomputed only when an input changed.
+    diff: crate::diff::Cache,
+}
+
+/// The CRD half without its schema nodes.
+fn without_nodes(view: &CrdView) -> CrdView {
+    CrdView {
+        load_error: view.load_error.clone(),
+        kubernetes_version: view.kubernetes_version.clone(),
+        versions: view.versions.clone(),
+        storage_version: view.storage_version.clone(),
+        kind: view.kind.clone(),
+        group: view.group.clone(),
+        name: view.name.clone(),
+        errors: view.errors.clone(),
+        warnings: view.warnings.clone(),
+        per_version: view
+            .per_version
+            .iter()
+            .map(|v| VersionView {
+                name: v.name.clone(),
+                rules: v.rules.clone(),
+                cost_total: v.cost_total,
+                per_rule_limit: v.per_rule_limit,
+                per_crd_limit: v.per_crd_limit,
+                total_share_percent: v.total_share_percent,
+                nodes: Vec::new(),
+            })
+            .collect(),
+    }
+}
+
+impl Engine {
+    /// Answers `job` on `crd` (`None`: the text of the previous job, or of its rule edits).
+    /// Returns the answer and, after rule edits, the edited CRD text.
+    pub fn handle(&mut self, job: Job, crd: Option<String>, object: &str, old_object: &str, old_crd: &str) -> (Answer, Option<String>) {
+        if let Some(c) = crd {
+            self.analysed = self.analysed && c == self.crd;
+            self.crd = c;
+        }
+        if let Some(message) = job.panic {
+            panic!("{}", message);
+        }
+        let mut notice = None;
+        let mut edited = false;
+        for edit in &job.edits {
+            // `apply_rule_edit` looks up whether an emptied field is there in the document.
+            let parsed;
+            let value = if self.analysed {
+                self.ws.crd_value()
+            } else {
+                parsed = Source::read_crd(&self.crd).ok();
+                parsed.as_ref().map(|s| &s.value)
+            };
+            match policy::apply_rule_edit(&self.crd, value, edit) {
+                Ok(text) => {
+                    if text != self.crd {
+                        self.crd = text;
+                        self.analysed = false;
+                        edited = true;
+                    }
+                    notice = None;
+                }
+                Err(e) => notice = Some(format!("could not edit the CRD text: {}", e)),
+            }
+        }
+        let diff = if job.diff { self.diff.report(old_crd, &self.crd, object, old_object, &job.settings) } else { None };
+        let t0 = now();
+        let Analysis { crd: view, object, summary, releases } = self.ws.analyze(&self.crd, object, old_object, &job.settings);
+        self.analysed = true;
+        let compiled = !self.sent.as_ref().is_some_and(|s| Arc::ptr_eq(s, &view));
+        let compile_ms = compiled.then(|| now() - t0);
+        let new_crd = compiled || (job.nodes && !self.sent_nodes);
+        if new_crd {
+            self.sent_nodes = job.nodes;
+        }
+        let matrix = if job.matrix { self.ws.compiled().map(|c| rule_versions(&c)) } else { None };
+        let answer = Answer {
+            seq: job.seq,
+            crd: new_crd.then(|| if job.nodes { (*view).clone() } else { without_nodes(&view) }),
+            nodes: self.sent_nodes,
+            object,
+            summary,
+            releases: releases.map(|r| (*r).clone()),
+            matrix,
+            notice,
+            compile_ms,
+            diffed: job.diff,
+            diff: diff.map(|d| (*d).clone()),
+        };
+        self.sent = Some(view);
+        (answer, edited.then(|| self.crd.clone()))
+    }
+
+    /// Forgets what the UI was sent (a new client).
+    fn reset(&mut self) {
+        self.sent = None;
+        self.sent_nodes = false;
+    }
+}
+
+/// `performance.now()` in the page or in a worker.
+pub fn now() -> f64 {
+    js_sys::Reflect::get(&js_sys::global(), &"performance".into())
+        .ok()
+        .and_then(|p| p.dyn_into::<web_sys::Performance>().ok())
+        .map(|p| p.now())
+        .unwrap_or(0.0)
+}
+
+fn set(o: &js_sys::Object, key: &str, value: &JsValue) {
+    let _ = js_sys::Reflect::set(o, &JsValue::from_str(key), value);
+}
+
+fn get_str(o: &JsValue, key: &str) -> Option<String> {
+    js_sys::Reflect::get(o, &JsValue::from_str(key)).ok().and_then(|v| v.as_string())
+}
+
+/// The worker's side: answers every message with one answer. Called by `main` when the
+/// module starts without a `window`.
+pub fn serve() {
+    let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    // The page learns of a panic from this message (the trap that follows ends the call).
+    let hook_scope = scope.clone();
+    std::panic::set_hook(Box::new(move |info| {
+        let text = policy::panic_text(&info.to_string());
+        web_sys::console::error_1(&JsValue::from_str(&text));
+        let msg = js_sys::Object::new();
+        set(&msg, "panic", &JsValue::from_str(&text));
+        let _ = hook_scope.post_message(&msg);
+    }));
+    let engine = RefCell::new(Engine::default());
+    let reply = scope.clone();
+    let on_message = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+        let data = e.data();
+        let Some(job) = get_str(&data, "job").and_then(|j| serde_json::from_str::<Job>(&j).ok()) else { return };
+        let object = get_str(&data, "object").unwrap_or_default();
+        let old_object = get_str(&data, "oldObject").unwrap_or_default();
+        let old_crd = get_str(&data, "oldCrd").unwrap_or_default();
+        let Ok(mut engine) = engine.try_borrow_mut() else { return };
+        let t0 = now();
+        let (answer, crd) = engine.handle(job, get_str(&data, "crd"), &object, &old_object, &old_crd);
+        drop(engine);
+        let t1 = now();
+        let json = serde_json::to_string(&answer).unwrap_or_default();
+        let msg = js_sys::Object::new();
+        // What the worker spent, for the latency benchmark.
+        set(&msg, "engineMs", &JsValue::from_f64(t1 - t0));
+        set(&msg, "writeMs", &JsValue::from_f64(now() - t1));
+        set(&msg, "answer", &JsValue::from_str(&json));
+        if let Some(c) = crd {
+            set(&msg, "crd", &JsValue::from_str(&c));
+        }
+        let _ = reply.post_message(&msg);
+    });
+    scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    on_message.forget();
+    let ready = js_sys::Object::new();
+    set(&ready, "ready", &JsValue::TRUE);
+    let _ = scope.post_message(&ready);
+}
+
+/// What the client tells the app.
+pub enum Event {
+    /// An answer; `fresh` when no newer job is waiting (the app renders only those).
+    Answer { answer: Box<Answer>, crd: Option<String>, fresh: bool, ms: f64 },
+    /// The worker panicked (or trapped): its text.
+    Crashed(String),
+}
+
+/// A job and the texts it is for.
+pub struct Pending {
+    pub job: Job,
+    pub crd: AttrValue,
+    pub object: AttrValue,
+    pub old_object: AttrValue,
+    /// The diff tab's old CRD (sent only with [`Job::diff`]).
+    pub old_crd: AttrValue,
+}
+
+struct Inner {
+    worker: Option<web_sys::Worker>,
+    /// The worker's `main` ran: jobs can be posted.
+    ready: bool,
+    /// A job is in the worker (or, without one, scheduled on this thread).
+    busy: bool,
+    /// When the job in the worker was posted.
+    sent_at: f64,
+    pending: Option<Pending>,
+    /// The CRD text the worker holds.
+    sent_crd: Option<AttrValue>,
+    /// No worker: the engine on this thread.
+    local: Option<Rc<RefCell<Engine>>>,
+    on_event: Callback<Event>,
+    closures: Vec<Closure<dyn Fn(JsValue)>>,
+}
+
+/// The UI's side of the engine.
+#[derive(Clone)]
+pub struct Client(Rc<RefCell<Inner>>);
+
+/// The URL of the JS glue trunk built (its `modulepreload` link).
+fn glue_url() -> Option<String> {
+    let doc = web_sys::window()?.document()?;
+    let link = doc.query_selector("link[rel=modulepreload][href$='.js']").ok()??;
+    js_sys::Reflect::get(&link, &"href".into()).ok()?.as_string()
+}
+
+/// A module worker that imports the glue and starts the module it is posted.
+fn spawn() -> Result<web_sys::Worker, JsValue> {
+    let glue = glue_url().ok_or_else(|| JsValue::from_str("no modulepreload link names the JS glue"))?;
+    let glue = serde_json::to_string(&glue).unwrap_or_default();
+    let source = format!(
+        "import init from {glue};\n\
+         self.onmessage = (e) => {{\n\
+         \x20 self.onmessage = null;\n\
+         \x20 init({{ module_or_path: e.data }}).catch((err) => self.postMessage({{ failed: String(err) }}));\n\
+         }};\n"
+    );
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type("text/javascript");
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&js_sys::Array::of1(&source.into()), &options)?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob)?;
+    let options = web_sys::WorkerOptions::new();
+    options.set_type(web_sys::WorkerType::Module);
+    let worker = web_sys::Worker::new_with_options(&url, &options)?;
+    worker.post_message(&wasm_bindgen::module())?;
+    Ok(worker)
+}
+
+impl Client {
+    pub fn new(on_event: Callback<Event>) -> Client {
+        let client = Client(Rc::new(RefCell::new(Inner {
+            worker: None,
+            ready: false,
+            busy: false,
+            sent_at: 0.0,
+            pending: None,
+            sent_crd: None,
+            local: None,
+            on_event,
+            closures: Vec::new(),
+        })));
+        client.start();
+        client
+    }
+
+    /// Whether the engine runs in a worker (else on this thread).
+    pub fn in_worker(&self) -> bool {
+        self.0.borrow().local.is_none()
+    }
+
+    fn start(&self) {
+        let worker = match spawn() {
+            Ok(w) => w,
+            Err(e) => {
+                web_sys::console::warn_1(&JsValue::from_str(&format!(
+                    "crdlab: the engine runs on the page's thread (no worker: {})",
+                    e.as_string().unwrap_or_else(|| format!("{:?}", e))
+                )));
+                self.0.borrow_mut().local = Some(Rc::default());
+                return;
+            }
+        };
+        let me = self.clone();
+        let on_message = Closure::<dyn Fn(JsValue)>::new(move |e: JsValue| {
+            let data = js_sys::Reflect::get(&e, &"data".into()).unwrap_or(JsValue::UNDEFINED);
+            me.message(data);
+        });
+        let me = self.clone();
+        let on_error = Closure::<dyn Fn(JsValue)>::new(move |e: JsValue| {
+            let text = get_str(&e, "message").unwrap_or_else(|| "the engine worker failed".into());
+            me.failed(text);
+        });
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        let mut inner = self.0.borrow_mut();
+        inner.worker = Some(worker);
+        inner.ready = false;
+        inner.busy = false;
+        inner.sent_crd = None;
+        inner.closures = vec![on_message, on_error];
+    }
+
+    fn stop(&self) {
+        let mut inner = self.0.borrow_mut();
+        if let Some(w) = inner.worker.take() {
+            w.set_onmessage(None);
+            w.set_onerror(None);
+            w.terminate();
+        }
+        inner.pending = None;
+        inner.busy = false;
+    }
+
+    /// Drops the worker (after a crash) and starts another; the next job sends every text.
+    pub fn restart(&self) {
+        self.stop();
+        self.0.borrow_mut().closures.clear();
+        self.start();
+    }
+
+    /// The worker could not start before its first answer: the engine moves to this thread.
+    fn fall_back(&self, why: &str) {
+        web_sys::console::warn_1(&JsValue::from_str(&format!("crdlab: the engine runs on the page's thread ({})", why)));
+        let pending = self.0.borrow_mut().pending.take();
+        self.stop();
+        {
+            let mut inner = self.0.borrow_mut();
+            inner.local = Some(Rc::default());
+            inner.sent_crd = None;
+        }
+        if let Some(p) = pending {
+            self.submit(p);
+        }
+    }
+
+    fn failed(&self, text: String) {
+        let ready = self.0.borrow().ready;
+        if ready {
+            let cb = self.0.borrow().on_event.clone();
+            cb.emit(Event::Crashed(text));
+        } else {
+            self.fall_back(&text);
+        }
+    }
+
+    fn message(&self, data: JsValue) {
+        if let Some(p) = get_str(&data, "panic") {
+            // The trap follows: the worker is dropped, whatever it still sends.
+            self.stop();
+            let cb = self.0.borrow().on_event.clone();
+            cb.emit(Event::Crashed(p));
+            return;
+        }
+        if let Some(f) = get_str(&data, "failed") {
+            self.fall_back(&f);
+            return;
+        }
+        if js_sys::Reflect::get(&data, &"ready".into()).ok().is_some_and(|v| v.is_truthy()) {
+            self.0.borrow_mut().ready = true;
+            self.send_pending();
+            return;
+        }
+        let Some(json) = get_str(&data, "answer") else { return };
+        let ms = now() - self.0.borrow().sent_at;
+        self.0.borrow_mut().busy = false;
+        // The next job goes first: the worker works while this thread renders.
+        let fresh = self.0.borrow().pending.is_none();
+        self.send_pending();
+        let t0 = now();
+        let read = serde_json::from_str::<Answer>(&json);
+        crate::record_timing("answer-read", now() - t0);
+        crate::record_timing("answer-bytes", json.len() as f64);
+        for (key, kind) in [("engineMs", "worker-analysis"), ("writeMs", "answer-write")] {
+            if let Some(ms) = js_sys::Reflect::get(&data, &key.into()).ok().and_then(|v| v.as_f64()) {
+                crate::record_timing(kind, ms);
+            }
+        }
+        match read {
+            Ok(answer) => {
+                let cb = self.0.borrow().on_event.clone();
+                cb.emit(Event::Answer { answer: Box::new(answer), crd: get_str(&data, "crd"), fresh, ms });
+            }
+            Err(e) => web_sys::console::error_1(&JsValue::from_str(&format!("crdlab: unreadable answer: {}", e))),
+        }
+    }
+
+    /// Asks for an analysis: sent now when the engine is idle, else kept as the next job
+    /// (replacing the one kept before, whose rule edits and requests it takes over).
+    pub fn submit(&self, mut p: Pending) {
+        {
+            let mut inner = self.0.borrow_mut();
+            if let Some(old) = inner.pending.take() {
+                let mut edits = old.job.edits;
+                edits.append(&mut p.job.edits);
+                p.job.edits = edits;
+                p.job.matrix |= old.job.matrix;
+            p.job.nodes |= old.job.nodes;
+                p.job.panic = p.job.panic.or(old.job.panic);
+            }
+            inner.pending = Some(p);
+        }
+        self.send_pending();
+    }
+
+    fn send_pending(&self) {
+        let mut inner = self.0.borrow_mut();
+        if inner.busy || (inner.local.is_none() && !inner.ready) {
+            return;
+        }
+        let Some(mut p) = inner.pending.take() else { return };
+        inner.busy = true;
+        inner.sent_at = now();
+        // The CRD text only when the worker does not hold it.
+        let crd = match &inner.sent_crd {
+            Some(s) if crate::same_text(s, &p.crd) => None,
+            _ => Some(p.crd.clone()),
+        };
+        inner.sent_crd = Some(p.crd.clone());
+        if let Some(engine) = inner.local.clone() {
+            let me = self.clone();
+            drop(inner);
+            // After the event that asked, as an answer from a worker would come.
+            gloo_timers::callback::Timeout::new(0, move || {
+                let t0 = now();
+                let job = std::mem::take(&mut p.job);
+                let (answer, crd) = engine.borrow_mut().handle(job, crd.map(|c| c.to_string()), &p.object, &p.old_object, &p.old_crd);
+                me.0.borrow_mut().busy = false;
+                let fresh = me.0.borrow().pending.is_none();
+                let cb = me.0.borrow().on_event.clone();
+                cb.emit(Event::Answer { answer: Box::new(answer), crd, fresh, ms: now() - t0 });
+                me.send_pending();
+            })
+            .forget();
+            return;
+        }
+        let msg = js_sys::Object::new();
+        set(&msg, "job", &JsValue::from_str(&serde_json::to_string(&p.job).unwrap_or_default()));
+        // The editors' own JS strings where the texts are the ones they reported.
+        let js = |t: &AttrValue| crate::editor::js_string(t).unwrap_or_else(|| JsValue::from_str(t));
+        if let Some(c) = crd {
+            set(&msg, "crd", &js(&c));
+        }
+        set(&msg, "object", &js(&p.object));
+        set(&msg, "oldObject", &js(&p.old_object));
+        if p.job.diff {
+            set(&msg, "oldCrd", &js(&p.old_crd));
+        }
+        if let Some(w) = &inner.worker {
+            if let Err(e) = w.post_message(&msg) {
+                web_sys::console::error_2(&JsValue::from_str("crdlab: could not post to the engine worker"), &e);
+            }
+        }
+    }
+
+    /// The CRD text the engine holds, as the app now shows it (a rule edit's result).
+    pub fn crd_adopted(&self, text: &AttrValue) {
+        self.0.borrow_mut().sent_crd = Some(text.clone());
+    }
+
+    /// Forgets the local engine's answers too (after a crash).
+    pub fn reset_local(&self) {
+        if let Some(l) = &self.0.borrow().local {
+            if let Ok(mut l) = l.try_borrow_mut() {
+                l.reset();
+            }
+        }
+    }
+}
