@@ -172,3 +172,33 @@ fn fast_parser_equals_antlr_over_the_shared_expressions() {
     }
     assert!(mismatches.is_empty(), "{} mismatches:\n{}", mismatches.len(), mismatches.iter().take(20).cloned().collect::<Vec<_>>().join("\n"));
 }
+
+/// `cargo test --release -p crdlab --test parser_differential -- --ignored --nocapture`:
+/// the time `parse` takes per expression over the corpus, and on one small expression,
+/// with each parser (the limits check and the source offsets included in each).
+#[test]
+#[ignore]
+fn time_parse() {
+    use std::time::Instant;
+    let shared = shared_dir();
+    let exprs: Vec<String> = if shared.join("vectors").is_dir() { corpus(&shared).into_iter().collect() } else { Vec::new() };
+    let opts = EnvOptions::stored(36);
+    let small = vec!["x + y * 3 - x / 2 > 10".to_string()];
+    for (name, set, rounds) in [("small expression", &small, 20000), ("corpus", &exprs, 5)] {
+        for backend in [Backend::Fast, Backend::Antlr] {
+            let t = Instant::now();
+            let mut n = 0u32;
+            for _ in 0..rounds {
+                for e in set.iter() {
+                    let r = match backend {
+                        Backend::Fast => crdlab::cel::parse(&opts, e).is_ok(),
+                        Backend::Antlr => parse_with(Backend::Antlr, &opts, e).is_ok(),
+                    };
+                    n += r as u32;
+                }
+            }
+            let per = t.elapsed() / (rounds as u32 * set.len().max(1) as u32);
+            eprintln!("{:<18} {:<28} {:?} per expression ({} parsed)", name, if backend == Backend::Fast { "parse (fast path first)" } else { "ANTLR path only" }, per, n);
+        }
+    }
+}
