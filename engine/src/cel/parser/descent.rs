@@ -27,32 +27,64 @@ const ACCU: &str = "@result";
 /// The accumulator name of older cel-go versions, refused as an iteration variable.
 const LEGACY_ACCU: &str = "__result__";
 
-/// Function names some macro of some release may match (the standard macros, and the
-/// library macros of `environment::library_macros`: optional, two-variable comprehensions,
-/// lists, math). A call of one of these names is only taken when it has exactly the shape
-/// of a standard macro, which this parser expands itself; any other shape falls back.
-pub(crate) const MACRO_NAMES: &[&str] = &[
-    "has",
-    "all",
-    "exists",
-    "exists_one",
-    "existsOne",
-    "map",
-    "filter",
-    "optMap",
-    "optFlatMap",
-    "transformList",
-    "transformMap",
-    "transformMapEntry",
-    "sortBy",
-    "greatest",
-    "least",
-    "bind",
-];
+/// Function names of the library macros this parser does not expand (the lists library's
+/// `sortBy`, the math library's `greatest`/`least`, and `bind`): any call of one of them
+/// falls back, whatever its shape.
+pub(crate) const FOREIGN_MACRO_NAMES: &[&str] = &["sortBy", "greatest", "least", "bind"];
 
-/// Parses `text`; `None` when the ANTLR path must (see the module doc). `optional`: the
-/// optional syntax (`.?`, `[?`, `{?`, `[?`) is part of the grammar and enabled.
-pub(crate) fn parse(text: &str, optional: bool) -> Option<(IdedExpr, SourceInfo)> {
+/// Which macro, if any, a call matches (the crate's `Macros::find`: on the name, on
+/// whether it has a target, and on the argument count).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MacroShape {
+    /// No macro: the call stays as written.
+    None,
+    /// A standard macro (crdlab's `standard_macros`).
+    Standard,
+    /// The optional library's `optMap`/`optFlatMap`.
+    OptMap,
+    /// A two-variable comprehension.
+    TwoVariable,
+    /// Possibly a macro this parser does not expand: fall back.
+    Foreign,
+}
+
+/// The macro a call of `name` with `argc` arguments (on a target when `receiver`) matches.
+pub(crate) fn macro_shape(opts: Options, receiver: bool, name: &str, argc: usize) -> MacroShape {
+    if FOREIGN_MACRO_NAMES.contains(&name) {
+        return MacroShape::Foreign;
+    }
+    match (receiver, name, argc) {
+        (false, "has", 1)
+        | (true, "all" | "exists" | "exists_one" | "existsOne" | "filter", 2)
+        | (true, "map", 2 | 3) => MacroShape::Standard,
+        (true, "optMap" | "optFlatMap", 2) if opts.opt_map_macros => MacroShape::OptMap,
+        (true, "all" | "exists" | "exists_one" | "existsOne", 3) | (true, "transformList" | "transformMap" | "transformMapEntry", 3 | 4)
+            if opts.two_variable_macros =>
+        {
+            MacroShape::TwoVariable
+        }
+        _ => MacroShape::None,
+    }
+}
+
+/// The internal function the two-variable `transformMap` macros build their map with.
+const MAP_INSERT: &str = "cel.@mapInsert";
+/// The iteration variable of `optMap`'s comprehension (crdlab's optional library).
+const UNUSED_ITER_VAR: &str = "#unused";
+
+/// What the environment's parser has beyond the standard grammar and macros.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Options {
+    /// The optional syntax (`.?`, `[?`, `{?`, `[?`) is part of the grammar and enabled.
+    pub optional_syntax: bool,
+    /// The optional library's `optMap`/`optFlatMap` macros (`optional::macros`).
+    pub opt_map_macros: bool,
+    /// The two-variable comprehension macros (`comprehensions::macros`).
+    pub two_variable_macros: bool,
+}
+
+/// Parses `text`; `None` when the ANTLR path must (see the module doc).
+pub(crate) fn parse(text: &str, opts: Options) -> Option<(IdedExpr, SourceInfo)> {
     // Offsets are u32 in the source info.
     if text.len() >= u32::MAX as usize {
         return None;
@@ -65,7 +97,8 @@ pub(crate) fn parse(text: &str, optional: bool) -> Option<(IdedExpr, SourceInfo)
         next_id: 1,
         info: SourceInfo::default(),
         depth: 0,
-        optional,
+        optional: opts.optional_syntax,
+        opts,
     };
     let e = p.expr()?;
     if p.peek() != T::Eof {
@@ -444,6 +477,7 @@ struct Parser<'a> {
     /// Nested `expr` rules entered.
     depth: usize,
     optional: bool,
+    opts: Options,
 }
 
 fn call(id: u64, func: &str, target: Option<IdedExpr>, args: Vec<IdedExpr>) -> IdedExpr {
@@ -868,17 +902,18 @@ impl<'a> Parser<'a> {
     }
 
     /// The crate's `call_or_macro`: the standard macros expanded as crdlab's
-    /// `standard_macros` do (cel-go's `parser/macro.go`); any other call a macro could
-    /// match falls back.
+    /// `standard_macros` do (cel-go's `parser/macro.go`), and the optional and two-variable
+    /// comprehension library macros as those libraries do; a call that a macro this parser
+    /// does not expand could match falls back, as does any macro error.
     fn call_or_macro(&mut self, id: u64, name: &str, target: Option<IdedExpr>, mut args: Vec<IdedExpr>) -> Option<IdedExpr> {
-        if !MACRO_NAMES.contains(&name) {
-            return Some(call(id, name, target, args));
+        let shape = macro_shape(self.opts, target.is_some(), name, args.len());
+        match shape {
+            MacroShape::None => return Some(call(id, name, target, args)),
+            MacroShape::Foreign => return None,
+            _ => {}
         }
         let Some(range) = target else {
             // `has(a.f)`: the selection becomes a presence test with a new id.
-            if name != operators::HAS || args.len() != 1 {
-                return None;
-            }
             let arg = args.pop()?;
             let Expr::Select(mut s) = arg.expr else {
                 return None;
@@ -887,6 +922,12 @@ impl<'a> Parser<'a> {
             let id = self.id_for(id);
             return Some(IdedExpr { id, expr: Expr::Select(s) });
         };
+        if shape == MacroShape::OptMap {
+            return self.opt_map(id, name == "optMap", range, args);
+        }
+        if shape == MacroShape::TwoVariable {
+            return self.two_variable(id, name, range, args);
+        }
         match (name, args.len()) {
             ("all" | "exists" | "exists_one" | "existsOne", 2) => {
                 let var = single_var(&args[0])?;
@@ -923,6 +964,95 @@ impl<'a> Parser<'a> {
             }
             _ => None,
         }
+    }
+
+    /// The optional library's `optMap` (`wrap`) / `optFlatMap` expansion (crdlab's
+    /// `optional::opt_map_expand`, cel-go's `optMap`): `target.hasValue() ?
+    /// optional.of(<fold binding the variable to target.value()>) : optional.none()`.
+    fn opt_map(&mut self, id: u64, wrap: bool, target: IdedExpr, mut args: Vec<IdedExpr>) -> Option<IdedExpr> {
+        let var = match &args[0].expr {
+            Expr::Ident(name) => name.clone(),
+            _ => return None,
+        };
+        let map_expr = args.pop()?;
+        let target_copy = target.clone();
+        let has_value = self.next(id, Expr::Call(CallExpr { func_name: "hasValue".to_string(), target: Some(Box::new(target)), args: Vec::new() }));
+        let iter_range = self.next(id, Expr::List(ListExpr::new(Vec::new())));
+        let accu_init = self.next(id, Expr::Call(CallExpr { func_name: "value".to_string(), target: Some(Box::new(target_copy)), args: Vec::new() }));
+        let loop_cond = self.lit(id, LiteralValue::Boolean(false.into()));
+        let loop_step = self.next(id, Expr::Ident(var.clone()));
+        let fold = self.next(
+            id,
+            Expr::Comprehension(Box::new(ComprehensionExpr {
+                iter_range,
+                iter_var: UNUSED_ITER_VAR.to_string(),
+                iter_var2: None,
+                accu_var: var,
+                accu_init,
+                loop_cond,
+                loop_step,
+                result: map_expr,
+            })),
+        );
+        let present = if wrap { self.call_for(id, "optional.of", vec![fold]) } else { fold };
+        let absent = self.call_for(id, "optional.none", Vec::new());
+        Some(self.call_for(id, operators::CONDITIONAL, vec![has_value, present, absent]))
+    }
+
+    /// The two-variable comprehensions (crdlab's `comprehensions::expand`, cel-go's
+    /// `ext/comprehensions.go`): quantifiers with a predicate, transforms with an
+    /// optional filter.
+    fn two_variable(&mut self, id: u64, name: &str, range: IdedExpr, args: Vec<IdedExpr>) -> Option<IdedExpr> {
+        let (v1, v2) = match (&args[0].expr, &args[1].expr) {
+            (Expr::Ident(a), Expr::Ident(b)) if a != b && ![a, b].iter().any(|v| *v == ACCU || *v == LEGACY_ACCU) => (a.clone(), b.clone()),
+            _ => return None,
+        };
+        let mut rest: Vec<IdedExpr> = args.into_iter().skip(2).collect();
+        let last = rest.pop()?;
+        let filter = rest.pop();
+        let (init, cond, step, result) = match name {
+            "transformList" => {
+                let a = self.accu(id);
+                let single = self.next(id, Expr::List(ListExpr::new(vec![last])));
+                let step = self.call_for(id, operators::ADD, vec![a, single]);
+                let step = self.with_filter(id, filter, step);
+                let init = self.next(id, Expr::List(ListExpr::new(Vec::new())));
+                let cond = self.lit(id, LiteralValue::Boolean(true.into()));
+                (init, cond, step, self.accu(id))
+            }
+            "transformMap" | "transformMapEntry" => {
+                let a = self.accu(id);
+                let step = if name == "transformMap" {
+                    let key = self.next(id, Expr::Ident(v1.clone()));
+                    self.call_for(id, MAP_INSERT, vec![a, key, last])
+                } else {
+                    self.call_for(id, MAP_INSERT, vec![a, last])
+                };
+                let step = self.with_filter(id, filter, step);
+                let init = self.next(id, Expr::Map(MapExpr::default()));
+                let cond = self.lit(id, LiteralValue::Boolean(true.into()));
+                (init, cond, step, self.accu(id))
+            }
+            _ => {
+                if filter.is_some() {
+                    return None;
+                }
+                self.quantifier_parts(id, name, last)
+            }
+        };
+        Some(self.next(
+            id,
+            Expr::Comprehension(Box::new(ComprehensionExpr {
+                iter_range: range,
+                iter_var: v1,
+                iter_var2: Some(v2),
+                accu_var: ACCU.to_string(),
+                accu_init: init,
+                loop_cond: cond,
+                loop_step: step,
+                result,
+            })),
+        ))
     }
 
     /// A macro expansion's node (`MacroExprHelper::next_expr`).

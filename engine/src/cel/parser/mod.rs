@@ -39,8 +39,19 @@ pub fn parse(opts: &EnvOptions, text: &str) -> Result<(IdedExpr, Source), String
 /// The fast parser, for the release's grammar: optional syntax only where the release's
 /// grammar has it and the environment enables it.
 fn fast(opts: &EnvOptions, text: &str) -> Option<(IdedExpr, SourceInfo)> {
-    let optional = opts.optional_syntax && Feature::GrammarOptionalToken.enabled_at(opts.release_minor);
-    descent::parse(text, optional)
+    descent::parse(text, descent_options(opts))
+}
+
+/// The fast parser's grammar and macros for an environment: optional syntax where the
+/// release's grammar has it and the environment enables it; the library macros at the
+/// compatibility versions `optional::macros` (1.28) and `comprehensions::macros` (1.32)
+/// add them (`tests::fast_macros_are_the_library_macros` holds them together).
+pub(crate) fn descent_options(opts: &EnvOptions) -> descent::Options {
+    descent::Options {
+        optional_syntax: opts.optional_syntax && Feature::GrammarOptionalToken.enabled_at(opts.release_minor),
+        opt_map_macros: opts.compat_minor >= 28,
+        two_variable_macros: opts.compat_minor >= 32,
+    }
 }
 
 /// The node offsets of a parsed expression, as code points before cel-go v0.17.

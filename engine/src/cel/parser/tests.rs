@@ -2,8 +2,8 @@
 //! ids and offsets; where it must not, it declines.
 
 use crate::cel::env::EnvOptions;
-use crate::cel::parser::descent::{self, MACRO_NAMES};
-use crate::cel::parser::{antlr, parse, parse_with, Backend};
+use crate::cel::parser::descent::{self, macro_shape, MacroShape};
+use crate::cel::parser::{antlr, descent_options, parse, parse_with, Backend};
 
 fn opts(release: u32) -> EnvOptions {
     EnvOptions::stored(release)
@@ -23,7 +23,7 @@ fn same(text: &str) {
 /// The fast parser declines `text` (at 1.36), and `parse` gives the ANTLR path's answer.
 fn declines(text: &str) {
     let o = opts(36);
-    assert!(descent::parse(text, o.optional_syntax).is_none(), "the fast parser takes {:?}", text);
+    assert!(descent::parse(text, descent_options(&o)).is_none(), "the fast parser takes {:?}", text);
     let via_parse = parse(&o, text).map(|(e, _)| e);
     let via_antlr = antlr::parse(&o, text).map(|(e, _)| e);
     assert_eq!(via_parse, via_antlr, "{:?}", text);
@@ -158,12 +158,15 @@ fn macros() {
         "x.filter(e, e > 0)",
         "x.all(e, e.all(f, f > e.size()))",
         ".has(a.b)",
+        "a.has(b)",
+        "x.all(e)",
+        "map(x, e, e)",
         "self.items.map(i, i.name).filter(n, n.startsWith('a')).size() > 0",
     ] {
         same(t);
     }
-    // A call of a macro's name in another shape than the standard macro's: left to ANTLR.
-    for t in ["a.has(b)", "has(a)", "x.all(1, true)", "x.all(__result__, true)", "x.all(k, v, true)", "x.sortBy(e, e)", "x.optMap(e, e)"] {
+    // A macro's error, or a macro this parser does not expand: left to ANTLR.
+    for t in ["has(a)", "x.all(1, true)", "x.all(__result__, true)", "x.all(k, k, true)", "x.sortBy(e, e)", "x.optMap(1, e)"] {
         declines(t);
     }
 }
@@ -198,25 +201,75 @@ fn comments_and_whitespace() {
 #[test]
 fn parse_takes_the_fast_path_and_keeps_antlr_errors() {
     let o = opts(36);
-    assert!(descent::parse("a + 1", true).is_some());
+    assert!(descent::parse("a + 1", descent_options(&o)).is_some());
     let err = parse(&o, "a +").err().expect("a syntax error");
     assert!(err.starts_with("ERROR: <input>:1:4: Syntax error:"), "{}", err);
     let err = parse(&o, "has(a)").err().expect("a macro error");
     assert!(err.contains("invalid argument to has() macro"), "{}", err);
 }
 
-/// Every macro of every release is a name the fast parser declines unless it expands it.
+/// The library macros the fast parser expands, at the compatibility versions the libraries
+/// add them.
 #[test]
-fn macro_names_cover_every_macro() {
+fn fast_macros_are_the_library_macros() {
+    use crate::cel::environment::library_macros;
+    for minor in 25..=37 {
+        let o = EnvOptions::stored(minor);
+        let names: Vec<String> = library_macros(&o).iter().map(|m| format!("{:?}", m)).collect();
+        let has = |n: &str| names.iter().any(|d| d.contains(&format!("\"{}\"", n)));
+        let f = descent_options(&o);
+        assert_eq!(f.opt_map_macros, has("optMap") && has("optFlatMap"), "1.{}", minor);
+        assert_eq!(f.two_variable_macros, has("transformList") && has("transformMapEntry"), "1.{}", minor);
+    }
+    for t in [
+        "a.optMap(v, v + 1)",
+        "a.?b.optFlatMap(v, v.?c)",
+        "x.all(k, v, k < v)",
+        "x.exists(k, v, k < v)",
+        "x.existsOne(k, v, k < v)",
+        "x.exists_one(k, v, k < v)",
+        "x.transformList(i, v, v * 2)",
+        "x.transformList(i, v, i > 0, v * 2)",
+        "x.transformMap(k, v, v * 2)",
+        "x.transformMap(k, v, k != 'a', v * 2)",
+        "x.transformMapEntry(k, v, {v: k})",
+        "x.transformMapEntry(k, v, v > 0, {v: k})",
+    ] {
+        for release in [25, 28, 31, 32, 36] {
+            let o = opts(release);
+            let fast = parse_with(Backend::Fast, &o, t).unwrap();
+            let slow = parse_with(Backend::Antlr, &o, t).ok().flatten();
+            if let Some(f) = fast {
+                assert_eq!(Some(f), slow, "{:?} at 1.{}", t, release);
+            } else {
+                assert!(release < 32 || (release < 28 && t.contains("opt")), "{:?} declined at 1.{}", t, release);
+            }
+        }
+    }
+}
+
+/// Every macro of every release (name, target or not, argument count) is one the fast
+/// parser expands or falls back on, never one it takes for a plain call.
+#[test]
+fn every_macro_is_expanded_or_declined() {
     use crate::cel::environment::library_macros;
     use crate::cel::library::comprehensions::standard_macros;
     for minor in 25..=37 {
         let mut o = EnvOptions::stored(minor);
         o.conformance_extensions = true;
+        let f = descent_options(&o);
         for m in standard_macros().into_iter().chain(library_macros(&o)) {
+            // `Macro { function: "has", receiver_style: false, arity: Exactly(1), .. }`
             let debug = format!("{:?}", m);
             let name = debug.split('"').nth(1).expect("the macro's name");
-            assert!(MACRO_NAMES.contains(&name), "{} is not in MACRO_NAMES", name);
+            let receiver = debug.contains("receiver_style: true");
+            let arities: Vec<usize> = match debug.split("Exactly(").nth(1) {
+                Some(rest) => vec![rest.split(')').next().and_then(|n| n.parse().ok()).expect("an arity")],
+                None => (0..6).collect(),
+            };
+            for argc in arities {
+                assert_ne!(macro_shape(f, receiver, name, argc), MacroShape::None, "{} at 1.{}", debug, minor);
+            }
         }
     }
 }
