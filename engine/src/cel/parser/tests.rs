@@ -323,3 +323,30 @@ fn fuzzish_inputs_match_or_fall_back() {
     }
     assert!(checked > 100, "only {} inputs taken", checked);
 }
+
+/// `cargo test --release -p crdlab --lib cel::parser::tests::time_parts -- --ignored --nocapture`:
+/// where a small expression's parse time goes on the fast path.
+#[test]
+#[ignore]
+fn time_parts() {
+    use crate::cel::parse_limits;
+    use std::time::Instant;
+    let text = "x + y * 3 - x / 2 > 10";
+    let o = opts(36);
+    let rounds = 50_000u32;
+    let t = Instant::now();
+    for _ in 0..rounds {
+        std::hint::black_box(parse_limits::exceeded(std::hint::black_box(text)));
+    }
+    eprintln!("limits check       {:?}", t.elapsed() / rounds);
+    let t = Instant::now();
+    for _ in 0..rounds {
+        std::hint::black_box(descent::parse(std::hint::black_box(text), descent_options(&o)));
+    }
+    eprintln!("fast parser        {:?}", t.elapsed() / rounds);
+    let t = Instant::now();
+    for _ in 0..rounds {
+        std::hint::black_box(parse(&o, std::hint::black_box(text)).is_ok());
+    }
+    eprintln!("parse (all of it)  {:?}", t.elapsed() / rounds);
+}
