@@ -30,3 +30,5 @@ pub use config::PER_CALL_LIMIT;
 pub use env::env_with_variables;
 pub use environment::base_env;
 pub use parser::parse;
+#[doc(hidden)]
+pub use parser::{parse_with, Backend, Parsed};

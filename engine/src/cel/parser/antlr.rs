@@ -1,9 +1,10 @@
-//! Parsing an expression as the Kubernetes CEL environment's parser does: the `cel` crate's
-//! parser with cel-go's macros and the library macros of the version (`parser.NewParser`
-//! with the options of apiserver `pkg/cel/environment/base.go`), cel-go's parser limits
-//! first, and the errors printed as cel-go prints them.
+//! The `cel` crate's ANTLR-generated parser with cel-go's macros and the library macros of
+//! the version (`parser.NewParser` with the options of apiserver
+//! `pkg/cel/environment/base.go`), and its errors printed as cel-go prints them: the path
+//! every expression the fast parser (`descent`) does not take goes, and the only one that
+//! reports errors.
 
-use crate::cel::checker::{node_ids, Source};
+use crate::cel::checker::Source;
 use crate::cel::env::EnvOptions;
 use crate::cel::environment::library_macros;
 use crate::cel::library::comprehensions::standard_macros;
@@ -35,18 +36,16 @@ fn parser_env(opts: &EnvOptions) -> Arc<cel::Env> {
         .clone()
 }
 
-/// Parses an expression; errors come formatted as cel-go prints them.
+/// Parses an expression (within cel-go's parser limits, checked before); errors come
+/// formatted as cel-go prints them.
 ///
-/// cel-go's parser limits (expression size, recursion) are checked first, on the token
-/// stream: they are reported alone, without a location, and they keep the `cel` crate's
-/// recursive parser away from input deeper than cel-go accepts. The crate parses with
-/// backtick-escaped identifiers enabled so that, as in cel-go (which Kubernetes runs
-/// without `EnableIdentifierEscapeSyntax`), each one is an `unsupported syntax` error at
-/// the identifier and the expression around it still parses.
-pub fn parse(opts: &EnvOptions, text: &str) -> Result<(cel::common::ast::IdedExpr, Source), String> {
-    if let Some(msg) = parse_limits::exceeded(text) {
-        return Err(format!("ERROR: <input>:-1:0: {}", msg));
-    }
+/// The crate parses with backtick-escaped identifiers enabled so that, as in cel-go (which
+/// Kubernetes runs without `EnableIdentifierEscapeSyntax`), each one is an `unsupported
+/// syntax` error at the identifier and the expression around it still parses.
+pub(crate) fn parse(
+    opts: &EnvOptions,
+    text: &str,
+) -> Result<(cel::common::ast::IdedExpr, cel::common::ast::SourceInfo), String> {
     let env = parser_env(opts);
     // (line, 0-based column, message) of every error, sorted by position as cel-go prints.
     let mut errors: Vec<(usize, usize, String)> = Vec::new();
@@ -78,15 +77,7 @@ pub fn parse(opts: &EnvOptions, text: &str) -> Result<(cel::common::ast::IdedExp
         errors.push((line, col, "unsupported syntax: '`'".to_string()));
     }
     match parser.parse_with_source_info(read) {
-        Ok((expr, info)) if errors.is_empty() => {
-            let mut ids = Vec::new();
-            node_ids(&expr, &mut ids);
-            let mut source = source(text, &info, ids);
-            if !Feature::CheckerByteColumns.enabled_at(opts.release_minor) {
-                source.offsets_in_code_points();
-            }
-            return Ok((expr, source));
-        }
+        Ok((expr, info)) if errors.is_empty() => return Ok((expr, info)),
         Ok(_) => {}
         Err(errs) => {
             // cel-go's parser.Visit reports a missing parse element ("unknown parse element
