@@ -106,8 +106,47 @@ fn main() {
                 cache.rules.set_hits
             );
         }
+        "loop-read" | "loop-compile" | "loop-edit" => {
+            // Many repetitions of one phase, for `perf record`: reading the YAML, compiling
+            // the JSON value from scratch, or re-compiling the JSON after a one-rule edit.
+            let n: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(50);
+            let v = crdlab::text::crd_document::parse_crd_text(&text).expect("reads");
+            let mut cache = crdlab::crd::CompileCache::default();
+            crdlab::CompiledCrd::from_value_cached(&v, None, kube, &mut cache).expect("compiles");
+            let t = Instant::now();
+            for i in 0..n {
+                match mode.as_str() {
+                    "loop-read" => drop(crdlab::text::crd_document::parse_crd_text(&text).expect("reads")),
+                    "loop-compile" => drop(crdlab::CompiledCrd::from_value(&v, kube).expect("compiles")),
+                    _ => {
+                        let mut v2 = v.clone();
+                        bump_first_rule(&mut v2, i);
+                        drop(recompile_value(&v2, &mut cache));
+                    }
+                }
+            }
+            eprintln!("{} x {}: {:?} each", mode, n, t.elapsed() / n as u32);
+        }
         other => panic!("unknown mode {}", other),
     }
+}
+
+/// Makes the first rule of the value's first version unique to `i` (a fresh rule text).
+fn bump_first_rule(v: &mut serde_json::Value, i: usize) {
+    fn walk(v: &mut serde_json::Value, i: usize) -> bool {
+        match v {
+            serde_json::Value::Object(m) => {
+                if let Some(serde_json::Value::String(r)) = m.get_mut("rule") {
+                    *r = format!("({i} == {i}) && ({r})");
+                    return true;
+                }
+                m.values_mut().any(|x| walk(x, i))
+            }
+            serde_json::Value::Array(a) => a.iter_mut().any(|x| walk(x, i)),
+            _ => false,
+        }
+    }
+    walk(v, i);
 }
 
 #[inline(never)]

@@ -466,29 +466,72 @@ where
 }
 
 /// [`null_default`] for a slice: the slice itself, and each `null` element (a zero value).
+/// Elements are read into the slice directly (a schema is large: no second pass moving
+/// each one).
 fn null_default_elems<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
 where
     D: serde::Deserializer<'de>,
     T: Deserialize<'de> + Default,
 {
-    Ok(Option::<Vec<Option<T>>>::deserialize(d)?
-        .unwrap_or_default()
-        .into_iter()
-        .map(Option::unwrap_or_default)
-        .collect())
+    struct Elems<T>(std::marker::PhantomData<T>);
+    impl<'de, T: Deserialize<'de> + Default> serde::de::Visitor<'de> for Elems<T> {
+        type Value = Vec<T>;
+        // serde's own `Vec` says so; the error texts stay the derived ones.
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a sequence")
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<Vec<T>, E> {
+            Ok(Vec::new())
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Vec<T>, E> {
+            Ok(Vec::new())
+        }
+        fn visit_some<D2: serde::Deserializer<'de>>(self, d: D2) -> Result<Vec<T>, D2::Error> {
+            d.deserialize_seq(self)
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+            while let Some(x) = seq.next_element::<Option<T>>()? {
+                out.push(x.unwrap_or_default());
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_option(Elems(std::marker::PhantomData))
 }
 
 /// [`null_default`] for a map: the map itself, and each `null` value (a zero value).
+/// Values are read into the map directly (schemas are large: no second pass moving each).
 fn null_default_values<'de, D, T>(d: D) -> Result<BTreeMap<String, T>, D::Error>
 where
     D: serde::Deserializer<'de>,
     T: Deserialize<'de> + Default,
 {
-    Ok(Option::<BTreeMap<String, Option<T>>>::deserialize(d)?
-        .unwrap_or_default()
-        .into_iter()
-        .map(|(k, v)| (k, v.unwrap_or_default()))
-        .collect())
+    struct Values<T>(std::marker::PhantomData<T>);
+    impl<'de, T: Deserialize<'de> + Default> serde::de::Visitor<'de> for Values<T> {
+        type Value = BTreeMap<String, T>;
+        // serde's own `BTreeMap` says so; the error texts stay the derived ones.
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a map")
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(BTreeMap::new())
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(BTreeMap::new())
+        }
+        fn visit_some<D2: serde::Deserializer<'de>>(self, d: D2) -> Result<Self::Value, D2::Error> {
+            d.deserialize_map(self)
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+            let mut out = BTreeMap::new();
+            while let Some((k, v)) = m.next_entry::<String, Option<T>>()? {
+                out.insert(k, v.unwrap_or_default());
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_option(Values(std::marker::PhantomData))
 }
 
 /// Keeps an explicit JSON `null` as `Some(Value::Null)` (absent stays `None`).

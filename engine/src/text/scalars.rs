@@ -177,8 +177,11 @@ fn float_value(f: f64, mark: &Marker) -> Result<Value, ReadError> {
         .unwrap_or(Value::Null))
 }
 
+///
+/// The scalar's text is taken by value: a string scalar (most of a CRD: descriptions,
+/// names) becomes the JSON string without a copy.
 pub(crate) fn resolve_scalar(
-    s: &str,
+    s: String,
     style: TScalarStyle,
     tag: Option<&Tag>,
     mark: &Marker,
@@ -188,33 +191,34 @@ pub(crate) fn resolve_scalar(
         || explicit == Some("str")
         || explicit == Some("tag:yaml.org,2002:str")
     {
-        return Ok(Value::String(s.to_string()));
+        return Ok(Value::String(s));
     }
     if explicit == Some("binary") {
         return Ok(Value::String(s.split_whitespace().collect()));
     }
-    Ok(match resolve_plain(s) {
+    Ok(match resolve_plain(&s) {
         Resolved::Null => Value::Null,
         Resolved::Bool(b) => Value::Bool(b),
         Resolved::Int(i) => Value::Number(i.into()),
         // Beyond int64 the apiserver's JSON decoder keeps a float64.
         Resolved::Uint(u) => float_value(u as f64, mark)?,
         Resolved::Float(f) => float_value(f, mark)?,
-        Resolved::Str => Value::String(s.to_string()),
+        Resolved::Str => Value::String(s),
     })
 }
 
-/// Map keys become JSON strings the way sigs.k8s.io/yaml converts go-yaml's keys.
+/// Map keys become JSON strings the way sigs.k8s.io/yaml converts go-yaml's keys (the
+/// key's text taken by value: a string key is kept without a copy).
 pub(crate) fn resolve_key(
-    s: &str,
+    s: String,
     style: TScalarStyle,
     tag: Option<&Tag>,
     mark: &Marker,
 ) -> Result<String, ReadError> {
     if style != TScalarStyle::Plain || tag_suffix(tag) == Some("str") {
-        return Ok(s.to_string());
+        return Ok(s);
     }
-    Ok(match resolve_plain(s) {
+    Ok(match resolve_plain(&s) {
         Resolved::Null => "null".to_string(),
         Resolved::Bool(b) => b.to_string(),
         Resolved::Int(i) => i.to_string(),
@@ -228,7 +232,7 @@ pub(crate) fn resolve_key(
             }
             crate::go::fmt::format_float_v(f)
         }
-        Resolved::Str => s.to_string(),
+        Resolved::Str => s,
     })
 }
 

@@ -4,7 +4,7 @@
 //! compliance, and emits a stream of tokens that can be used by the [`crate::YamlLoader`] to
 //! construct the [`crate::Yaml`] object.
 
-use crate::scanner::{Marker, ScanError, Scanner, TScalarStyle, Token, TokenType};
+use crate::scanner::{Input, Marker, ScanError, Scanner, TScalarStyle, Token, TokenType};
 use std::collections::HashMap;
 
 #[derive(Clone, Copy, PartialEq, Debug, Eq)]
@@ -218,7 +218,7 @@ impl<'a> Parser<core::str::Chars<'a>> {
     }
 }
 
-impl<T: Iterator<Item = char>> Parser<T> {
+impl<T: Input> Parser<T> {
     /// Create a new instance of a parser from the given input of characters.
     pub fn new(src: T) -> Parser<T> {
         Parser {

@@ -393,7 +393,41 @@ pub struct Scanner<T> {
     implicit_flow_mapping: bool,
 }
 
-impl<T: Iterator<Item = char>> Iterator for Scanner<T> {
+/// crdlab: the scanner's input, which it may read in bulk when it is a string's characters
+/// (the hot loops of plain and block scalars then take runs of ASCII bytes at once instead
+/// of one character at a time through the lookahead buffer; what they take, and the marks,
+/// are the same).
+pub trait Input: Iterator<Item = char> {
+    /// The characters not yet read, when the input is a string.
+    fn rest(&self) -> Option<&str> {
+        None
+    }
+    /// Skips the first `n` bytes of [`Input::rest`] (`n` is at a character boundary).
+    fn skip_bytes(&mut self, _n: usize) {}
+}
+
+impl Input for std::str::Chars<'_> {
+    fn rest(&self) -> Option<&str> {
+        Some(self.as_str())
+    }
+    fn skip_bytes(&mut self, n: usize) {
+        *self = self.as_str()[n..].chars();
+    }
+}
+
+/// crdlab: any character iterator as an [`Input`] read one character at a time.
+pub struct CharInput<I>(pub I);
+
+impl<I: Iterator<Item = char>> Iterator for CharInput<I> {
+    type Item = char;
+    fn next(&mut self) -> Option<char> {
+        self.0.next()
+    }
+}
+
+impl<I: Iterator<Item = char>> Input for CharInput<I> {}
+
+impl<T: Input> Iterator for Scanner<T> {
     type Item = Token;
     fn next(&mut self) -> Option<Token> {
         if self.error.is_some() {
@@ -417,10 +451,17 @@ impl<T: Iterator<Item = char>> Iterator for Scanner<T> {
     }
 }
 
+/// crdlab: an ASCII character that continues a plain scalar in block context whatever
+/// follows it (not a blank, a break, NUL or `:`).
+#[inline]
+fn is_plain_run_byte(c: char) -> bool {
+    c.is_ascii() && !matches!(c, ' ' | '\t' | '\r' | '\n' | '\0' | ':')
+}
+
 /// A convenience alias for scanner functions that may fail without returning a value.
 pub type ScanResult = Result<(), ScanError>;
 
-impl<T: Iterator<Item = char>> Scanner<T> {
+impl<T: Input> Scanner<T> {
     /// Creates the YAML tokenizer.
     pub fn new(rdr: T) -> Scanner<T> {
         Scanner {
@@ -468,6 +509,64 @@ impl<T: Iterator<Item = char>> Scanner<T> {
                 .push_back(self.rdr.next().unwrap_or('\0'))
                 .unwrap();
         }
+    }
+
+    /// crdlab: with the lookahead buffer empty, moves the run of ASCII characters for which
+    /// `keep` holds from a string input straight into `out`, and returns its length (in
+    /// bytes, which is in characters too). The caller updates `self.mark`.
+    #[inline]
+    fn take_ascii_while(&mut self, keep: impl Fn(u8) -> bool, out: &mut String) -> usize {
+        debug_assert!(self.buffer.is_empty());
+        let Some(rest) = self.rdr.rest() else {
+            return 0;
+        };
+        let n = rest
+            .bytes()
+            .position(|b| !(b.is_ascii() && keep(b)))
+            .unwrap_or(rest.len());
+        if n > 0 {
+            out.push_str(&rest[..n]);
+            self.rdr.skip_bytes(n);
+        }
+        n
+    }
+
+    /// crdlab: with the lookahead buffer empty, in block context, right after a non-blank
+    /// character of a plain scalar: moves the rest of the scalar's line that reads the same
+    /// one character at a time (words and the spaces between them: ASCII other than tabs,
+    /// breaks, NUL, `:` and `#`; spaces at its end are left, as they are dropped at a line
+    /// break) straight into `out`, and returns its length.
+    #[inline]
+    fn take_plain_run(&mut self, out: &mut String) -> usize {
+        debug_assert!(self.buffer.is_empty());
+        let Some(rest) = self.rdr.rest() else {
+            return 0;
+        };
+        let run = rest
+            .bytes()
+            .position(|b| !(b == b' ' || is_plain_run_byte(char::from(b)) && b != b'#'))
+            .unwrap_or(rest.len());
+        let n = rest[..run].trim_end_matches(' ').len();
+        if n > 0 {
+            out.push_str(&rest[..n]);
+            self.rdr.skip_bytes(n);
+        }
+        n
+    }
+
+    /// crdlab: with the lookahead buffer empty, skips at most `max` spaces straight from a
+    /// string input, and returns how many. The caller updates `self.mark`.
+    #[inline]
+    fn skip_spaces(&mut self, max: usize) -> usize {
+        debug_assert!(self.buffer.is_empty());
+        let Some(rest) = self.rdr.rest() else {
+            return 0;
+        };
+        let n = rest.bytes().take(max).take_while(|&b| b == b' ').count();
+        if n > 0 {
+            self.rdr.skip_bytes(n);
+        }
+        n
     }
 
     /// Consume the next character. It is assumed the next character is a blank.
@@ -846,7 +945,15 @@ impl<T: Iterator<Item = char>> Scanner<T> {
                         ));
                     }
                 }
-                '\t' | ' ' => self.skip_blank(),
+                '\t' | ' ' => {
+                    self.skip_blank();
+                    // crdlab: the spaces that follow (indentation) at once.
+                    if self.buffer.is_empty() {
+                        let n = self.skip_spaces(usize::MAX);
+                        self.mark.index += n;
+                        self.mark.col += n;
+                    }
+                }
                 '\n' | '\r' => {
                     self.lookahead(2);
                     self.skip_linebreak();
@@ -1763,6 +1870,8 @@ impl<T: Iterator<Item = char>> Scanner<T> {
             // characters are appended here as their real size (1B for ascii, or up to 4 bytes for
             // UTF-8). We can then use the internal `line_buffer` `Vec` to push data into `string`
             // (using `String::push_str`).
+            // crdlab: the ASCII run of the line at once.
+            self.take_ascii_while(|b| b != b'\n' && b != b'\r' && b != 0, line_buffer);
             let mut c = self.raw_read_ch();
             while !is_breakz(c) {
                 line_buffer.push(c);
@@ -1775,8 +1884,12 @@ impl<T: Iterator<Item = char>> Scanner<T> {
             self.buffer.push_back(c).unwrap();
 
             // We need to manually update our position; we haven't called a `skip` function.
-            self.mark.col += line_buffer.len();
-            self.mark.index += line_buffer.len();
+            // crdlab: in characters, as everywhere else (upstream added bytes, so a non-ASCII
+            // line moved every later mark, and by how much depended on how much of the line
+            // the lookahead buffer held).
+            let chars = line_buffer.chars().count();
+            self.mark.col += chars;
+            self.mark.index += chars;
 
             // We can now append our bytes to our `string`.
             string.reserve(line_buffer.len());
@@ -1796,6 +1909,16 @@ impl<T: Iterator<Item = char>> Scanner<T> {
                     self.skip_blank();
                 }
             } else {
+                // crdlab: the indentation's spaces in the buffer, then the rest of them
+                // straight from the input (what the loop below skips one at a time).
+                while !self.buffer.is_empty() && self.mark.col < indent && self.ch() == ' ' {
+                    self.skip_blank();
+                }
+                if self.buffer.is_empty() && self.mark.col < indent {
+                    let n = self.skip_spaces(indent - self.mark.col);
+                    self.mark.index += n;
+                    self.mark.col += n;
+                }
                 loop {
                     self.lookahead(BUFFER_LEN);
                     while !self.buffer.is_empty() && self.mark.col < indent && self.ch() == ' ' {
@@ -2163,9 +2286,10 @@ impl<T: Iterator<Item = char>> Scanner<T> {
         }
 
         let mut string = String::with_capacity(32);
-        let mut leading_break = String::with_capacity(32);
-        let mut trailing_breaks = String::with_capacity(32);
-        let mut whitespaces = String::with_capacity(32);
+        // crdlab: allocated when first used (most plain scalars are one word, e.g. keys).
+        let mut leading_break = String::new();
+        let mut trailing_breaks = String::new();
+        let mut whitespaces = String::new();
 
         loop {
             self.lookahead(4);
@@ -2215,6 +2339,19 @@ impl<T: Iterator<Item = char>> Scanner<T> {
 
                     string.push(self.ch());
                     self.skip_non_blank();
+                    // crdlab: in block context, a run of ASCII characters other than blanks,
+                    // breaks and `:` continues the scalar whatever follows; it is taken at
+                    // once when the buffer holds one such character.
+                    if self.flow_level == 0
+                        && self.buffer.len() == 1
+                        && is_plain_run_byte(self.ch())
+                    {
+                        string.push(self.ch());
+                        self.skip_non_blank();
+                        let n = self.take_plain_run(&mut string);
+                        self.mark.index += n;
+                        self.mark.col += n;
+                    }
                     self.lookahead(2);
                 }
             }

@@ -252,7 +252,7 @@ impl YamlLoader {
     /// # Errors
     /// Returns `ScanError` when loading fails.
     pub fn load_from_iter<I: Iterator<Item = char>>(source: I) -> Result<Vec<Yaml>, ScanError> {
-        let mut parser = Parser::new(source);
+        let mut parser = Parser::new(crate::scanner::CharInput(source));
         Self::load_from_parser(&mut parser)
     }
 
@@ -262,7 +262,7 @@ impl YamlLoader {
     /// An error in a latter document prevents the former from being returned.
     /// # Errors
     /// Returns `ScanError` when loading fails.
-    pub fn load_from_parser<I: Iterator<Item = char>>(
+    pub fn load_from_parser<I: crate::scanner::Input>(
         parser: &mut Parser<I>,
     ) -> Result<Vec<Yaml>, ScanError> {
         let mut loader = YamlLoader::default();

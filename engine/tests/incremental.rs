@@ -1,0 +1,215 @@
+//! A re-compile after an edit (one `Engine`, whose compile cache reuses what earlier
+//! compiles computed from identical inputs) answers byte for byte what a fresh compile
+//! answers: crdErrors, warnings, rules and their costs, and the validation of objects of the
+//! CRD's vectors. Real CRDs of ../shared/crds, edited the ways an editor does: a rule's text,
+//! a `maxLength` that changes a rule's cost, a field's type, a rule added then removed, the
+//! targeted release. And the cache stays bounded across the edits.
+
+use crdlab::engine::Engine;
+use crdlab::schema::cel::compile::RuleCache;
+use crdlab::wire::batch::{Answer, Request};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+fn shared() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared")
+}
+
+/// (CRD file under shared/crds, vectors file under shared/vectors).
+const CASES: &[(&str, &str)] = &[
+    (
+        "etcd-druid/api/core/v1alpha1/crds/druid.gardener.cloud_etcds.yaml",
+        "etcd-druid/druid.gardener.cloud_etcds.jsonl",
+    ),
+    (
+        "openshift-api/config/v1alpha1/zz_generated.crd-manifests/0000_10_config-operator_01_clustermonitorings.crd.yaml",
+        "openshift-api/config__v1alpha1__clustermonitorings.config.openshift.io__AAA_ungated.jsonl",
+    ),
+    (
+        "openshift-api/config/v1/zz_generated.crd-manifests/0000_10_config-operator_01_infrastructures-Default.crd.yaml",
+        "openshift-api/config__v1__infrastructures.config.openshift.io__AAA_ungated.jsonl",
+    ),
+    (
+        "postgres-operator/config/crd/bases/postgres-operator.crunchydata.com_postgresclusters.yaml",
+        "postgres-operator/postgres-operator.crunchydata.com_postgresclusters.jsonl",
+    ),
+];
+
+/// Up to three objects (with their version) the vectors validate against the CRD file.
+fn objects(crd: &str, vectors: &Path) -> Vec<(Option<String>, Value)> {
+    let Ok(text) = std::fs::read_to_string(vectors) else { return Vec::new() };
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| {
+            let r = &v["request"];
+            r["object"].is_object()
+                && r["crdFile"].as_str().is_some_and(|f| crd.ends_with(f) || f.ends_with(crd))
+        })
+        .take(3)
+        .map(|v| {
+            let r = &v["request"];
+            (r["version"].as_str().map(str::to_string), r["object"].clone())
+        })
+        .collect()
+}
+
+/// The line of `text` at byte `at` replaced by `f(line)`.
+fn replace_line(text: &str, at: usize, f: impl Fn(&str) -> String) -> String {
+    let start = text[..at].rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let end = at + text[at..].find('\n').unwrap_or(text.len() - at);
+    format!("{}{}{}", &text[..start], f(&text[start..end]), &text[end..])
+}
+
+/// The first line whose trimmed text (a list item's `- ` dropped) starts with `prefix`.
+fn find_line(text: &str, prefix: &str) -> Option<usize> {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        if line.trim_start().trim_start_matches("- ").starts_with(prefix) {
+            return Some(at);
+        }
+        at += line.len();
+    }
+    None
+}
+
+/// The first rule's text `R` becomes `(n == n) && (R)`: a new rule text, same meaning.
+fn edit_rule(text: &str, n: usize) -> Option<String> {
+    let at = find_line(text, "rule: ")?;
+    Some(replace_line(text, at, |line| {
+        let i = line.find("rule: ").unwrap() + "rule: ".len();
+        let expr = line[i..].trim();
+        let edited = match expr.chars().next() {
+            Some(q @ ('"' | '\'')) if expr.len() >= 2 => {
+                format!("{q}({n} == {n}) && ({}){q}", &expr[1..expr.len() - 1])
+            }
+            _ => format!("'({n} == {n}) && ({})'", expr.replace('\'', "''")),
+        };
+        format!("{}{}", &line[..i], edited)
+    }))
+}
+
+/// Every `maxLength: N` becomes `maxLength: 4N + 7` (the costs of rules over those
+/// strings change).
+fn edit_max_lengths(text: &str) -> Option<String> {
+    find_line(text, "maxLength: ")?;
+    Some(
+        text.split_inclusive('\n')
+            .map(|line| {
+                let t = line.trim_start();
+                match t.strip_prefix("maxLength: ").and_then(|n| n.trim().parse::<u64>().ok()) {
+                    Some(n) => format!("{}maxLength: {}\n", &line[..line.len() - t.len()], 4 * n + 7),
+                    None => line.to_string(),
+                }
+            })
+            .collect(),
+    )
+}
+
+/// The first `type: string` becomes `type: integer` (or the first integer a string).
+fn edit_type(text: &str) -> Option<String> {
+    if let Some(at) = find_line(text, "type: string") {
+        return Some(replace_line(text, at, |l| l.replacen("type: string", "type: integer", 1)));
+    }
+    let at = find_line(text, "type: integer")?;
+    Some(replace_line(text, at, |l| l.replacen("type: integer", "type: string", 1)))
+}
+
+/// A rule `self == self` added before the first rule of the first rule list.
+fn add_rule(text: &str) -> Option<String> {
+    let list = find_line(text, "x-kubernetes-validations:")?;
+    let next = list + text[list..].find('\n')? + 1;
+    let first = &text[next..next + text[next..].find('\n')?];
+    let indent = &first[..first.len() - first.trim_start().len()];
+    if !first.trim_start().starts_with("- ") {
+        return None;
+    }
+    Some(format!(
+        "{}{}- message: added\n{}  rule: self == self\n{}",
+        &text[..next],
+        indent,
+        indent,
+        &text[next..]
+    ))
+}
+
+/// The requests asked of a CRD text: the CRD alone (crdErrors, rules, costs), and each object.
+fn requests(text: &str, kube: &str, objects: &[(Option<String>, Value)]) -> Vec<Request> {
+    let mut out = vec![json!({"crd": text, "kubernetesVersion": kube})];
+    for (version, object) in objects {
+        out.push(json!({"crd": text, "kubernetesVersion": kube, "version": version, "object": object}));
+    }
+    out.into_iter()
+        .map(|r| serde_json::from_value(r).expect("a request"))
+        .collect()
+}
+
+#[test]
+fn recompiles_after_edits_answer_as_fresh_compiles() {
+    let mut checked = 0;
+    for (crd, vectors) in CASES {
+        let Ok(text) = std::fs::read_to_string(shared().join("crds").join(crd)) else {
+            eprintln!("{} not found: skipped", crd);
+            continue;
+        };
+        let objects = objects(crd, &shared().join("vectors").join(vectors));
+        // The edit series, each compiled by the same engine after the previous one.
+        let mut series: Vec<(&str, String, &str)> = vec![("original", text.clone(), "1.36")];
+        let mut push = |what: &'static str, t: Option<String>, kube: &'static str| {
+            if let Some(t) = t {
+                series.push((what, t, kube));
+            }
+        };
+        push("rule text", edit_rule(&text, 1), "1.36");
+        push("rule text again", edit_rule(&text, 2), "1.36");
+        push("maxLength", edit_max_lengths(&text), "1.36");
+        push("back", Some(text.clone()), "1.36");
+        push("type", edit_type(&text), "1.36");
+        push("rule added", add_rule(&text), "1.36");
+        push("rule removed", Some(text.clone()), "1.36");
+        push("release 1.30", Some(text.clone()), "1.30");
+        push("release 1.25, rule text", edit_rule(&text, 3), "1.25");
+        push("release 1.36 again", edit_rule(&text, 3), "1.36");
+        // Two engines: the default cache (which reuses what any recent compile computed), and
+        // one without spare capacity, which keeps only what the previous compile used and so
+        // holds at most two compiles' worth whatever the number of edits.
+        for capacity in [None, Some(0)] {
+            let mut engine = Engine::new();
+            if let Some(c) = capacity {
+                engine.compile_cache.rules = RuleCache::with_capacity(c);
+            }
+            let mut first = 0;
+            for (what, t, kube) in &series {
+                for req in requests(t, kube, &objects) {
+                    let incremental: Answer = engine.handle(&req);
+                    let fresh: Answer = Engine::new().handle(&req);
+                    assert!(
+                        incremental == fresh,
+                        "{} after the edit {:?} (release {}, cache capacity {:?}): incremental {}\nfresh {}",
+                        crd,
+                        what,
+                        kube,
+                        capacity,
+                        serde_json::to_string(&incremental).unwrap(),
+                        serde_json::to_string(&fresh).unwrap()
+                    );
+                    checked += 1;
+                }
+                let held = engine.compile_cache.rules.len();
+                if *what == "original" {
+                    first = held;
+                }
+                if capacity.is_some() {
+                    assert!(
+                        held <= 2 * first + 2,
+                        "{}: the cache holds {} rules after {:?} ({} after one compile)",
+                        crd,
+                        held,
+                        what,
+                        first
+                    );
+                }
+            }
+        }
+    }
+    assert!(checked > 0 || !shared().join("crds").exists(), "nothing compared");
+}
