@@ -45,6 +45,11 @@ struct NodePlan {
     qualified_ident: bool,
     /// A call's plan.
     call: Option<Box<CallPlan>>,
+    /// An identifier naming a comprehension variable: the comprehension's nesting level
+    /// and the variable's place in its frame (0 the accumulator, 1 and 2 the iteration
+    /// variables), resolved at planning time as cel-go's planner resolves variables to
+    /// their activation.
+    local: Option<(u32, u8)>,
 }
 
 /// How a call node evaluates (cel-go's `planCall` cases).
@@ -89,6 +94,12 @@ struct CallPlan {
     variadic: bool,
     /// A call whose value becomes a comprehension's next accumulator (`accumulating`).
     accumulating: bool,
+    /// `(a + b) + c` of lists (`add_list`) whose left operand is the value of a call: it
+    /// may be extended in place.
+    extends_call_value: bool,
+    /// A unary or binary call of a single implemented overload, costing 1, with no
+    /// special evaluation: [`Evaluator::eval_strict_unit`].
+    strict_unit: Option<Impl>,
     /// The call's runtime cost is 1 whatever its arguments (cel-go's default for the
     /// overload, no Kubernetes or extension tracker).
     unit_cost: bool,
@@ -278,6 +289,7 @@ impl Program {
             }
         });
         drop(planning);
+        plan_locals(&checked.expr, &mut Vec::new(), 0, &mut plan);
         let model = CostModel::for_release(checked.release_minor);
         Ok(Program {
             checked,
@@ -306,10 +318,67 @@ impl Program {
             scopes: Vec::new(),
             cost: 0,
             limit,
-            pool: Vec::new(),
+            stack: Vec::new(),
+            frames: Vec::new(),
         };
         let r = ev.eval(&self.checked.expr);
         (r, ev.cost)
+    }
+}
+
+/// Resolves identifiers that name comprehension variables (cel-go's planner and its
+/// `varActivation`s): `env` holds the variables in scope, innermost last, with the level
+/// of their comprehension. A comprehension's range and initial accumulator see the
+/// enclosing scope; its condition and step see the accumulator and iteration variables;
+/// its result, the accumulator alone. The level counts the comprehensions whose scope
+/// encloses a node, which are the comprehensions being evaluated when it is.
+fn plan_locals<'e>(
+    e: &'e IdedExpr,
+    env: &mut Vec<(&'e str, u32, u8)>,
+    level: u32,
+    plan: &mut [NodePlan],
+) {
+    match &e.expr {
+        Expr::Ident(name) => {
+            if let Some(&(_, l, k)) = env.iter().rev().find(|(n, _, _)| *n == name.as_str()) {
+                if let Some(node) = plan.get_mut(e.id as usize) {
+                    node.local = Some((l, k));
+                }
+            }
+        }
+        Expr::Comprehension(c) => {
+            plan_locals(&c.iter_range, env, level, plan);
+            plan_locals(&c.accu_init, env, level, plan);
+            let mark = env.len();
+            env.push((c.accu_var.as_str(), level, 0));
+            env.push((c.iter_var.as_str(), level, 1));
+            if let Some(v2) = &c.iter_var2 {
+                env.push((v2.as_str(), level, 2));
+            }
+            plan_locals(&c.loop_cond, env, level + 1, plan);
+            plan_locals(&c.loop_step, env, level + 1, plan);
+            env.truncate(mark);
+            env.push((c.accu_var.as_str(), level, 0));
+            plan_locals(&c.result, env, level + 1, plan);
+            env.truncate(mark);
+        }
+        Expr::Call(c) => {
+            if let Some(t) = &c.target {
+                plan_locals(t, env, level, plan);
+            }
+            c.args.iter().for_each(|a| plan_locals(a, env, level, plan));
+        }
+        Expr::Select(s) => plan_locals(&s.operand, env, level, plan),
+        Expr::List(l) => l.elements.iter().for_each(|x| plan_locals(x, env, level, plan)),
+        Expr::Map(m) => {
+            for en in &m.entries {
+                if let EntryExpr::MapEntry(me) = &en.expr {
+                    plan_locals(&me.key, env, level, plan);
+                    plan_locals(&me.value, env, level, plan);
+                }
+            }
+        }
+        _ => {}
     }
 }
 
@@ -366,16 +435,35 @@ fn plan_call(
         })
         .collect();
     let unit_cost = DEFAULT_COSTED.contains(&&*fname) && !SIZED_DEFAULTS.contains(&single);
+    let index = matches!(name, "_[_]" | "_[?_]") && call.target.is_none() && n == 2;
+    let variadic = n >= 3 || regex_optimized(p, call);
+    let extends_call_value =
+        single == "add_list" && matches!(call.args.first().map(|a| &a.expr), Some(Expr::Call(_)));
+    let strict_unit = match (&kind, direct) {
+        (CallKind::Generic, Some(imp))
+            if unit_cost
+                && !index
+                && !variadic
+                && !accumulating
+                && !extends_call_value
+                && (1..=2).contains(&n) =>
+        {
+            Some(imp)
+        }
+        _ => None,
+    };
     CallPlan {
         kind,
-        index: matches!(name, "_[_]" | "_[?_]") && call.target.is_none() && n == 2,
+        index,
         fname,
         single,
         direct,
         candidates,
         skip_target,
-        variadic: n >= 3 || regex_optimized(p, call),
+        variadic,
         accumulating,
+        extends_call_value,
+        strict_unit,
         unit_cost,
     }
 }
@@ -395,7 +483,8 @@ impl Program {
             scopes: vars.to_vec(),
             cost: 0,
             limit,
-            pool: Vec::new(),
+            stack: Vec::new(),
+            frames: Vec::new(),
         };
         let r = ev.eval(&self.checked.expr);
         (r, ev.cost)
@@ -408,8 +497,12 @@ struct Evaluator<'a, 'v> {
     scopes: Vec<(&'a str, EvalResult<'a>)>,
     cost: u64,
     limit: Option<u64>,
-    /// Argument vectors of finished calls, reused by the next (no allocation per call).
-    pool: Vec<Vec<Val<'a>>>,
+    /// The arguments of the calls being evaluated, each call's above its caller's (one
+    /// vector for the whole evaluation, not one per call).
+    stack: Vec<Val<'a>>,
+    /// Where each comprehension being evaluated has its variables in `scopes` (its
+    /// accumulator, then its iteration variables), innermost last.
+    frames: Vec<usize>,
 }
 
 /// Whether an expression is a literal, or an aggregate of literals: cel-go's planner folds
@@ -442,6 +535,22 @@ impl<'a, 'v> Evaluator<'a, 'v> {
         }
     }
 
+    /// The value of identifier `e` named `name`: its comprehension variable's slot when
+    /// the planner resolved it, else the innermost scope or variable of that name.
+    fn lookup_ident(&self, e: &IdedExpr, name: &str) -> Option<EvalResult<'a>> {
+        if let Some((level, k)) = self.prog.node(e).local {
+            let slot = self
+                .frames
+                .get(level as usize)
+                .and_then(|base| self.scopes.get(base + k as usize));
+            if let Some((n, v)) = slot {
+                debug_assert_eq!(*n, name);
+                return Some(v.clone());
+            }
+        }
+        self.lookup(name)
+    }
+
     fn lookup(&self, name: &str) -> Option<EvalResult<'a>> {
         if let Some((_, v)) = self.scopes.iter().rev().find(|(n, _)| *n == name) {
             return Some(v.clone());
@@ -459,7 +568,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
         }
         match &e.expr {
             Expr::Literal(_) => Ok(Val::Null),
-            Expr::Ident(name) => match self.lookup(name) {
+            Expr::Ident(name) => match self.lookup_ident(e, name) {
                 Some(v) => {
                     self.charge(1)?;
                     v
@@ -722,31 +831,38 @@ impl<'a, 'v> Evaluator<'a, 'v> {
         // step (`false && error`) may absorb it. Only the cost limit stops the loop.
         let accu: EvalResult<'a> = Ok(self.eval(&c.accu_init)?);
         let two = c.iter_var2.is_some();
-        let pairs: Vec<(EvalResult<'a>, EvalResult<'a>)> = match &range {
-            // An element that does not fit its schema is an error value the step sees
-            // (`UnstructuredToVal` in the list's `Get`).
-            Val::List(l) => (0..l.len())
-                .map(|i| {
+        // The range is read one element per iteration (cel-go's iterator): a loop that
+        // stops early converts no more elements.
+        let entries = match &range {
+            Val::Map(m) => m.entries(),
+            _ => Vec::new(),
+        };
+        let len = match &range {
+            Val::List(l) => l.len(),
+            _ => entries.len(),
+        };
+        // The accumulator lives only in its scope slot (no second reference), so a step
+        // that extends it (see `Program::accumulating`) can do so in place.
+        let depth = self.scopes.len();
+        self.scopes.push((c.accu_var.as_str(), accu));
+        self.frames.push(depth);
+        for i in 0..len {
+            let (v1, v2): (EvalResult<'a>, EvalResult<'a>) = match &range {
+                // An element that does not fit its schema is an error value the step sees
+                // (`UnstructuredToVal` in the list's `Get`).
+                Val::List(l) => {
                     let v = l.get(i).unwrap_or_else(|| Err(EvalError::new("index out of range")));
                     if two {
                         (Ok(Val::Int(i as i64)), v)
                     } else {
                         (v, Ok(Val::Null))
                     }
-                })
-                .collect(),
-            Val::Map(m) => m
-                .entries()
-                .into_iter()
-                .map(|(k, v)| if two { (Ok(k), Ok(v)) } else { (Ok(k), Ok(Val::Null)) })
-                .collect(),
-            _ => return Err(EvalError::no_such_overload()),
-        };
-        // The accumulator lives only in its scope slot (no second reference), so a step
-        // that extends it (see `Program::accumulating`) can do so in place.
-        let depth = self.scopes.len();
-        self.scopes.push((c.accu_var.as_str(), accu));
-        for (v1, v2) in pairs {
+                }
+                _ => {
+                    let (k, v) = &entries[i];
+                    (Ok(k.clone()), Ok(if two { v.clone() } else { Val::Null }))
+                }
+            };
             self.scopes.truncate(depth + 1);
             self.scopes.push((c.iter_var.as_str(), v1));
             if let Some(n2) = &c.iter_var2 {
@@ -757,6 +873,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
                 Ok(Val::Bool(false)) => break,
                 Err(e) if e.kind == crate::cel::value::ErrorKind::CostLimit => {
                     self.scopes.truncate(depth);
+                    self.frames.pop();
                     return Err(e);
                 }
                 _ => {}
@@ -764,6 +881,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
             match self.eval(&c.loop_step) {
                 Err(e) if e.kind == crate::cel::value::ErrorKind::CostLimit => {
                     self.scopes.truncate(depth);
+                    self.frames.pop();
                     return Err(e);
                 }
                 r => {
@@ -776,6 +894,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
         self.scopes.truncate(depth + 1);
         let r = self.eval(&c.result);
         self.scopes.truncate(depth);
+        self.frames.pop();
         r
     }
 
@@ -881,10 +1000,50 @@ impl<'a, 'v> Evaluator<'a, 'v> {
             }
             CallKind::Generic => {}
         }
-        let mut args = self.pool.pop().unwrap_or_default();
-        let r = self.eval_overload_call(call, plan, &mut args);
-        args.clear();
-        self.pool.push(args);
+        if let Some(imp) = plan.strict_unit {
+            return self.eval_strict_unit(call, plan, imp);
+        }
+        if self.stack.capacity() == 0 {
+            self.stack.reserve(16);
+        }
+        let base = self.stack.len();
+        let r = self.eval_overload_call(call, plan, base);
+        self.stack.truncate(base);
+        r
+    }
+
+    /// A unary or binary call of a single overload costing 1 (cel-go's `evalUnary` /
+    /// `evalBinary`): both operands evaluated, the call charged even when one failed (the
+    /// first error is the call's), else the overload's value.
+    fn eval_strict_unit(
+        &mut self,
+        call: &'a cel::common::ast::CallExpr,
+        plan: &'a CallPlan,
+        imp: Impl,
+    ) -> EvalResult<'a> {
+        let mut operands = call.target.as_deref().filter(|_| !plan.skip_target).into_iter().chain(call.args.iter());
+        let (Some(x), y) = (operands.next(), operands.next()) else {
+            return Err(EvalError::no_such_overload());
+        };
+        let limit = |r: &EvalResult<'a>| matches!(r, Err(e) if e.kind == crate::cel::value::ErrorKind::CostLimit);
+        let a = self.eval(x);
+        if limit(&a) {
+            return a;
+        }
+        let r = match y {
+            None => a.and_then(|a| imp(std::slice::from_ref(&a))),
+            Some(y) => {
+                let b = self.eval(y);
+                if limit(&b) {
+                    return b;
+                }
+                match (a, b) {
+                    (Ok(a), Ok(b)) => imp(&[a, b]),
+                    (Err(e), _) | (_, Err(e)) => Err(e),
+                }
+            }
+        };
+        self.charge(1)?;
         r
     }
 
@@ -896,15 +1055,14 @@ impl<'a, 'v> Evaluator<'a, 'v> {
         call_cost(&plan.fname, overload_id, args, result, self.prog.model)
     }
 
-    /// A call of an overload: its arguments (into `args`, empty on entry), then the
+    /// A call of an overload: its arguments (pushed on the stack above `base`), then the
     /// dispatched implementation, then its cost.
     fn eval_overload_call(
         &mut self,
         call: &'a cel::common::ast::CallExpr,
         plan: &'a CallPlan,
-        args: &mut Vec<Val<'a>>,
+        base: usize,
     ) -> EvalResult<'a> {
-        let name = call.func_name.as_str();
         // cel-go evaluates both operands of unary/binary calls and charges the call even
         // when one errored (an error counts as size 1); calls with 3+ arguments stop at the
         // first error and are charged only if every argument was evaluated.
@@ -937,7 +1095,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
                 self.eval(x)
             };
             match r {
-                Ok(v) => args.push(v),
+                Ok(v) => self.stack.push(v),
                 Err(err) => {
                     if err.kind == crate::cel::value::ErrorKind::CostLimit {
                         return Err(err);
@@ -945,10 +1103,10 @@ impl<'a, 'v> Evaluator<'a, 'v> {
                     if first_err.is_none() {
                         first_err = Some(err);
                     }
-                    args.push(Val::Null);
+                    self.stack.push(Val::Null);
                     if variadic {
                         if i + 1 == n {
-                            let c = self.call_cost(plan, plan.single, args, &Val::Null);
+                            let c = self.call_cost(plan, plan.single, &self.stack[base..], &Val::Null);
                             self.charge(c)?;
                         }
                         return Err(first_err.expect("set above"));
@@ -957,18 +1115,35 @@ impl<'a, 'v> Evaluator<'a, 'v> {
             }
         }
         if let Some(err) = first_err {
-            let c = self.call_cost(plan, plan.single, args, &Val::Null);
+            let c = self.call_cost(plan, plan.single, &self.stack[base..], &Val::Null);
             self.charge(c)?;
             return Err(err);
         }
+        // The implementation runs no expression: the stack is lent to it whole.
+        let mut stack = std::mem::take(&mut self.stack);
+        let out = self.apply_overload(call, plan, &mut stack[base..]);
+        self.stack = stack;
+        let (result, cost) = out?;
+        self.charge(cost)?;
+        result
+    }
+
+    /// The dispatched implementation of a call on its evaluated `args`, and the call's
+    /// cost; `Err` when no overload takes the arguments.
+    fn apply_overload(
+        &mut self,
+        call: &'a cel::common::ast::CallExpr,
+        plan: &'a CallPlan,
+        args: &mut [Val<'a>],
+    ) -> Result<(EvalResult<'a>, u64), EvalError> {
+        let name = call.func_name.as_str();
+        let index = plan.index;
         let (result, overload_id) = match dispatch_planned(plan, args) {
             Ok(imp) => {
                 let id = plan.single;
                 let extended = if plan.accumulating {
                     self.accumulate(call, id, args)
-                } else if id == "add_list"
-                    && matches!(call.args.first().map(|a| &a.expr), Some(Expr::Call(_)))
-                {
+                } else if plan.extends_call_value {
                     // `(a + b) + c`: the left list is the value of a call, held by nothing
                     // else, so it is extended in place (cel-go concatenates lazily);
                     // copying it at each `+` made a chain of n additions quadratic. Its
@@ -998,15 +1173,14 @@ impl<'a, 'v> Evaluator<'a, 'v> {
             Ok(r) => self.call_cost(plan, overload_id, args, r),
             Err(_) => self.call_cost(plan, overload_id, args, &Val::Null),
         };
-        self.charge(cost)?;
-        result
+        Ok((result, cost))
     }
 
     /// A conditional's branch: cel-go plans `c ? a : b` as a conditional attribute, whose
     /// branch identifiers are resolved without the identifier cost (qualifiers still cost).
     fn eval_branch(&mut self, e: &'a IdedExpr) -> EvalResult<'a> {
         match &e.expr {
-            Expr::Ident(name) if self.prog.node(e).constant.is_none() => match self.lookup(name) {
+            Expr::Ident(name) if self.prog.node(e).constant.is_none() => match self.lookup_ident(e, name) {
                 Some(v) => v,
                 None => match type_value(name) {
                     Some(t) => Ok(Val::Type(t)),
