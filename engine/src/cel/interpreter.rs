@@ -527,6 +527,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
         self.prog.model
     }
 
+    #[inline]
     fn charge(&mut self, n: u64) -> Result<(), EvalError> {
         self.cost = self.cost.saturating_add(n);
         match self.limit {
@@ -537,6 +538,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
 
     /// The value of identifier `e` named `name`: its comprehension variable's slot when
     /// the planner resolved it, else the innermost scope or variable of that name.
+    #[inline]
     fn lookup_ident(&self, e: &IdedExpr, name: &str) -> Option<EvalResult<'a>> {
         if let Some((level, k)) = self.prog.node(e).local {
             let slot = self
@@ -621,6 +623,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
     /// fails included; here the identifier's 1 stands for the attribute's and each
     /// selection charges its qualifier. A selection on anything else makes a relative
     /// attribute, charged 1 more.
+    #[inline(never)]
     fn eval_select(
         &mut self,
         e: &'a IdedExpr,
@@ -680,6 +683,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
     /// the qualifiers tried, its own included when it is reached — not after an optional
     /// qualifier that found nothing or a qualifier that failed, and after one that found
     /// something, only when the field is present (`QualifyIfPresent`).
+    #[inline(never)]
     fn eval_presence_test(&mut self, sel: &'a cel::common::ast::SelectExpr) -> EvalResult<'a> {
         if !self.cost_model().presence_test_costs_operand() {
             // cel-go v0.12's `evalTestOnly` is neither a call nor an attribute to the cost
@@ -756,6 +760,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
     }
 
     /// The elements of a list literal, up to the first that fails.
+    #[inline(never)]
     fn eval_list(&mut self, list: &'a cel::common::ast::ListExpr) -> EvalResult<'a> {
         let mut items = Vec::with_capacity(list.elements.len());
         for (i, el) in list.elements.iter().enumerate() {
@@ -774,6 +779,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
     }
 
     /// The entries of a map literal, up to the first that fails.
+    #[inline(never)]
     fn eval_map(&mut self, map: &'a cel::common::ast::MapExpr) -> EvalResult<'a> {
         let mut entries: Vec<(Val<'a>, Val<'a>)> = Vec::with_capacity(map.entries.len());
         for en in &map.entries {
@@ -814,6 +820,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
         Ok(Val::map(entries))
     }
 
+    #[inline(never)]
     fn eval_fold(&mut self, c: &'a cel::common::ast::ComprehensionExpr) -> EvalResult<'a> {
         let range = self.eval(&c.iter_range)?;
         if !matches!(range, Val::List(_) | Val::Map(_)) {
@@ -903,6 +910,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
     /// the loop step's value), and the operation extends the value in place. `None` for
     /// other overloads. Both overloads' runtime cost is constant (cel-go's default of 1 for
     /// `add_list` and `cel.@mapInsert`), so the consumed argument is not needed for costing.
+    #[inline(never)]
     fn accumulate(
         &mut self,
         call: &'a cel::common::ast::CallExpr,
@@ -1057,6 +1065,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
 
     /// A call of an overload: its arguments (pushed on the stack above `base`), then the
     /// dispatched implementation, then its cost.
+    #[inline(never)]
     fn eval_overload_call(
         &mut self,
         call: &'a cel::common::ast::CallExpr,
