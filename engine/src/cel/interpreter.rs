@@ -97,9 +97,11 @@ struct CallPlan {
     /// `(a + b) + c` of lists (`add_list`) whose left operand is the value of a call: it
     /// may be extended in place.
     extends_call_value: bool,
-    /// A unary or binary call of a single implemented overload, costing 1, with no
-    /// special evaluation: [`Evaluator::eval_strict_unit`].
-    strict_unit: Option<Impl>,
+    /// A unary or binary call of a single implemented overload with no special
+    /// evaluation: [`Evaluator::eval_strict`].
+    strict: Option<Impl>,
+    /// `==` / `!=` (`equals`, `not_equals`), which cost 1 on scalars.
+    equality: bool,
     /// The call's runtime cost is 1 whatever its arguments (cel-go's default for the
     /// overload, no Kubernetes or extension tracker).
     unit_cost: bool,
@@ -439,9 +441,11 @@ fn plan_call(
     let variadic = n >= 3 || regex_optimized(p, call);
     let extends_call_value =
         single == "add_list" && matches!(call.args.first().map(|a| &a.expr), Some(Expr::Call(_)));
-    let strict_unit = match (&kind, direct) {
+    let equality =
+        matches!(&*fname, "_==_" | "_!=_") && matches!(single, "equals" | "not_equals");
+    let strict = match (&kind, direct) {
         (CallKind::Generic, Some(imp))
-            if unit_cost
+            if !matches!(name, "_[_]" | "_[?_]")
                 && !index
                 && !variadic
                 && !accumulating
@@ -463,7 +467,8 @@ fn plan_call(
         variadic,
         accumulating,
         extends_call_value,
-        strict_unit,
+        strict,
+        equality,
         unit_cost,
     }
 }
@@ -1008,8 +1013,8 @@ impl<'a, 'v> Evaluator<'a, 'v> {
             }
             CallKind::Generic => {}
         }
-        if let Some(imp) = plan.strict_unit {
-            return self.eval_strict_unit(call, plan, imp);
+        if let Some(imp) = plan.strict {
+            return self.eval_strict(call, plan, imp);
         }
         if self.stack.capacity() == 0 {
             self.stack.reserve(16);
@@ -1020,44 +1025,91 @@ impl<'a, 'v> Evaluator<'a, 'v> {
         r
     }
 
-    /// A unary or binary call of a single overload costing 1 (cel-go's `evalUnary` /
-    /// `evalBinary`): both operands evaluated, the call charged even when one failed (the
-    /// first error is the call's), else the overload's value.
-    fn eval_strict_unit(
+    /// A unary or binary call of a single overload (cel-go's `evalUnary` / `evalBinary`):
+    /// both operands evaluated, the call charged even when one failed (the first error is
+    /// the call's, a failed operand counts as null for the cost), else the overload's value.
+    fn eval_strict(
         &mut self,
         call: &'a cel::common::ast::CallExpr,
         plan: &'a CallPlan,
         imp: Impl,
     ) -> EvalResult<'a> {
-        let mut operands = call.target.as_deref().filter(|_| !plan.skip_target).into_iter().chain(call.args.iter());
+        let mut operands = call
+            .target
+            .as_deref()
+            .filter(|_| !plan.skip_target)
+            .into_iter()
+            .chain(call.args.iter());
         let (Some(x), y) = (operands.next(), operands.next()) else {
             return Err(EvalError::no_such_overload());
         };
-        let limit = |r: &EvalResult<'a>| matches!(r, Err(e) if e.kind == crate::cel::value::ErrorKind::CostLimit);
+        let limit = |r: &EvalResult<'a>| {
+            matches!(r, Err(e) if e.kind == crate::cel::value::ErrorKind::CostLimit)
+        };
         let a = self.eval(x);
         if limit(&a) {
             return a;
         }
-        let r = match y {
-            None => a.and_then(|a| imp(std::slice::from_ref(&a))),
+        let mut err = None;
+        let mut operand = |r: EvalResult<'a>| match r {
+            Ok(v) => v,
+            Err(e) => {
+                err.get_or_insert(e);
+                Val::Null
+            }
+        };
+        let (r, cost) = match y {
+            None => {
+                let args = [operand(a)];
+                let r = match err {
+                    Some(e) => Err(e),
+                    None => imp(&args),
+                };
+                let cost = self.strict_cost(plan, &args, &r);
+                (r, cost)
+            }
             Some(y) => {
                 let b = self.eval(y);
                 if limit(&b) {
                     return b;
                 }
-                match (a, b) {
-                    (Ok(a), Ok(b)) => imp(&[a, b]),
-                    (Err(e), _) | (_, Err(e)) => Err(e),
-                }
+                let args = [operand(a), operand(b)];
+                let r = match err {
+                    Some(e) => Err(e),
+                    None => imp(&args),
+                };
+                let cost = self.strict_cost(plan, &args, &r);
+                (r, cost)
             }
         };
-        self.charge(1)?;
+        self.charge(cost)?;
         r
+    }
+
+    /// The cost of a [`Evaluator::eval_strict`] call.
+    #[inline]
+    fn strict_cost(&self, plan: &CallPlan, args: &[Val<'a>], r: &EvalResult<'a>) -> u64 {
+        if plan.unit_cost {
+            return 1;
+        }
+        match r {
+            Ok(v) => self.call_cost(plan, plan.single, args, v),
+            Err(_) => self.call_cost(plan, plan.single, args, &Val::Null),
+        }
     }
 
     /// The runtime cost of a call on `args` with `result` (cel-go's `CallCost` observer).
     fn call_cost(&self, plan: &CallPlan, overload_id: &str, args: &[Val<'a>], result: &Val) -> u64 {
         if plan.unit_cost {
+            return 1;
+        }
+        // Scalars are no Kubernetes library type and have size 1: cel-go's default
+        // `equals` cost, ceil(0.1 * 1).
+        if plan.equality
+            && args.iter().all(|a| {
+                matches!(a, Val::Null | Val::Bool(_) | Val::Int(_) | Val::Uint(_) | Val::Double(_))
+            })
+        {
             return 1;
         }
         call_cost(&plan.fname, overload_id, args, result, self.prog.model)
