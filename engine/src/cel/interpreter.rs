@@ -1978,6 +1978,38 @@ mod tests {
         );
     }
 
+    /// Identifiers resolved to comprehension slots at planning time follow CEL's scoping:
+    /// the innermost variable of a name wins, a comprehension's range and result see the
+    /// enclosing variables, and the variables declared outside stay reachable.
+    #[test]
+    fn comprehension_variables_resolve_lexically() {
+        let cases: [(&str, serde_json::Value); 6] = [
+            ("[[1, 2], [3]].map(x, x.map(x, x * 10))", serde_json::json!([[10, 20], [30]])),
+            ("xs.all(x, [x].exists(y, y == x))", serde_json::json!(true)),
+            // A comprehension in another's range: its `x` is the outer one.
+            ("xs.map(x, [x, x + 1].filter(y, y > x).size())", serde_json::json!([1, 1, 1])),
+            // The inner accumulator shadows the outer one only inside.
+            ("xs.filter(x, xs.exists(y, y > x))", serde_json::json!([0, 1])),
+            ("xs.exists(xs, xs == 2)", serde_json::json!(true)),
+            ("[xs.map(x, x)].map(l, l.map(x, xs[x] + x))", serde_json::json!([[0, 2, 4]])),
+        ];
+        for (expr, want) in cases {
+            assert_eq!(run(expr, 3).0, want, "{}", expr);
+        }
+    }
+
+    /// `==` of scalars costs 1; of strings, a tenth of the shorter size (cel-go's
+    /// `equals` default): m 1, the field 1, then the call.
+    #[test]
+    fn equality_costs_by_operand_size() {
+        use serde_json::json;
+        assert_eq!(cost("m.n == 1", json!({"n": 1})), (3, None));
+        assert_eq!(cost("m.n != 1.5", json!({"n": 1})), (3, None));
+        let s = "a".repeat(25);
+        assert_eq!(cost(&format!("m.s == '{}'", s), json!({ "s": s })), (5, None));
+        assert_eq!(cost(&format!("m.s != '{}'", s), json!({ "s": s })), (5, None));
+    }
+
     /// A chain of list additions extends the left operand in place when it is the value
     /// of a call; the lists the variables hold stay as they were, and the cost does not
     /// change (a `+` of lists costs 1 whatever its operands).
