@@ -58,7 +58,8 @@ enum CallKind {
     Logic { and: bool },
     /// `_?_:_` (`evalConditional`).
     Conditional,
-    /// `@not_strictly_false` (`evalNotStrictlyFalse`... a charged call).
+    /// `@not_strictly_false` (cel-go's non-strict `NotStrictlyFalse` overload): an error
+    /// counts as true; charged as a call.
     NotStrictlyFalse,
     /// `x.?f`: an optional qualifier.
     OptionalSelect,
