@@ -123,9 +123,15 @@ fn with_optional_named(t: &Type, name: &str) -> Type {
 
 /// [`typed_value`], the optional type named `optional_name`.
 fn typed_value_named(v: &Val, optional_name: &str) -> Value {
+    let (t, value) = typed_parts(v, optional_name);
+    json!({"type": t, "value": value})
+}
+
+/// The type name and value of [`typed_value_named`].
+fn typed_parts(v: &Val, optional_name: &str) -> (std::borrow::Cow<'static, str>, Value) {
     let typed_value = |x: &Val| typed_value_named(x, optional_name);
-    let (t, value) = match v {
-        Val::Null => ("null_type".to_string(), Value::Null),
+    match v {
+        Val::Null => ("null_type".into(), Value::Null),
         Val::Bool(b) => ("bool".into(), json!(b)),
         Val::Int(i) => ("int".into(), json!(i)),
         Val::Uint(u) => ("uint".into(), json!(u)),
@@ -159,14 +165,13 @@ fn typed_value_named(v: &Val, optional_name: &str) -> Value {
             ),
         ),
         Val::Optional(o) => (
-            optional_name.to_string(),
+            optional_name.to_string().into(),
             o.as_ref().map(|x| typed_value(x)).unwrap_or(Value::Null),
         ),
         // A type value prints its runtime type name: `list`, `map`, `type`, `int`, ...
         Val::Type(t) => ("type".into(), json!(t.kind_name())),
-        Val::Opaque(o) => (o.type_name().to_string(), json!(o.to_canonical())),
-    };
-    json!({"type": t, "value": value})
+        Val::Opaque(o) => (o.type_name().into(), json!(o.to_canonical())),
+    }
 }
 
 /// The untyped `value`: a scalar's is its typed value's; lists, maps and optionals are
@@ -181,10 +186,8 @@ pub fn plain_value(v: &Val) -> Value {
                 .collect(),
         ),
         Val::Optional(Some(x)) => plain_value(x),
-        scalar => match typed_value(scalar) {
-            Value::Object(mut m) => m.remove("value").unwrap_or(Value::Null),
-            other => other,
-        },
+        // A scalar's typed value without the object around it.
+        scalar => typed_parts(scalar, crate::cel::types::OPTIONAL).1,
     }
 }
 

@@ -2,6 +2,11 @@
 //! comprehension folding, runtime overload dispatch) and cel-go's runtime cost accounting
 //! (`interpreter/runtimecost.go`: identifiers and selections cost 1, constants 0, calls
 //! their `CallCost`, list/map literals 10/30 unless constant-folded), with a per-call limit.
+//!
+//! As cel-go's `interpreter/planner.go` does, [`Program::new`] plans the checked AST once:
+//! every node gets a [`NodePlan`] in a vector indexed by its expression id (literal and
+//! folded values inline, calls with their overloads resolved to function pointers and
+//! their cost kind decided), so an evaluation does no lookup by id or by function name.
 
 use crate::cel::checker::Checked;
 use crate::cel::cost_model::CostModel;
@@ -13,20 +18,94 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
 
-/// A compiled program: checked AST, environment, and literal values built once.
+/// A compiled program: checked AST, environment, and the plan of every node, built once.
 pub struct Program {
     pub checked: Checked,
     pub env: Arc<Env>,
-    consts: HashMap<u64, ConstVal>,
-    /// Nodes cel-go's `OptOptimize` precomputes (constant list/map literals, type
-    /// conversions of constants): they evaluate to these values at no cost.
-    folded: HashMap<u64, Val<'static>>,
-    /// `x in [constant list]` calls turned into set-membership tests (no call cost).
-    members: HashMap<u64, Vec<Val<'static>>>,
-    /// Calls that extend a comprehension's accumulator and whose value becomes the next
-    /// accumulator (`@result + [f(v)]`, `cel.@mapInsert(@result, k, v)`, as the loop step
-    /// or a branch of a conditional loop step): they may consume the accumulator.
-    accumulating: HashSet<u64>,
+    /// The plan of each node, indexed by expression id.
+    plan: Vec<NodePlan>,
+    /// The cost code of the release the program was checked for.
+    model: CostModel,
+    /// The plan of nodes outside [`Program::plan`] (none in a checked AST).
+    empty: NodePlan,
+}
+
+/// What the planner decided for one node (cel-go `planner.plan`'s interpretable, kept
+/// beside the AST node it stands for).
+#[derive(Default)]
+struct NodePlan {
+    /// The node's value when it is constant: a literal (`planConst`), or a node cel-go's
+    /// `OptOptimize` precomputes (constant list/map literals, type conversions of
+    /// constants). It evaluates to this value at no cost.
+    constant: Option<Val<'static>>,
+    /// A list or map literal whose elements are all literals: cel-go folds it into a
+    /// constant, which costs nothing (`is_constant`).
+    constant_literal: bool,
+    /// A select node the checker resolved to a qualified name (`Checked::idents`).
+    qualified_ident: bool,
+    /// A call's plan.
+    call: Option<Box<CallPlan>>,
+    /// An identifier naming a comprehension variable: the comprehension's nesting level
+    /// and the variable's place in its frame (0 the accumulator, 1 and 2 the iteration
+    /// variables), resolved at planning time as cel-go's planner resolves variables to
+    /// their activation.
+    local: Option<(u32, u8)>,
+}
+
+/// How a call node evaluates (cel-go's `planCall` cases).
+enum CallKind {
+    /// `_&&_` / `_||_` (`evalAnd`, `evalOr`): non-strict.
+    Logic { and: bool },
+    /// `_?_:_` (`evalConditional`).
+    Conditional,
+    /// `@not_strictly_false` (cel-go's non-strict `NotStrictlyFalse` overload): an error
+    /// counts as true; charged as a call.
+    NotStrictlyFalse,
+    /// `x.?f`: an optional qualifier.
+    OptionalSelect,
+    /// `opt.or(x)` / `opt.orValue(x)` of the optional library: lazy in their argument.
+    OptionalOr { or: bool },
+    /// `x in [constant list]`, turned into a set-membership test (`inList` decorator; no
+    /// call cost).
+    Member(Vec<Val<'static>>),
+    /// Any other call: arguments, then the overload (`evalUnary`/`evalBinary`/`evalVarArgs`).
+    Generic,
+}
+
+/// A call's overloads and costing, resolved at planning time.
+struct CallPlan {
+    kind: CallKind,
+    /// The function name costs are looked up by: the resolved namespaced name
+    /// (`Checked::qualified`) or the call's own.
+    fname: Box<str>,
+    /// Whether the call is an index (`_[_]` / `_[?_]` with two arguments), planned as an
+    /// attribute qualifier.
+    index: bool,
+    /// The overload id the call is costed under: the single resolved one, else none.
+    single: &'static str,
+    /// The single resolved overload's implementation (`planCall`'s pre-dispatched
+    /// function), when it has one.
+    direct: Option<Impl>,
+    /// Every candidate overload with an implementation, with its parameter types, for
+    /// runtime dispatch among several (cel-go's dynamic dispatch).
+    candidates: Vec<(&'static str, Impl, Option<Vec<Type>>)>,
+    /// The target is a namespace, not an argument (`optional.of(x)`).
+    skip_target: bool,
+    /// cel-go evaluates the call as variadic: stops at the first failing argument.
+    variadic: bool,
+    /// A call whose value becomes a comprehension's next accumulator (`accumulating`).
+    accumulating: bool,
+    /// `(a + b) + c` of lists (`add_list`) whose left operand is the value of a call: it
+    /// may be extended in place.
+    extends_call_value: bool,
+    /// A unary or binary call of a single implemented overload with no special
+    /// evaluation: [`Evaluator::eval_strict`].
+    strict: Option<Impl>,
+    /// `==` / `!=` (`equals`, `not_equals`), which cost 1 on scalars.
+    equality: bool,
+    /// The call's runtime cost is 1 whatever its arguments (cel-go's default for the
+    /// overload, no Kubernetes or extension tracker).
+    unit_cost: bool,
 }
 
 /// The functions cel-go treats as type conversions (`overloads.IsTypeConversionFunction`).
@@ -43,154 +122,190 @@ const CONVERSIONS: &[&str] = &[
     "uint",
 ];
 
-/// Literal values kept in a thread-safe form and turned into `Val` on use.
-#[derive(Clone, Debug)]
-enum ConstVal {
-    Null,
-    Bool(bool),
-    Int(i64),
-    Uint(u64),
-    Double(f64),
-    String(Arc<str>),
-    Bytes(Arc<[u8]>),
-}
+/// Function names no Kubernetes (`CostEstimator.CallCost`) or extension tracker costs:
+/// their runtime cost is cel-go's default for the overload.
+const DEFAULT_COSTED: &[&str] = &[
+    "_+_", "_-_", "_*_", "_/_", "_%_", "-_", "!_", "_<_", "_<=_", "_>_", "_>=_", "_!=_", "@in",
+    "size",
+];
 
-impl ConstVal {
-    fn to_val<'a>(&self) -> Val<'a> {
-        match self {
-            ConstVal::Null => Val::Null,
-            ConstVal::Bool(b) => Val::Bool(*b),
-            ConstVal::Int(i) => Val::Int(*i),
-            ConstVal::Uint(u) => Val::Uint(*u),
-            ConstVal::Double(d) => Val::Double(*d),
-            ConstVal::String(s) => Val::String(Str::Owned(Rc::from(&**s))),
-            ConstVal::Bytes(b) => Val::Bytes(Rc::from(&**b)),
-        }
-    }
-}
+/// Overloads whose cel-go default runtime cost depends on their arguments (see
+/// [`call_cost`]); every other overload of a [`DEFAULT_COSTED`] function costs 1.
+const SIZED_DEFAULTS: &[&str] = &[
+    "starts_with_string",
+    "ends_with_string",
+    "string_to_bytes",
+    "bytes_to_string",
+    "in_list",
+    "less_string",
+    "greater_string",
+    "less_equals_string",
+    "greater_equals_string",
+    "less_bytes",
+    "greater_bytes",
+    "less_equals_bytes",
+    "greater_equals_bytes",
+    "equals",
+    "not_equals",
+    "add_string",
+    "add_bytes",
+    "matches_string",
+    "contains_string",
+];
 
-/// The calls of [`Program::accumulating`].
-fn collect_accumulating(e: &IdedExpr, out: &mut HashSet<u64>) {
+/// Calls every node of `e` (children after the node), as the planner walks the AST.
+fn walk<'e>(e: &'e IdedExpr, f: &mut impl FnMut(&'e IdedExpr)) {
+    f(e);
     match &e.expr {
         Expr::Call(c) => {
             if let Some(t) = &c.target {
-                collect_accumulating(t, out);
+                walk(t, f);
             }
-            c.args.iter().for_each(|a| collect_accumulating(a, out));
+            c.args.iter().for_each(|a| walk(a, f));
         }
-        Expr::Select(s) => collect_accumulating(&s.operand, out),
-        Expr::List(l) => l.elements.iter().for_each(|x| collect_accumulating(x, out)),
+        Expr::Select(s) => walk(&s.operand, f),
+        Expr::List(l) => l.elements.iter().for_each(|x| walk(x, f)),
         Expr::Map(m) => {
             for en in &m.entries {
                 if let EntryExpr::MapEntry(me) = &en.expr {
-                    collect_accumulating(&me.key, out);
-                    collect_accumulating(&me.value, out);
+                    walk(&me.key, f);
+                    walk(&me.value, f);
                 }
             }
         }
         Expr::Comprehension(c) => {
-            let extends = |x: &IdedExpr| match &x.expr {
-                Expr::Call(call) => {
-                    call.target.is_none()
-                        && matches!(call.func_name.as_str(), "_+_" | "cel.@mapInsert")
-                        && matches!(call.args.first().map(|a| &a.expr), Some(Expr::Ident(n)) if *n == c.accu_var)
-                }
-                _ => false,
-            };
-            let step = &c.loop_step;
-            if extends(step) {
-                out.insert(step.id);
-            } else if let Expr::Call(call) = &step.expr {
-                if call.func_name == "_?_:_" && call.target.is_none() {
-                    for branch in call.args.iter().skip(1) {
-                        if extends(branch) {
-                            out.insert(branch.id);
-                        }
+            for x in [
+                &c.iter_range,
+                &c.accu_init,
+                &c.loop_cond,
+                &c.loop_step,
+                &c.result,
+            ] {
+                walk(x, f);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The calls that extend a comprehension's accumulator and whose value becomes the next
+/// accumulator (`@result + [f(v)]`, `cel.@mapInsert(@result, k, v)`, as the loop step or a
+/// branch of a conditional loop step): they may consume the accumulator.
+fn collect_accumulating(root: &IdedExpr, out: &mut HashSet<u64>) {
+    walk(root, &mut |e| {
+        let Expr::Comprehension(c) = &e.expr else {
+            return;
+        };
+        let extends = |x: &IdedExpr| match &x.expr {
+            Expr::Call(call) => {
+                call.target.is_none()
+                    && matches!(call.func_name.as_str(), "_+_" | "cel.@mapInsert")
+                    && matches!(call.args.first().map(|a| &a.expr), Some(Expr::Ident(n)) if *n == c.accu_var)
+            }
+            _ => false,
+        };
+        let step = &c.loop_step;
+        if extends(step) {
+            out.insert(step.id);
+        } else if let Expr::Call(call) = &step.expr {
+            if call.func_name == "_?_:_" && call.target.is_none() {
+                for branch in call.args.iter().skip(1) {
+                    if extends(branch) {
+                        out.insert(branch.id);
                     }
                 }
             }
-            for x in [
-                &c.iter_range,
-                &c.accu_init,
-                &c.loop_cond,
-                &c.loop_step,
-                &c.result,
-            ] {
-                collect_accumulating(x, out);
-            }
         }
-        _ => {}
+    });
+}
+
+/// The value of a literal (cel-go `planConst`).
+fn literal_value(l: &LiteralValue) -> Val<'static> {
+    match l {
+        LiteralValue::Boolean(b) => Val::Bool(*b.inner()),
+        LiteralValue::Bytes(b) => Val::Bytes(Rc::from(b.inner())),
+        LiteralValue::Double(d) => Val::Double(*d.inner()),
+        LiteralValue::Int(i) => Val::Int(*i.inner()),
+        LiteralValue::Null => Val::Null,
+        LiteralValue::String(s) => Val::String(Str::Owned(Rc::from(s.inner()))),
+        LiteralValue::UInt(u) => Val::Uint(*u.inner()),
     }
 }
 
-fn collect_consts(e: &IdedExpr, out: &mut HashMap<u64, ConstVal>) {
-    match &e.expr {
-        Expr::Literal(l) => {
-            let v = match l {
-                LiteralValue::Boolean(b) => ConstVal::Bool(*b.inner()),
-                LiteralValue::Bytes(b) => ConstVal::Bytes(Arc::from(b.inner())),
-                LiteralValue::Double(d) => ConstVal::Double(*d.inner()),
-                LiteralValue::Int(i) => ConstVal::Int(*i.inner()),
-                LiteralValue::Null => ConstVal::Null,
-                LiteralValue::String(s) => ConstVal::String(Arc::from(s.inner())),
-                LiteralValue::UInt(u) => ConstVal::Uint(*u.inner()),
-            };
-            out.insert(e.id, v);
-        }
-        Expr::Call(c) => {
-            if let Some(t) = &c.target {
-                collect_consts(t, out);
-            }
-            c.args.iter().for_each(|a| collect_consts(a, out));
-        }
-        Expr::Select(s) => collect_consts(&s.operand, out),
-        Expr::List(l) => l.elements.iter().for_each(|x| collect_consts(x, out)),
-        Expr::Map(m) => {
-            for en in &m.entries {
-                if let EntryExpr::MapEntry(me) = &en.expr {
-                    collect_consts(&me.key, out);
-                    collect_consts(&me.value, out);
-                }
-            }
-        }
-        Expr::Comprehension(c) => {
-            for x in [
-                &c.iter_range,
-                &c.accu_init,
-                &c.loop_cond,
-                &c.loop_step,
-                &c.result,
-            ] {
-                collect_consts(x, out);
-            }
-        }
-        _ => {}
-    }
+/// What planning knows before the call plans: literal values, then the folded nodes.
+struct Planning<'p> {
+    checked: &'p Checked,
+    env: &'p Env,
+    consts: HashMap<u64, Val<'static>>,
+    folded: HashMap<u64, Val<'static>>,
+    members: HashMap<u64, Vec<Val<'static>>>,
 }
 
 impl Program {
-    /// Plans a program: literals, then cel-go's `OptOptimize` folding. A conversion of a
-    /// constant that fails is a program error (cel-go refuses to build the program).
+    /// Plans a program (cel-go `planner.Plan` with `OptOptimize`): literals, then cel-go's
+    /// folding, then each call's overloads and costing. A conversion of a constant that
+    /// fails is a program error (cel-go refuses to build the program).
     pub fn new(checked: Checked, env: Arc<Env>) -> Result<Program, String> {
         let mut consts = HashMap::new();
-        collect_consts(&checked.expr, &mut consts);
+        let mut max_id = 0u64;
+        walk(&checked.expr, &mut |e| {
+            max_id = max_id.max(e.id);
+            if let Expr::Literal(l) = &e.expr {
+                consts.insert(e.id, literal_value(l));
+            }
+        });
         let mut accumulating = HashSet::new();
         collect_accumulating(&checked.expr, &mut accumulating);
-        let mut p = Program {
-            checked,
-            env,
+        let mut planning = Planning {
+            checked: &checked,
+            env: &env,
             consts,
             folded: HashMap::new(),
             members: HashMap::new(),
-            accumulating,
         };
         let mut folded = HashMap::new();
         let mut members = HashMap::new();
-        // The AST is walked through a raw borrow of `p.checked`, results go to side maps.
-        fold(&p, &p.checked.expr, &mut folded, &mut members).map_err(|e| e.message)?;
-        p.folded = folded;
-        p.members = members;
-        Ok(p)
+        fold(&planning, &checked.expr, &mut folded, &mut members).map_err(|e| e.message)?;
+        planning.folded = folded;
+        planning.members = members;
+        // Expression ids are dense (the parser numbers nodes from 1, macro expansions
+        // next), so the plan is a vector as long as the AST.
+        let mut plan: Vec<NodePlan> = Vec::new();
+        plan.resize_with(max_id as usize + 1, NodePlan::default);
+        walk(&checked.expr, &mut |e| {
+            let node = &mut plan[e.id as usize];
+            node.constant = planning
+                .folded
+                .get(&e.id)
+                .or_else(|| planning.consts.get(&e.id))
+                .cloned();
+            node.constant_literal =
+                matches!(e.expr, Expr::List(_) | Expr::Map(_)) && is_constant(e);
+            node.qualified_ident = checked.idents.contains_key(&e.id);
+            if let Expr::Call(call) = &e.expr {
+                node.call = Some(Box::new(plan_call(
+                    &planning,
+                    e,
+                    call,
+                    accumulating.contains(&e.id),
+                )));
+            }
+        });
+        drop(planning);
+        plan_locals(&checked.expr, &mut Vec::new(), 0, &mut plan);
+        let model = CostModel::for_release(checked.release_minor);
+        Ok(Program {
+            checked,
+            env,
+            plan,
+            model,
+            empty: NodePlan::default(),
+        })
+    }
+
+    /// The plan of a node (an empty one for a node the planner did not see).
+    fn node(&self, e: &IdedExpr) -> &NodePlan {
+        self.plan.get(e.id as usize).unwrap_or(&self.empty)
     }
 
     /// Evaluates with the given variables and per-call cost limit; returns the value (or
@@ -206,9 +321,156 @@ impl Program {
             scopes: Vec::new(),
             cost: 0,
             limit,
+            stack: Vec::new(),
+            frames: Vec::new(),
         };
         let r = ev.eval(&self.checked.expr);
         (r, ev.cost)
+    }
+}
+
+/// Resolves identifiers that name comprehension variables (cel-go's planner and its
+/// `varActivation`s): `env` holds the variables in scope, innermost last, with the level
+/// of their comprehension. A comprehension's range and initial accumulator see the
+/// enclosing scope; its condition and step see the accumulator and iteration variables;
+/// its result, the accumulator alone. The level counts the comprehensions whose scope
+/// encloses a node, which are the comprehensions being evaluated when it is.
+fn plan_locals<'e>(
+    e: &'e IdedExpr,
+    env: &mut Vec<(&'e str, u32, u8)>,
+    level: u32,
+    plan: &mut [NodePlan],
+) {
+    match &e.expr {
+        Expr::Ident(name) => {
+            if let Some(&(_, l, k)) = env.iter().rev().find(|(n, _, _)| *n == name.as_str()) {
+                if let Some(node) = plan.get_mut(e.id as usize) {
+                    node.local = Some((l, k));
+                }
+            }
+        }
+        Expr::Comprehension(c) => {
+            plan_locals(&c.iter_range, env, level, plan);
+            plan_locals(&c.accu_init, env, level, plan);
+            let mark = env.len();
+            env.push((c.accu_var.as_str(), level, 0));
+            env.push((c.iter_var.as_str(), level, 1));
+            if let Some(v2) = &c.iter_var2 {
+                env.push((v2.as_str(), level, 2));
+            }
+            plan_locals(&c.loop_cond, env, level + 1, plan);
+            plan_locals(&c.loop_step, env, level + 1, plan);
+            env.truncate(mark);
+            env.push((c.accu_var.as_str(), level, 0));
+            plan_locals(&c.result, env, level + 1, plan);
+            env.truncate(mark);
+        }
+        Expr::Call(c) => {
+            if let Some(t) = &c.target {
+                plan_locals(t, env, level, plan);
+            }
+            c.args.iter().for_each(|a| plan_locals(a, env, level, plan));
+        }
+        Expr::Select(s) => plan_locals(&s.operand, env, level, plan),
+        Expr::List(l) => l.elements.iter().for_each(|x| plan_locals(x, env, level, plan)),
+        Expr::Map(m) => {
+            for en in &m.entries {
+                if let EntryExpr::MapEntry(me) = &en.expr {
+                    plan_locals(&me.key, env, level, plan);
+                    plan_locals(&me.value, env, level, plan);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The plan of one call node (cel-go `planCall`).
+fn plan_call(
+    p: &Planning,
+    e: &IdedExpr,
+    call: &cel::common::ast::CallExpr,
+    accumulating: bool,
+) -> CallPlan {
+    let name = call.func_name.as_str();
+    let ids: &[&'static str] = p
+        .checked
+        .overloads
+        .get(&e.id)
+        .map(|v| &v[..])
+        .unwrap_or(&[]);
+    let optional_call = p.checked.overloads.contains_key(&e.id)
+        && ids.iter().all(|id| id.starts_with("optional_"));
+    let kind = match name {
+        "_&&_" | "_||_" => CallKind::Logic {
+            and: name == "_&&_",
+        },
+        "_?_:_" => CallKind::Conditional,
+        "@not_strictly_false" => CallKind::NotStrictlyFalse,
+        "_?._" => CallKind::OptionalSelect,
+        "or" | "orValue" if call.target.is_some() && optional_call => {
+            CallKind::OptionalOr { or: name == "or" }
+        }
+        _ => match p.members.get(&e.id) {
+            Some(set) => CallKind::Member(set.clone()),
+            None => CallKind::Generic,
+        },
+    };
+    let fname: Box<str> = p
+        .checked
+        .qualified
+        .get(&e.id)
+        .map(|s| s.as_str())
+        .unwrap_or(name)
+        .into();
+    let skip_target = call.target.is_some() && p.checked.qualified.contains_key(&e.id);
+    let n = call.args.len() + usize::from(call.target.is_some() && !skip_target);
+    let single = if ids.len() == 1 { ids[0] } else { "" };
+    let direct = match ids {
+        [id] => p.env.impls.get(id).copied().flatten(),
+        _ => None,
+    };
+    let candidates = ids
+        .iter()
+        .filter_map(|id| {
+            let imp = p.env.impls.get(id).copied().flatten()?;
+            Some((*id, imp, p.env.params.get(id).cloned()))
+        })
+        .collect();
+    let unit_cost = DEFAULT_COSTED.contains(&&*fname) && !SIZED_DEFAULTS.contains(&single);
+    let index = matches!(name, "_[_]" | "_[?_]") && call.target.is_none() && n == 2;
+    let variadic = n >= 3 || regex_optimized(p, call);
+    let extends_call_value =
+        single == "add_list" && matches!(call.args.first().map(|a| &a.expr), Some(Expr::Call(_)));
+    let equality =
+        matches!(&*fname, "_==_" | "_!=_") && matches!(single, "equals" | "not_equals");
+    let strict = match (&kind, direct) {
+        (CallKind::Generic, Some(imp))
+            if !matches!(name, "_[_]" | "_[?_]")
+                && !index
+                && !variadic
+                && !accumulating
+                && !extends_call_value
+                && (1..=2).contains(&n) =>
+        {
+            Some(imp)
+        }
+        _ => None,
+    };
+    CallPlan {
+        kind,
+        index,
+        fname,
+        single,
+        direct,
+        candidates,
+        skip_target,
+        variadic,
+        accumulating,
+        extends_call_value,
+        strict,
+        equality,
+        unit_cost,
     }
 }
 
@@ -227,6 +489,8 @@ impl Program {
             scopes: vars.to_vec(),
             cost: 0,
             limit,
+            stack: Vec::new(),
+            frames: Vec::new(),
         };
         let r = ev.eval(&self.checked.expr);
         (r, ev.cost)
@@ -239,6 +503,12 @@ struct Evaluator<'a, 'v> {
     scopes: Vec<(&'a str, EvalResult<'a>)>,
     cost: u64,
     limit: Option<u64>,
+    /// The arguments of the calls being evaluated, each call's above its caller's (one
+    /// vector for the whole evaluation, not one per call).
+    stack: Vec<Val<'a>>,
+    /// Where each comprehension being evaluated has its variables in `scopes` (its
+    /// accumulator, then its iteration variables), innermost last.
+    frames: Vec<usize>,
 }
 
 /// Whether an expression is a literal, or an aggregate of literals: cel-go's planner folds
@@ -260,15 +530,33 @@ fn is_constant(e: &IdedExpr) -> bool {
 impl<'a, 'v> Evaluator<'a, 'v> {
     /// The cost code of the release the program was checked for.
     fn cost_model(&self) -> CostModel {
-        CostModel::for_release(self.prog.checked.release_minor)
+        self.prog.model
     }
 
+    #[inline]
     fn charge(&mut self, n: u64) -> Result<(), EvalError> {
         self.cost = self.cost.saturating_add(n);
         match self.limit {
             Some(l) if self.cost > l => Err(EvalError::cost_limit()),
             _ => Ok(()),
         }
+    }
+
+    /// The value of identifier `e` named `name`: its comprehension variable's slot when
+    /// the planner resolved it, else the innermost scope or variable of that name.
+    #[inline]
+    fn lookup_ident(&self, e: &IdedExpr, name: &str) -> Option<EvalResult<'a>> {
+        if let Some((level, k)) = self.prog.node(e).local {
+            let slot = self
+                .frames
+                .get(level as usize)
+                .and_then(|base| self.scopes.get(base + k as usize));
+            if let Some((n, v)) = slot {
+                debug_assert_eq!(*n, name);
+                return Some(v.clone());
+            }
+        }
+        self.lookup(name)
     }
 
     fn lookup(&self, name: &str) -> Option<EvalResult<'a>> {
@@ -282,17 +570,13 @@ impl<'a, 'v> Evaluator<'a, 'v> {
     }
 
     fn eval(&mut self, e: &'a IdedExpr) -> EvalResult<'a> {
-        if let Some(v) = self.prog.folded.get(&e.id) {
+        let node = self.prog.node(e);
+        if let Some(v) = &node.constant {
             return Ok(v.clone());
         }
         match &e.expr {
-            Expr::Literal(_) => Ok(self
-                .prog
-                .consts
-                .get(&e.id)
-                .map(|c| c.to_val())
-                .unwrap_or(Val::Null)),
-            Expr::Ident(name) => match self.lookup(name) {
+            Expr::Literal(_) => Ok(Val::Null),
+            Expr::Ident(name) => match self.lookup_ident(e, name) {
                 Some(v) => {
                     self.charge(1)?;
                     v
@@ -307,7 +591,10 @@ impl<'a, 'v> Evaluator<'a, 'v> {
                 },
             },
             Expr::Select(sel) => self.eval_select(e, sel),
-            Expr::Call(call) => self.eval_call(e, call),
+            Expr::Call(call) => match &node.call {
+                Some(plan) => self.eval_call(call, plan),
+                None => Err(EvalError::no_such_overload()),
+            },
             // cel-go's constructor observer charges a list or map literal whether or not its
             // elements evaluated (it stops at the first element that fails); only the cost
             // limit, a panic in cel-go, stops without the charge.
@@ -316,7 +603,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
                 if matches!(&r, Err(err) if err.kind == crate::cel::value::ErrorKind::CostLimit) {
                     return r;
                 }
-                if !is_constant(e) {
+                if !node.constant_literal {
                     self.charge(10)?;
                 }
                 r
@@ -326,7 +613,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
                 if matches!(&r, Err(err) if err.kind == crate::cel::value::ErrorKind::CostLimit) {
                     return r;
                 }
-                if !is_constant(e) {
+                if !node.constant_literal {
                     self.charge(30)?;
                 }
                 r
@@ -342,6 +629,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
     /// fails included; here the identifier's 1 stands for the attribute's and each
     /// selection charges its qualifier. A selection on anything else makes a relative
     /// attribute, charged 1 more.
+    #[inline(never)]
     fn eval_select(
         &mut self,
         e: &'a IdedExpr,
@@ -349,7 +637,11 @@ impl<'a, 'v> Evaluator<'a, 'v> {
     ) -> EvalResult<'a> {
         // A qualified identifier the checker resolved: a variable `a.b` declared as
         // such, a type name (a constant), a library's type-name variable.
-        if let Some(q) = self.prog.checked.idents.get(&e.id) {
+        let q = match self.prog.node(e).qualified_ident {
+            true => self.prog.checked.idents.get(&e.id),
+            false => None,
+        };
+        if let Some(q) = q {
             if let Some(v) = self
                 .vars
                 .iter()
@@ -397,6 +689,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
     /// the qualifiers tried, its own included when it is reached — not after an optional
     /// qualifier that found nothing or a qualifier that failed, and after one that found
     /// something, only when the field is present (`QualifyIfPresent`).
+    #[inline(never)]
     fn eval_presence_test(&mut self, sel: &'a cel::common::ast::SelectExpr) -> EvalResult<'a> {
         if !self.cost_model().presence_test_costs_operand() {
             // cel-go v0.12's `evalTestOnly` is neither a call nor an attribute to the cost
@@ -473,6 +766,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
     }
 
     /// The elements of a list literal, up to the first that fails.
+    #[inline(never)]
     fn eval_list(&mut self, list: &'a cel::common::ast::ListExpr) -> EvalResult<'a> {
         let mut items = Vec::with_capacity(list.elements.len());
         for (i, el) in list.elements.iter().enumerate() {
@@ -491,6 +785,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
     }
 
     /// The entries of a map literal, up to the first that fails.
+    #[inline(never)]
     fn eval_map(&mut self, map: &'a cel::common::ast::MapExpr) -> EvalResult<'a> {
         let mut entries: Vec<(Val<'a>, Val<'a>)> = Vec::with_capacity(map.entries.len());
         for en in &map.entries {
@@ -531,6 +826,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
         Ok(Val::map(entries))
     }
 
+    #[inline(never)]
     fn eval_fold(&mut self, c: &'a cel::common::ast::ComprehensionExpr) -> EvalResult<'a> {
         let range = self.eval(&c.iter_range)?;
         if !matches!(range, Val::List(_) | Val::Map(_)) {
@@ -548,31 +844,38 @@ impl<'a, 'v> Evaluator<'a, 'v> {
         // step (`false && error`) may absorb it. Only the cost limit stops the loop.
         let accu: EvalResult<'a> = Ok(self.eval(&c.accu_init)?);
         let two = c.iter_var2.is_some();
-        let pairs: Vec<(EvalResult<'a>, EvalResult<'a>)> = match &range {
-            // An element that does not fit its schema is an error value the step sees
-            // (`UnstructuredToVal` in the list's `Get`).
-            Val::List(l) => (0..l.len())
-                .map(|i| {
+        // The range is read one element per iteration (cel-go's iterator): a loop that
+        // stops early converts no more elements.
+        let entries = match &range {
+            Val::Map(m) => m.entries(),
+            _ => Vec::new(),
+        };
+        let len = match &range {
+            Val::List(l) => l.len(),
+            _ => entries.len(),
+        };
+        // The accumulator lives only in its scope slot (no second reference), so a step
+        // that extends it (see `Program::accumulating`) can do so in place.
+        let depth = self.scopes.len();
+        self.scopes.push((c.accu_var.as_str(), accu));
+        self.frames.push(depth);
+        for i in 0..len {
+            let (v1, v2): (EvalResult<'a>, EvalResult<'a>) = match &range {
+                // An element that does not fit its schema is an error value the step sees
+                // (`UnstructuredToVal` in the list's `Get`).
+                Val::List(l) => {
                     let v = l.get(i).unwrap_or_else(|| Err(EvalError::new("index out of range")));
                     if two {
                         (Ok(Val::Int(i as i64)), v)
                     } else {
                         (v, Ok(Val::Null))
                     }
-                })
-                .collect(),
-            Val::Map(m) => m
-                .entries()
-                .into_iter()
-                .map(|(k, v)| if two { (Ok(k), Ok(v)) } else { (Ok(k), Ok(Val::Null)) })
-                .collect(),
-            _ => return Err(EvalError::no_such_overload()),
-        };
-        // The accumulator lives only in its scope slot (no second reference), so a step
-        // that extends it (see `Program::accumulating`) can do so in place.
-        let depth = self.scopes.len();
-        self.scopes.push((c.accu_var.as_str(), accu));
-        for (v1, v2) in pairs {
+                }
+                _ => {
+                    let (k, v) = &entries[i];
+                    (Ok(k.clone()), Ok(if two { v.clone() } else { Val::Null }))
+                }
+            };
             self.scopes.truncate(depth + 1);
             self.scopes.push((c.iter_var.as_str(), v1));
             if let Some(n2) = &c.iter_var2 {
@@ -583,6 +886,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
                 Ok(Val::Bool(false)) => break,
                 Err(e) if e.kind == crate::cel::value::ErrorKind::CostLimit => {
                     self.scopes.truncate(depth);
+                    self.frames.pop();
                     return Err(e);
                 }
                 _ => {}
@@ -590,6 +894,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
             match self.eval(&c.loop_step) {
                 Err(e) if e.kind == crate::cel::value::ErrorKind::CostLimit => {
                     self.scopes.truncate(depth);
+                    self.frames.pop();
                     return Err(e);
                 }
                 r => {
@@ -602,6 +907,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
         self.scopes.truncate(depth + 1);
         let r = self.eval(&c.result);
         self.scopes.truncate(depth);
+        self.frames.pop();
         r
     }
 
@@ -610,6 +916,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
     /// the loop step's value), and the operation extends the value in place. `None` for
     /// other overloads. Both overloads' runtime cost is constant (cel-go's default of 1 for
     /// `add_list` and `cel.@mapInsert`), so the consumed argument is not needed for costing.
+    #[inline(never)]
     fn accumulate(
         &mut self,
         call: &'a cel::common::ast::CallExpr,
@@ -642,15 +949,15 @@ impl<'a, 'v> Evaluator<'a, 'v> {
         })
     }
 
+    /// A call, as cel-go's planned interpretable for it evaluates (`planCall`).
     fn eval_call(
         &mut self,
-        e: &'a IdedExpr,
         call: &'a cel::common::ast::CallExpr,
+        plan: &'a CallPlan,
     ) -> EvalResult<'a> {
-        let name = call.func_name.as_str();
-        match name {
-            "_&&_" | "_||_" => return self.eval_logic(call, name == "_&&_"),
-            "_?_:_" => {
+        match &plan.kind {
+            CallKind::Logic { and } => return self.eval_logic(call, *and),
+            CallKind::Conditional => {
                 let cond = self.eval(&call.args[0])?;
                 return match cond {
                     Val::Bool(true) => self.eval_branch(&call.args[1]),
@@ -658,7 +965,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
                     _ => Err(EvalError::no_such_overload()),
                 };
             }
-            "@not_strictly_false" => {
+            CallKind::NotStrictlyFalse => {
                 let v = self.eval(&call.args[0]);
                 if let Err(e) = &v {
                     if e.kind == crate::cel::value::ErrorKind::CostLimit {
@@ -668,7 +975,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
                 self.charge(1)?;
                 return Ok(Val::Bool(!matches!(v, Ok(Val::Bool(false)))));
             }
-            "_?._" => {
+            CallKind::OptionalSelect => {
                 let operand = self.eval(&call.args[0])?;
                 let field = match &call.args[1].expr {
                     Expr::Literal(LiteralValue::String(s)) => s.inner(),
@@ -692,53 +999,165 @@ impl<'a, 'v> Evaluator<'a, 'v> {
                 }
                 return Ok(r);
             }
-            "or" | "orValue" if call.target.is_some() && self.is_optional_call(e) => {
+            CallKind::OptionalOr { or } => {
                 let lhs = self.eval(call.target.as_deref().expect("target"))?;
                 return match lhs {
-                    Val::Optional(Some(_)) if name == "or" => Ok(lhs),
+                    Val::Optional(Some(_)) if *or => Ok(lhs),
                     Val::Optional(Some(v)) => Ok((*v).clone()),
                     Val::Optional(None) => self.eval(&call.args[0]),
                     _ => Err(EvalError::no_such_overload()),
                 };
             }
-            _ => {}
+            CallKind::Member(set) => {
+                let lhs = self.eval(&call.args[0])?;
+                return Ok(Val::Bool(set.iter().any(|m| equal(m, &lhs))));
+            }
+            CallKind::Generic => {}
         }
-        if let Some(set) = self.prog.members.get(&e.id) {
-            let lhs = self.eval(&call.args[0])?;
-            return Ok(Val::Bool(set.iter().any(|m| equal(m, &lhs))));
+        if let Some(imp) = plan.strict {
+            return self.eval_strict(call, plan, imp);
         }
+        if self.stack.capacity() == 0 {
+            self.stack.reserve(16);
+        }
+        let base = self.stack.len();
+        let r = self.eval_overload_call(call, plan, base);
+        self.stack.truncate(base);
+        r
+    }
+
+    /// A unary or binary call of a single overload (cel-go's `evalUnary` / `evalBinary`):
+    /// both operands evaluated, the call charged even when one failed (the first error is
+    /// the call's, a failed operand counts as null for the cost), else the overload's value.
+    fn eval_strict(
+        &mut self,
+        call: &'a cel::common::ast::CallExpr,
+        plan: &'a CallPlan,
+        imp: Impl,
+    ) -> EvalResult<'a> {
+        let mut operands = call
+            .target
+            .as_deref()
+            .filter(|_| !plan.skip_target)
+            .into_iter()
+            .chain(call.args.iter());
+        let (Some(x), y) = (operands.next(), operands.next()) else {
+            return Err(EvalError::no_such_overload());
+        };
+        let limit = |r: &EvalResult<'a>| {
+            matches!(r, Err(e) if e.kind == crate::cel::value::ErrorKind::CostLimit)
+        };
+        let a = self.eval(x);
+        if limit(&a) {
+            return a;
+        }
+        let mut err = None;
+        let mut operand = |r: EvalResult<'a>| match r {
+            Ok(v) => v,
+            Err(e) => {
+                err.get_or_insert(e);
+                Val::Null
+            }
+        };
+        let (r, cost) = match y {
+            None => {
+                let args = [operand(a)];
+                let r = match err {
+                    Some(e) => Err(e),
+                    None => imp(&args),
+                };
+                let cost = self.strict_cost(plan, &args, &r);
+                (r, cost)
+            }
+            Some(y) => {
+                let b = self.eval(y);
+                if limit(&b) {
+                    return b;
+                }
+                let args = [operand(a), operand(b)];
+                let r = match err {
+                    Some(e) => Err(e),
+                    None => imp(&args),
+                };
+                let cost = self.strict_cost(plan, &args, &r);
+                (r, cost)
+            }
+        };
+        self.charge(cost)?;
+        r
+    }
+
+    /// The cost of a [`Evaluator::eval_strict`] call.
+    #[inline]
+    fn strict_cost(&self, plan: &CallPlan, args: &[Val<'a>], r: &EvalResult<'a>) -> u64 {
+        if plan.unit_cost {
+            return 1;
+        }
+        match r {
+            Ok(v) => self.call_cost(plan, plan.single, args, v),
+            Err(_) => self.call_cost(plan, plan.single, args, &Val::Null),
+        }
+    }
+
+    /// The runtime cost of a call on `args` with `result` (cel-go's `CallCost` observer).
+    fn call_cost(&self, plan: &CallPlan, overload_id: &str, args: &[Val<'a>], result: &Val) -> u64 {
+        if plan.unit_cost {
+            return 1;
+        }
+        // Scalars are no Kubernetes library type and have size 1: cel-go's default
+        // `equals` cost, ceil(0.1 * 1).
+        if plan.equality
+            && args.iter().all(|a| {
+                matches!(a, Val::Null | Val::Bool(_) | Val::Int(_) | Val::Uint(_) | Val::Double(_))
+            })
+        {
+            return 1;
+        }
+        call_cost(&plan.fname, overload_id, args, result, self.prog.model)
+    }
+
+    /// A call of an overload: its arguments (pushed on the stack above `base`), then the
+    /// dispatched implementation, then its cost.
+    #[inline(never)]
+    fn eval_overload_call(
+        &mut self,
+        call: &'a cel::common::ast::CallExpr,
+        plan: &'a CallPlan,
+        base: usize,
+    ) -> EvalResult<'a> {
         // cel-go evaluates both operands of unary/binary calls and charges the call even
         // when one errored (an error counts as size 1); calls with 3+ arguments stop at the
         // first error and are charged only if every argument was evaluated.
-        let mut exprs: Vec<&'a IdedExpr> = Vec::with_capacity(call.args.len() + 1);
-        if let Some(t) = &call.target {
-            if !self.prog.checked.qualified.contains_key(&e.id) {
-                exprs.push(t);
+        let target = call.target.as_deref().filter(|_| !plan.skip_target);
+        let n = call.args.len() + usize::from(target.is_some());
+        let expr_at = |i: usize| -> &'a IdedExpr {
+            match target {
+                Some(t) if i == 0 => t,
+                Some(_) => &call.args[i - 1],
+                None => &call.args[i],
             }
-        }
-        exprs.extend(call.args.iter());
-        let mut args: Vec<Val<'a>> = Vec::with_capacity(exprs.len());
+        };
         let mut first_err: Option<EvalError> = None;
-        let n = exprs.len();
         // cel-go's regex optimizations (`matches`, and the Kubernetes `find`/`findAll`) turn
         // a call with a constant pattern into a variadic call: it stops at the first failing
         // argument, so the pattern is never evaluated and the call is not charged.
-        let variadic = n >= 3 || regex_optimized(self.prog, call);
+        let variadic = plan.variadic;
         // Indexing is planned as an attribute qualifier: a non-attribute operand costs a
         // relative attribute (1), and an attribute index is resolved without its identifier
         // cost.
-        let index = matches!(name, "_[_]" | "_[?_]") && call.target.is_none() && n == 2;
-        if index && !is_attribute(exprs[0]) {
+        let index = plan.index;
+        if index && !is_attribute(expr_at(0)) {
             self.charge(1)?;
         }
-        for (i, x) in exprs.iter().enumerate() {
+        for i in 0..n {
+            let x = expr_at(i);
             let r = if index && i == 1 {
                 self.eval_branch(x)
             } else {
                 self.eval(x)
             };
             match r {
-                Ok(v) => args.push(v),
+                Ok(v) => self.stack.push(v),
                 Err(err) => {
                     if err.kind == crate::cel::value::ErrorKind::CostLimit {
                         return Err(err);
@@ -746,18 +1165,10 @@ impl<'a, 'v> Evaluator<'a, 'v> {
                     if first_err.is_none() {
                         first_err = Some(err);
                     }
-                    args.push(Val::Null);
+                    self.stack.push(Val::Null);
                     if variadic {
                         if i + 1 == n {
-                            let fname = self
-                                .prog
-                                .checked
-                                .qualified
-                                .get(&e.id)
-                                .map(|s| s.as_str())
-                                .unwrap_or(name);
-                            let id = self.single_overload(e);
-                            let c = call_cost(fname, id, &args, &Val::Null, self.cost_model());
+                            let c = self.call_cost(plan, plan.single, &self.stack[base..], &Val::Null);
                             self.charge(c)?;
                         }
                         return Err(first_err.expect("set above"));
@@ -766,49 +1177,52 @@ impl<'a, 'v> Evaluator<'a, 'v> {
             }
         }
         if let Some(err) = first_err {
-            let fname = self
-                .prog
-                .checked
-                .qualified
-                .get(&e.id)
-                .map(|s| s.as_str())
-                .unwrap_or(name);
-            let id = self.single_overload(e);
-            let c = call_cost(fname, id, &args, &Val::Null, self.cost_model());
+            let c = self.call_cost(plan, plan.single, &self.stack[base..], &Val::Null);
             self.charge(c)?;
             return Err(err);
         }
-        let candidates = self.prog.checked.overloads.get(&e.id);
-        let (result, overload_id) =
-            match self.dispatch(candidates.map(|v| &v[..]).unwrap_or(&[]), &args) {
-                Ok((imp, id)) => {
-                    let extended = if self.prog.accumulating.contains(&e.id) {
-                        self.accumulate(call, id, &mut args)
-                    } else if id == "add_list" && matches!(call.args.first().map(|a| &a.expr), Some(Expr::Call(_))) {
-                        // `(a + b) + c`: the left list is the value of a call, held by nothing
-                        // else, so it is extended in place (cel-go concatenates lazily);
-                        // copying it at each `+` made a chain of n additions quadratic. Its
-                        // runtime cost is constant, so the consumed argument is not needed
-                        // for costing.
-                        let x = std::mem::replace(&mut args[0], Val::Null);
-                        Some(crate::cel::library::stdlib::concat_accumulator(x, &args[1]))
-                    } else {
-                        None
-                    };
-                    (extended.unwrap_or_else(|| imp(&args)), id)
-                }
-                // cel-go plans indexing as attribute qualification, not an overload call: a
-                // `dyn` operand that no overload takes is qualified as `refQualify` does.
-                Err(_) if index => (index_qualify(name == "_[?_]", &args[0], &args[1]), ""),
-                Err(err) => return Err(err),
-            };
-        let fname = self
-            .prog
-            .checked
-            .qualified
-            .get(&e.id)
-            .map(|s| s.as_str())
-            .unwrap_or(name);
+        // The implementation runs no expression: the stack is lent to it whole.
+        let mut stack = std::mem::take(&mut self.stack);
+        let out = self.apply_overload(call, plan, &mut stack[base..]);
+        self.stack = stack;
+        let (result, cost) = out?;
+        self.charge(cost)?;
+        result
+    }
+
+    /// The dispatched implementation of a call on its evaluated `args`, and the call's
+    /// cost; `Err` when no overload takes the arguments.
+    fn apply_overload(
+        &mut self,
+        call: &'a cel::common::ast::CallExpr,
+        plan: &'a CallPlan,
+        args: &mut [Val<'a>],
+    ) -> Result<(EvalResult<'a>, u64), EvalError> {
+        let name = call.func_name.as_str();
+        let index = plan.index;
+        let (result, overload_id) = match dispatch_planned(plan, args) {
+            Ok(imp) => {
+                let id = plan.single;
+                let extended = if plan.accumulating {
+                    self.accumulate(call, id, args)
+                } else if plan.extends_call_value {
+                    // `(a + b) + c`: the left list is the value of a call, held by nothing
+                    // else, so it is extended in place (cel-go concatenates lazily);
+                    // copying it at each `+` made a chain of n additions quadratic. Its
+                    // runtime cost is constant, so the consumed argument is not needed
+                    // for costing.
+                    let x = std::mem::replace(&mut args[0], Val::Null);
+                    Some(crate::cel::library::stdlib::concat_accumulator(x, &args[1]))
+                } else {
+                    None
+                };
+                (extended.unwrap_or_else(|| imp(args)), id)
+            }
+            // cel-go plans indexing as attribute qualification, not an overload call: a
+            // `dyn` operand that no overload takes is qualified as `refQualify` does.
+            Err(_) if index => (index_qualify(name == "_[?_]", &args[0], &args[1]), ""),
+            Err(err) => return Err(err),
+        };
         let cost = match &result {
             // An optional index that finds nothing is free (cel-go plans it as an
             // optional qualifier).
@@ -818,26 +1232,17 @@ impl<'a, 'v> Evaluator<'a, 'v> {
             {
                 0
             }
-            Ok(r) => call_cost(fname, overload_id, &args, r, self.cost_model()),
-            Err(_) => call_cost(fname, overload_id, &args, &Val::Null, self.cost_model()),
+            Ok(r) => self.call_cost(plan, overload_id, args, r),
+            Err(_) => self.call_cost(plan, overload_id, args, &Val::Null),
         };
-        self.charge(cost)?;
-        result
-    }
-
-    /// The overload id a call is costed under: the single resolved one, else none.
-    fn single_overload(&self, e: &IdedExpr) -> &'static str {
-        match self.prog.checked.overloads.get(&e.id) {
-            Some(ids) if ids.len() == 1 => ids[0],
-            _ => "",
-        }
+        Ok((result, cost))
     }
 
     /// A conditional's branch: cel-go plans `c ? a : b` as a conditional attribute, whose
     /// branch identifiers are resolved without the identifier cost (qualifiers still cost).
     fn eval_branch(&mut self, e: &'a IdedExpr) -> EvalResult<'a> {
         match &e.expr {
-            Expr::Ident(name) if !self.prog.folded.contains_key(&e.id) => match self.lookup(name) {
+            Expr::Ident(name) if self.prog.node(e).constant.is_none() => match self.lookup_ident(e, name) {
                 Some(v) => v,
                 None => match type_value(name) {
                     Some(t) => Ok(Val::Type(t)),
@@ -854,23 +1259,23 @@ impl<'a, 'v> Evaluator<'a, 'v> {
             _ => self.eval(e),
         }
     }
+}
 
-    fn is_optional_call(&self, e: &IdedExpr) -> bool {
-        self.prog
-            .checked
-            .overloads
-            .get(&e.id)
-            .map(|ids| ids.iter().all(|id| id.starts_with("optional_")))
-            .unwrap_or(false)
+/// [`dispatch`] with the overloads resolved at planning time.
+fn dispatch_planned(plan: &CallPlan, args: &[Val]) -> Result<Impl, EvalError> {
+    if let Some(imp) = plan.direct {
+        return Ok(imp);
     }
-
-    fn dispatch(
-        &self,
-        candidates: &[&'static str],
-        args: &[Val<'a>],
-    ) -> Result<(Impl, &'static str), EvalError> {
-        dispatch(&self.prog.env, candidates, args)
+    for (_, imp, params) in &plan.candidates {
+        let fits = params
+            .as_ref()
+            .map(|ps| ps.len() == args.len() && ps.iter().zip(args).all(|(p, a)| runtime_fits(p, a)))
+            .unwrap_or(false);
+        if fits {
+            return Ok(*imp);
+        }
     }
+    Err(EvalError::no_such_overload())
 }
 
 /// Picks the implementation: the single resolved overload, or the first candidate whose
@@ -1161,13 +1566,13 @@ fn optional_select<'a>(operand: &Val<'a>, field: &str) -> EvalResult<'a> {
 /// cel-go's `OptOptimize` decorators, bottom up: returns the constant value of `e` when it
 /// is (or folds to) a constant.
 fn fold(
-    p: &Program,
+    p: &Planning,
     e: &IdedExpr,
     folded: &mut HashMap<u64, Val<'static>>,
     members: &mut HashMap<u64, Vec<Val<'static>>>,
 ) -> Result<Option<Val<'static>>, EvalError> {
     let out = match &e.expr {
-        Expr::Literal(_) => return Ok(p.consts.get(&e.id).map(|c| c.to_val())),
+        Expr::Literal(_) => return Ok(p.consts.get(&e.id).cloned()),
         Expr::List(l) => {
             let mut vals = Vec::new();
             let mut all = l.optional_indices.is_empty();
@@ -1306,7 +1711,7 @@ fn fold(
 /// Whether cel-go's regex optimization rewrites the call (`CompileRegexConstants`): a
 /// `matches`, `find` or `findAll` call whose pattern (the argument after the string) is a
 /// constant string.
-fn regex_optimized(p: &Program, c: &cel::common::ast::CallExpr) -> bool {
+fn regex_optimized(p: &Planning, c: &cel::common::ast::CallExpr) -> bool {
     if !matches!(c.func_name.as_str(), "matches" | "find" | "findAll") {
         return false;
     }
@@ -1572,6 +1977,38 @@ mod tests {
             crate::cel::eval::plain_value(&r.expect("evaluates")),
             serde_json::json!(40)
         );
+    }
+
+    /// Identifiers resolved to comprehension slots at planning time follow CEL's scoping:
+    /// the innermost variable of a name wins, a comprehension's range and result see the
+    /// enclosing variables, and the variables declared outside stay reachable.
+    #[test]
+    fn comprehension_variables_resolve_lexically() {
+        let cases: [(&str, serde_json::Value); 6] = [
+            ("[[1, 2], [3]].map(x, x.map(x, x * 10))", serde_json::json!([[10, 20], [30]])),
+            ("xs.all(x, [x].exists(y, y == x))", serde_json::json!(true)),
+            // A comprehension in another's range: its `x` is the outer one.
+            ("xs.map(x, [x, x + 1].filter(y, y > x).size())", serde_json::json!([1, 1, 1])),
+            // The inner accumulator shadows the outer one only inside.
+            ("xs.filter(x, xs.exists(y, y > x))", serde_json::json!([0, 1])),
+            ("xs.exists(xs, xs == 2)", serde_json::json!(true)),
+            ("[xs.map(x, x)].map(l, l.map(x, xs[x] + x))", serde_json::json!([[0, 2, 4]])),
+        ];
+        for (expr, want) in cases {
+            assert_eq!(run(expr, 3).0, want, "{}", expr);
+        }
+    }
+
+    /// `==` of scalars costs 1; of strings, a tenth of the shorter size (cel-go's
+    /// `equals` default): m 1, the field 1, then the call.
+    #[test]
+    fn equality_costs_by_operand_size() {
+        use serde_json::json;
+        assert_eq!(cost("m.n == 1", json!({"n": 1})), (3, None));
+        assert_eq!(cost("m.n != 1.5", json!({"n": 1})), (3, None));
+        let s = "a".repeat(25);
+        assert_eq!(cost(&format!("m.s == '{}'", s), json!({ "s": s })), (5, None));
+        assert_eq!(cost(&format!("m.s != '{}'", s), json!({ "s": s })), (5, None));
     }
 
     /// A chain of list additions extends the left operand in place when it is the value

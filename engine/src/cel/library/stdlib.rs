@@ -618,8 +618,16 @@ pub fn concat_accumulator<'a>(x: Val<'a>, y: &Val<'a>) -> EvalResult<'a> {
             if items.len().saturating_add(yl.len()) > MAX_LIST_CONCAT {
                 return Err(EvalError::cost_limit());
             }
-            let tail = yl.try_items()?;
-            Rc::make_mut(&mut items).extend(tail);
+            match yl {
+                // A computed list's elements are values already: no vector in between.
+                List::Owned { items: tail, .. } => {
+                    Rc::make_mut(&mut items).extend(tail.iter().cloned())
+                }
+                List::Json { .. } => {
+                    let tail = yl.try_items()?;
+                    Rc::make_mut(&mut items).extend(tail);
+                }
+            }
             Ok(Val::List(List::Owned {
                 items,
                 kind: crate::cel::value::ListKind::Atomic,
