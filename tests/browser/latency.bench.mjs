@@ -124,7 +124,8 @@ try {
   })}`);
   // For scripts/bench (tests/bench/table.mjs): medians in ns.
   const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  for (const [metric, xs] of [['object_edit', obj], ['crd_edit', crdEdit], ['compile_in_page', compile]]) {
+  for (const [metric, xs] of [['object_edit', obj], ['crd_edit', crdEdit], ['compile_in_page', compile],
+    ['page_keystroke_object', objThread.ui], ['page_keystroke_crd', crdThread.ui]]) {
     if (xs.length) console.log(`BENCH browser postgresclusters ${metric} crdlab ${Math.round(med(xs) * 1e6)}`);
   }
   await page.close();
