@@ -66,7 +66,7 @@ try {
     const engine = of('engine');
     if (engine.length) {
       console.log(`  engine worker round trip (post → answer): ${stats(engine)}; in the worker: analysis ${stats(of('worker-analysis'))}, ` +
-        `writing the answer (JSON) ${stats(of('answer-write'))}; on the page: reading it ${stats(of('answer-read'))}; ` +
+        `writing the answer (JSON) ${stats(of('answer-write'))}; page → worker ${stats(of('to-worker'))}, worker → page ${stats(of('from-worker'))}; on the page: reading it ${stats(of('answer-read'))}; ` +
         `rendering it ${of('ui-answer').length ? stats(of('ui-answer')) : 'n/a'}; answer size ${stats(of('answer-bytes')).replace(/ ms/g, ' B')}`);
     }
     await page.evaluate(() => { window.__longTasks = []; window.__crdlabTimings = []; });

@@ -192,13 +192,19 @@ impl Engine {
     }
 }
 
+fn performance() -> Option<web_sys::Performance> {
+    js_sys::Reflect::get(&js_sys::global(), &"performance".into()).ok().and_then(|p| p.dyn_into::<web_sys::Performance>().ok())
+}
+
 /// `performance.now()` in the page or in a worker.
 pub fn now() -> f64 {
-    js_sys::Reflect::get(&js_sys::global(), &"performance".into())
-        .ok()
-        .and_then(|p| p.dyn_into::<web_sys::Performance>().ok())
-        .map(|p| p.now())
-        .unwrap_or(0.0)
+    performance().map(|p| p.now()).unwrap_or(0.0)
+}
+
+/// A time both the page and the worker read alike (`performance.now()` counts from each
+/// one's own start): for timing the two legs of a round trip.
+fn wall_now() -> f64 {
+    performance().map(|p| p.time_origin() + p.now()).unwrap_or(0.0)
 }
 
 fn set(o: &js_sys::Object, key: &str, value: &JsValue) {
@@ -225,6 +231,7 @@ pub fn serve() {
     let engine = RefCell::new(Engine::default());
     let reply = scope.clone();
     let on_message = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+        let received = wall_now();
         let data = e.data();
         let Some(job) = get_str(&data, "job").and_then(|j| serde_json::from_str::<Job>(&j).ok()) else { return };
         let object = get_str(&data, "object").unwrap_or_default();
@@ -240,10 +247,12 @@ pub fn serve() {
         // What the worker spent, for the latency benchmark.
         set(&msg, "engineMs", &JsValue::from_f64(t1 - t0));
         set(&msg, "writeMs", &JsValue::from_f64(now() - t1));
+        set(&msg, "receivedAt", &JsValue::from_f64(received));
         set(&msg, "answer", &JsValue::from_str(&json));
         if let Some(c) = crd {
             set(&msg, "crd", &JsValue::from_str(&c));
         }
+        set(&msg, "postedAt", &JsValue::from_f64(wall_now()));
         let _ = reply.post_message(&msg);
     });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -277,8 +286,9 @@ struct Inner {
     ready: bool,
     /// A job is in the worker (or, without one, scheduled on this thread).
     busy: bool,
-    /// When the job in the worker was posted.
+    /// When the job in the worker was posted ([`now`], and [`wall_now`]).
     sent_at: f64,
+    sent_wall: f64,
     pending: Option<Pending>,
     /// The CRD text the worker holds.
     sent_crd: Option<AttrValue>,
@@ -328,6 +338,7 @@ impl Client {
             ready: false,
             busy: false,
             sent_at: 0.0,
+            sent_wall: 0.0,
             pending: None,
             sent_crd: None,
             local: None,
@@ -437,6 +448,14 @@ impl Client {
         }
         let Some(json) = get_str(&data, "answer") else { return };
         let ms = now() - self.0.borrow().sent_at;
+        // The two legs of the round trip (the benchmark's diagnosis of the time outside the
+        // analysis): page → worker, worker → page.
+        let arrived = wall_now();
+        let at = |key: &str| js_sys::Reflect::get(&data, &key.into()).ok().and_then(|v| v.as_f64());
+        if let (Some(received), Some(posted)) = (at("receivedAt"), at("postedAt")) {
+            crate::record_timing("to-worker", received - self.0.borrow().sent_wall);
+            crate::record_timing("from-worker", arrived - posted);
+        }
         self.0.borrow_mut().busy = false;
         // The next job goes first: the worker works while this thread renders.
         let fresh = self.0.borrow().pending.is_none();
@@ -485,6 +504,7 @@ impl Client {
         let Some(mut p) = inner.pending.take() else { return };
         inner.busy = true;
         inner.sent_at = now();
+        inner.sent_wall = wall_now();
         // The CRD text only when the worker does not hold it.
         let crd = match &inner.sent_crd {
             Some(s) if crate::same_text(s, &p.crd) => None,
