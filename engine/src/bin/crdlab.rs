@@ -1,7 +1,8 @@
 //! The `crdlab` command line: `batch` (the JSON Lines protocol of
 //! shared/docs/vector-format.md), `validate` (kubectl-style output for one object; for
 //! several releases, each one's verdict and which messages differ), `versions` (each rule's
-//! lowest Kubernetes release) and `diff` (breaking changes between two CRDs).
+//! lowest Kubernetes release), `diff` (breaking changes between two CRDs) and `schema`
+//! (JSON Schemas for editors).
 
 use clap::{Parser, Subcommand, ValueEnum};
 use crdlab::engine::Engine;
@@ -9,6 +10,11 @@ use crdlab::wire::batch::{Answer, Request};
 use serde_json::Value;
 use std::io::{BufRead, BufWriter, Write};
 use std::process::ExitCode;
+
+#[path = "cli/inputs.rs"]
+mod inputs;
+#[path = "cli/schema.rs"]
+mod schema;
 
 #[derive(Parser)]
 #[command(name = "crdlab", version, about = "What a Kubernetes apiserver does with your CRD, offline")]
@@ -118,6 +124,22 @@ enum Command {
         #[arg(short = 'o', long, value_enum, default_value = "text")]
         output: Output,
     },
+    /// Write a JSON Schema (draft-07) per kind and version of the CRDs, named
+    /// {kind}_{version}.json, and a catalog.json: for YAML language servers (VS Code's YAML
+    /// extension, Neovim, Helix, JetBrains) and kubeconform.
+    Schema {
+        /// CRD files or directories (walked recursively; multi-document files and Lists).
+        #[arg(long, num_args = 1.., required = true)]
+        crds: Vec<String>,
+        /// The directory to write the schemas into (created if missing).
+        #[arg(short = 'o', long)]
+        output: std::path::PathBuf,
+        #[arg(long, help = target_release_help())]
+        kubernetes_version: Option<String>,
+        /// List what each schema cannot check (CEL rules, formats, patterns).
+        #[arg(long)]
+        notes: bool,
+    },
 }
 
 /// `1.25-1.37`: the supported releases (crdlab::version::RELEASES).
@@ -188,6 +210,15 @@ fn run() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Batch => batch(),
+        Command::Schema { crds, output, kubernetes_version, notes } => {
+            match kubernetes_version.as_deref().map_or(Ok(crdlab::KubeVersion::LATEST), crdlab::KubeVersion::parse) {
+                Ok(kube) => schema::run(&crds, &output, kube, notes),
+                Err(e) => {
+                    eprintln!("error: {}", e);
+                    ExitCode::from(2)
+                }
+            }
+        }
         Command::Cost { crd, version, kubernetes_version, output }
             if kubernetes_version.as_deref().is_some_and(names_several_releases) =>
         {

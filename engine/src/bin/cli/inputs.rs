@@ -1,0 +1,102 @@
+//! What the command line names: files and directories of YAML/JSON documents, read the way
+//! kubectl reads a `-f` argument: directories walked recursively (`.yaml`, `.yml`, `.json`),
+//! every document of a multi-document file, the items of a `List`.
+
+use crdlab::crd::model::CustomResourceDefinition;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// How deep a directory walk goes (a symlink loop or a pathological tree ends here).
+const MAX_DIR_DEPTH: usize = 64;
+
+/// One document of a file (`index`: its place in the file, from 0; the items of a `List`
+/// share their List's index).
+pub struct Document {
+    pub file: PathBuf,
+    pub index: usize,
+    pub value: Value,
+}
+
+/// The files `paths` name: files as given, directories walked (sorted, so output is stable),
+/// keeping `.yaml`, `.yml` and `.json` files.
+pub fn files(paths: &[String]) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    for p in paths {
+        let path = Path::new(p);
+        let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {}: {}", p, e))?;
+        if meta.is_dir() {
+            walk(path, 0, &mut out)?;
+        } else {
+            out.push(path.to_path_buf());
+        }
+    }
+    Ok(out)
+}
+
+fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    if depth > MAX_DIR_DEPTH {
+        return Err(format!("{}: directories nest deeper than {} levels", dir.display(), MAX_DIR_DEPTH));
+    }
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read {}: {}", dir.display(), e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    entries.sort();
+    for e in entries {
+        // Symlinked directories are not followed (no loops); symlinked files are read.
+        let is_link = std::fs::symlink_metadata(&e).map(|m| m.file_type().is_symlink()).unwrap_or(false);
+        if e.is_dir() {
+            if !is_link {
+                walk(&e, depth + 1, out)?;
+            }
+        } else if matches!(e.extension().and_then(|x| x.to_str()), Some("yaml" | "yml" | "json")) {
+            out.push(e);
+        }
+    }
+    Ok(())
+}
+
+/// Every document of `file`, `List`s opened; an unreadable file is an error naming the file,
+/// line and column.
+pub fn documents(file: &Path) -> Result<Vec<Document>, String> {
+    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {}: {}", file.display(), e))?;
+    let docs = crdlab::text::yaml::read_documents(&text).map_err(|e| match (e.line, e.column) {
+        (Some(l), Some(c)) => format!("{}:{}:{}: {}", file.display(), l, c, e.message),
+        _ => format!("{}: {}", file.display(), e.message),
+    })?;
+    let mut out = Vec::new();
+    for (index, value) in docs.into_iter().enumerate() {
+        match value {
+            Value::Null => {}
+            Value::Object(mut m) if is_list(&m) => {
+                if let Some(Value::Array(items)) = m.remove("items") {
+                    out.extend(items.into_iter().map(|value| Document { file: file.to_path_buf(), index, value }));
+                }
+            }
+            value => out.push(Document { file: file.to_path_buf(), index, value }),
+        }
+    }
+    Ok(out)
+}
+
+/// `kind: List` or `kind: <Kind>List` with `items` (what `kubectl get -o yaml` prints).
+fn is_list(m: &serde_json::Map<String, Value>) -> bool {
+    m.get("kind").and_then(Value::as_str).is_some_and(|k| k.ends_with("List")) && m.get("items").is_some_and(Value::is_array)
+}
+
+/// The CustomResourceDefinitions among the documents `paths` name. Other kinds are skipped;
+/// a CRD that does not decode is an error naming its file and document.
+pub fn crds(paths: &[String]) -> Result<Vec<(Document, CustomResourceDefinition)>, String> {
+    let mut out = Vec::new();
+    for file in files(paths)? {
+        for doc in documents(&file)? {
+            if doc.value.get("kind").and_then(Value::as_str) != Some("CustomResourceDefinition") {
+                continue;
+            }
+            let crd = crdlab::crd::load::decode_crd(&doc.value)
+                .map_err(|e| format!("{} (document {}): {}", doc.file.display(), doc.index + 1, e.message))?;
+            out.push((doc, crd));
+        }
+    }
+    Ok(out)
+}
