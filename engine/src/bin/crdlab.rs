@@ -15,6 +15,8 @@ use std::process::ExitCode;
 mod inputs;
 #[path = "cli/schema.rs"]
 mod schema;
+#[path = "cli/validate_many.rs"]
+mod validate_many;
 
 #[derive(Parser)]
 #[command(name = "crdlab", version, about = "What a Kubernetes apiserver does with your CRD, offline")]
@@ -41,20 +43,34 @@ enum DiffOutput {
 enum Command {
     /// Answer JSON Lines requests from stdin, one answer line per request, in order.
     Batch,
-    /// Validate an object (an update with --old) against a CRD; exit 1 when invalid.
+    /// Validate an object (an update with --old) against a CRD, or with --crds every object
+    /// of files, directories or stdin against the CRDs that define their kinds; exit 1 when
+    /// invalid, 2 on unreadable input.
     Validate {
         /// The CustomResourceDefinition (YAML or JSON; multi-document files allowed).
-        #[arg(long)]
-        crd: String,
+        #[arg(long, required_unless_present = "crds", conflicts_with = "crds")]
+        crd: Option<String>,
         /// The object sent to the apiserver (YAML or JSON).
-        #[arg(long)]
-        object: String,
+        #[arg(long, required_unless_present = "crds", conflicts_with = "crds")]
+        object: Option<String>,
+        /// CRD files or directories (walked recursively; multi-document files, Lists such
+        /// as `kubectl get crd -o yaml` prints): validate OBJECTS against them. Repeat it or
+        /// separate paths with commas (`--crds a/,b.yaml`): what follows is OBJECTS.
+        #[arg(long, value_delimiter = ',')]
+        crds: Vec<String>,
+        /// With --crds: object files or directories (.yaml, .yml, .json, recursively), or
+        /// `-` (the default) for stdin; multi-document files and Lists.
+        #[arg(requires = "crds")]
+        objects: Vec<String>,
+        /// With --crds: objects whose kind no CRD defines fail instead of being skipped.
+        #[arg(long, requires = "crds")]
+        strict: bool,
         /// The stored object: its presence makes the request an update.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "crds")]
         old: Option<String>,
         /// The CRD being replaced: its presence makes the CRD an update, where rules
         /// unchanged from it compile in the stored-expressions environment.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "crds")]
         old_crd: Option<String>,
         /// The CRD version to validate against (default: the storage version).
         #[arg(long)]
@@ -62,7 +78,7 @@ enum Command {
         #[arg(long, help = validate_release_help())]
         kubernetes_version: Option<String>,
         /// Validate as a status-subresource update.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "crds")]
         status: bool,
         /// Turn validation ratcheting off (it is on by default from 1.30).
         #[arg(long, conflicts_with = "ratcheting")]
@@ -231,7 +247,22 @@ fn run() -> ExitCode {
             diff(&old, &new, config.as_deref(), objects.as_deref(), kubernetes_version.as_deref(), output)
         }
         Command::Versions { crd, version, output } => versions(&crd, version.as_deref(), output),
-        Command::Validate { crd, object, old, old_crd, version, kubernetes_version, status, no_ratcheting, ratcheting, output }
+        Command::Validate { crds, objects, strict, kubernetes_version, no_ratcheting, output, .. } if !crds.is_empty() => {
+            let kube = match kubernetes_version.as_deref().map_or(Ok(crdlab::KubeVersion::LATEST), crdlab::KubeVersion::parse) {
+                Ok(k) => k,
+                Err(e) => {
+                    eprintln!("error: {}", e);
+                    return ExitCode::from(2);
+                }
+            };
+            let format = match output {
+                Output::Text => validate_many::Format::Text,
+                Output::Json => validate_many::Format::Json,
+            };
+            let opts = validate_many::Options { kube, ratcheting: !no_ratcheting, strict, format };
+            validate_many::run(&crds, &objects, &opts)
+        }
+        Command::Validate { crd, object, old, old_crd, version, kubernetes_version, status, no_ratcheting, ratcheting, output, .. }
             if kubernetes_version.as_deref().is_some_and(names_several_releases) =>
         {
             let ratcheting = if no_ratcheting {
@@ -241,10 +272,12 @@ fn run() -> ExitCode {
             } else {
                 crdlab::analysis::releases::Ratcheting::ReleaseDefault
             };
+            let (crd, object) = (crd.unwrap_or_default(), object.unwrap_or_default());
             let files = ValidateFiles { crd: &crd, old_crd: old_crd.as_deref(), object: &object, old: old.as_deref() };
             validate_releases(&files, version.as_deref(), kubernetes_version.as_deref().unwrap_or_default(), status, ratcheting, output)
         }
-        Command::Validate { crd, object, old, old_crd, version, kubernetes_version, status, no_ratcheting, ratcheting, output } => {
+        Command::Validate { crd, object, old, old_crd, version, kubernetes_version, status, no_ratcheting, ratcheting, output, .. } => {
+            let (crd, object) = (crd.unwrap_or_default(), object.unwrap_or_default());
             let read = |p: &str| std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {}", p, e));
             // Neither ratcheting flag: what the release ships (an unparsable version is
             // reported by the request itself).

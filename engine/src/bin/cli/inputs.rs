@@ -84,19 +84,25 @@ fn is_list(m: &serde_json::Map<String, Value>) -> bool {
     m.get("kind").and_then(Value::as_str).is_some_and(|k| k.ends_with("List")) && m.get("items").is_some_and(Value::is_array)
 }
 
-/// The CustomResourceDefinitions among the documents `paths` name. Other kinds are skipped;
-/// a CRD that does not decode is an error naming its file and document.
-pub fn crds(paths: &[String]) -> Result<Vec<(Document, CustomResourceDefinition)>, String> {
+/// The CustomResourceDefinition documents among those `paths` name (other kinds are
+/// skipped), not decoded: a tool that needs only some of them decodes those.
+pub fn crd_documents(paths: &[String]) -> Result<Vec<Document>, String> {
     let mut out = Vec::new();
     for file in files(paths)? {
-        for doc in documents(&file)? {
-            if doc.value.get("kind").and_then(Value::as_str) != Some("CustomResourceDefinition") {
-                continue;
-            }
-            let crd = crdlab::crd::load::decode_crd(&doc.value)
-                .map_err(|e| format!("{} (document {}): {}", doc.file.display(), doc.index + 1, e.message))?;
-            out.push((doc, crd));
-        }
+        out.extend(documents(&file)?.into_iter().filter(|d| d.value.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition")));
     }
     Ok(out)
+}
+
+/// The CustomResourceDefinitions among the documents `paths` name, decoded; one that does
+/// not decode is an error naming its file and document.
+pub fn crds(paths: &[String]) -> Result<Vec<(Document, CustomResourceDefinition)>, String> {
+    crd_documents(paths)?
+        .into_iter()
+        .map(|doc| {
+            let crd = crdlab::crd::load::decode_crd(&doc.value)
+                .map_err(|e| format!("{} (document {}): {}", doc.file.display(), doc.index + 1, e.message))?;
+            Ok((doc, crd))
+        })
+        .collect()
 }
