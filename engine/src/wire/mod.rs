@@ -5,6 +5,7 @@
 pub mod annotated;
 pub mod batch;
 pub mod ecmascript_regex;
+pub mod findings;
 pub mod json_schema;
 #[cfg(any(feature = "wasm", test))]
 pub(crate) mod packed;
