@@ -500,6 +500,10 @@ mod tests {
             let values = [("x", Val::Int(x)), ("xs", typed_var(&xs, &Type::list(Type::Int)).unwrap())];
             assert_eq!(c.run(&values).into_map(), one_shot, "x = {}", x);
         }
+        // The typed answer carries what the JSON answer prints.
+        let a = c.run(&[("x", Val::Int(3)), ("xs", typed_var(&json!([1, 5]), &Type::list(Type::Int)).unwrap())]);
+        assert!(matches!(a.result(), Ok(Val::Bool(true))));
+        assert_eq!(json!(a.cost()), a.into_map()["actualCost"]);
         // x = 0: the division fails at run time.
         let out = c.run(&[("x", Val::Int(0)), ("xs", typed_var(&json!([5]), &Type::list(Type::Int)).unwrap())]).into_map();
         assert_eq!(out["evalError"], "division by zero");

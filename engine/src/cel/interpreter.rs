@@ -2038,6 +2038,38 @@ mod tests {
         );
     }
 
+    /// The macros' loop conditions (`exists`: `@not_strictly_false(!@result)`, `all`:
+    /// `@not_strictly_false(@result)`) are decided from the accumulator: same values and
+    /// costs as evaluating them (identifier 1, `!` 1, `@not_strictly_false` 1), the same
+    /// cost when the limit is crossed inside one, and an error accumulator goes on.
+    #[test]
+    fn macro_loop_conditions_cost_as_evaluated() {
+        // xs 1, per element condition 3 and step 3 (@result, v, `<`), the result 1.
+        assert_eq!(run("xs.exists(v, v < 0)", 10), (serde_json::json!(false), 62));
+        // `all`: condition 2, step 3 (@result, v, `>=`).
+        assert_eq!(run("xs.all(v, v >= 0)", 10), (serde_json::json!(true), 52));
+        // Stops after the element found: three full iterations, then the condition.
+        assert_eq!(run("xs.exists(v, v == 2)", 10), (serde_json::json!(true), 23));
+        assert_eq!(run("xs.all(v, v < 2)", 10), (serde_json::json!(false), 19));
+        // A shadowing iteration variable is not the accumulator.
+        assert_eq!(run("xs.exists(v, xs.exists(v, v > 8))", 10).0, serde_json::json!(true));
+        // The limit crossed inside the condition (limit 9: the condition's third charge) or
+        // right after it (limit 10: the step's first).
+        let p = program("xs.exists(v, v < 0)");
+        let xs = || Val::list((0..10).map(Val::Int).collect());
+        for (limit, cost) in [(9, 10), (10, 11), (8, 9), (7, 8)] {
+            let (r, c) = p.eval(&[("xs", xs())], Some(limit));
+            assert_eq!(r.err().map(|e| e.message), Some("operation cancelled: actual cost limit exceeded".to_string()), "limit {}", limit);
+            assert_eq!(c, cost, "limit {}", limit);
+        }
+        // An error accumulator: the condition goes on (`@not_strictly_false` of an error);
+        // per element condition 3, step 4 (@result, v, `/` failing, `>` charged anyway).
+        let p = program("xs.exists(v, v / 0 > 1)");
+        let (r, c) = p.eval(&[("xs", xs())], Some(crate::cel::config::PER_CALL_LIMIT));
+        assert_eq!(r.err().map(|e| e.message), Some("division by zero".to_string()));
+        assert_eq!(c, 2 + 7 * 10);
+    }
+
     #[test]
     fn accumulation_costs_are_per_iteration() {
         // The runtime cost of an accumulating macro is affine in the number of elements:
