@@ -824,7 +824,7 @@ impl ExpressionHandle {
                 values.push((name.as_str(), val));
             }
         }
-        to_js(&EvalResult::from_fields(&compiled.run(&values)))
+        to_js(&EvalResult::from_fields(&compiled.run(&values).into_map()))
     }
 
     /// For the package's JavaScript layer (`Expression.evaluate`, engine/npm/wrap/core.js):

@@ -235,7 +235,7 @@ pub fn evaluate(
                 .iter()
                 .map(|(n, v)| (n.as_str(), v.clone()))
                 .collect();
-            compiled.run(&vars)
+            compiled.run(&vars).into_map()
         }
         Err(answer) => answer,
     }
@@ -325,14 +325,44 @@ pub fn compile(
     })
 }
 
+/// The answer of one run of a [`CompiledExpression`]: its result and runtime cost, turned
+/// into the batch protocol's JSON answer by [`Answer::into_map`].
+pub struct Answer<'a> {
+    compiled: &'a CompiledExpression,
+    result: Result<Val<'a>, crate::cel::value::EvalError>,
+    cost: u64,
+}
+
+impl<'a> Answer<'a> {
+    /// The program's value or evaluation error.
+    pub fn result(&self) -> &Result<Val<'a>, crate::cel::value::EvalError> {
+        &self.result
+    }
+
+    /// The runtime cost (`actualCost`).
+    pub fn cost(&self) -> u64 {
+        self.cost
+    }
+
+    /// The JSON answer ([`CompiledExpression::answer`]).
+    pub fn into_map(self) -> Map<String, Value> {
+        self.compiled.answer(self.result, self.cost)
+    }
+}
+
 impl CompiledExpression {
     /// Runs the program with `vars` (values of the declared variables; one left out is
-    /// cel-go's `no such attribute` at run time) under the per-call cost limit: the head
-    /// (`outputType`, `estimatedCost`), then `value` and `typedValue` or `evalError`, then
-    /// `actualCost`.
-    pub fn run<'a>(&'a self, vars: &[(&str, Val<'a>)]) -> Map<String, Value> {
+    /// cel-go's `no such attribute` at run time) under the per-call cost limit. The answer
+    /// is typed ([`Answer`]); its JSON (the head `outputType`, `estimatedCost`, then
+    /// `value` and `typedValue` or `evalError`, then `actualCost`) is built when asked
+    /// ([`Answer::into_map`]), so a caller that reads the result alone builds no JSON.
+    pub fn run<'a>(&'a self, vars: &[(&str, Val<'a>)]) -> Answer<'a> {
         let (result, cost) = self.eval(vars);
-        self.answer(result, cost)
+        Answer {
+            compiled: self,
+            result,
+            cost,
+        }
     }
 
     /// The program's result and runtime cost under the per-call limit, before they become
@@ -468,13 +498,17 @@ mod tests {
             let types = json!({"x": "int", "xs": "list(int)"});
             let one_shot = evaluate("xs.exists(v, v > x) && 10 / x > 1", Some(&vars), Some(&types), KubeVersion::LATEST);
             let values = [("x", Val::Int(x)), ("xs", typed_var(&xs, &Type::list(Type::Int)).unwrap())];
-            assert_eq!(c.run(&values), one_shot, "x = {}", x);
+            assert_eq!(c.run(&values).into_map(), one_shot, "x = {}", x);
         }
+        // The typed answer carries what the JSON answer prints.
+        let a = c.run(&[("x", Val::Int(3)), ("xs", typed_var(&json!([1, 5]), &Type::list(Type::Int)).unwrap())]);
+        assert!(matches!(a.result(), Ok(Val::Bool(true))));
+        assert_eq!(json!(a.cost()), a.into_map()["actualCost"]);
         // x = 0: the division fails at run time.
-        let out = c.run(&[("x", Val::Int(0)), ("xs", typed_var(&json!([5]), &Type::list(Type::Int)).unwrap())]);
+        let out = c.run(&[("x", Val::Int(0)), ("xs", typed_var(&json!([5]), &Type::list(Type::Int)).unwrap())]).into_map();
         assert_eq!(out["evalError"], "division by zero");
         // A variable left out is cel-go's missing attribute, not a crash.
-        assert!(c.run(&[("x", Val::Int(1))]).contains_key("evalError"));
+        assert!(c.run(&[("x", Val::Int(1))]).into_map().contains_key("evalError"));
         // Compile errors are the one-shot answer.
         let err = compile("x +", &decls, KubeVersion::LATEST).err().expect("a compile error");
         assert_eq!(err, evaluate("x +", Some(&json!({"x": 1, "xs": []})), Some(&json!({"x": "int", "xs": "list(int)"})), KubeVersion::LATEST));

@@ -50,6 +50,24 @@ struct NodePlan {
     /// variables), resolved at planning time as cel-go's planner resolves variables to
     /// their activation.
     local: Option<(u32, u8)>,
+    /// A comprehension's loop condition, when it has a shape evaluated without walking it.
+    loop_cond: LoopCond,
+}
+
+/// The shape of a comprehension's loop condition. The macros' conditions read only the
+/// accumulator (`exists`: `@not_strictly_false(!__result__)`, `all`:
+/// `@not_strictly_false(__result__)`): their value and runtime cost (1 per identifier
+/// and per call, cel-go's observers) are known from the accumulator alone, so
+/// `evalFold`'s per-iteration condition is decided without evaluating three nodes.
+#[derive(Default, Clone, Copy, PartialEq, Eq)]
+enum LoopCond {
+    /// Any other condition: evaluated as written.
+    #[default]
+    Generic,
+    /// `@not_strictly_false(accu)`: continues unless the accumulator is `false`; costs 2.
+    Accu,
+    /// `@not_strictly_false(!accu)`: continues unless the accumulator is `true`; costs 3.
+    NotAccu,
 }
 
 /// How a call node evaluates (cel-go's `planCall` cases).
@@ -293,6 +311,14 @@ impl Program {
         });
         drop(planning);
         plan_locals(&checked.expr, &mut Vec::new(), 0, &mut plan);
+        walk(&checked.expr, &mut |e| {
+            if let Expr::Comprehension(c) = &e.expr {
+                let shape = loop_cond_shape(c, &plan);
+                if let Some(node) = plan.get_mut(e.id as usize) {
+                    node.loop_cond = shape;
+                }
+            }
+        });
         let model = CostModel::for_release(checked.release_minor);
         Ok(Program {
             checked,
@@ -383,6 +409,42 @@ fn plan_locals<'e>(
         }
         _ => {}
     }
+}
+
+/// The shape of comprehension `c`'s loop condition ([`LoopCond`]), from the planned nodes:
+/// the identifier must be the accumulator of `c` itself (resolved to its slot, not shadowed
+/// by an iteration variable), the negation the strict, unit-cost `logical_not` overload.
+fn loop_cond_shape(c: &cel::common::ast::ComprehensionExpr, plan: &[NodePlan]) -> LoopCond {
+    let node = |e: &IdedExpr| plan.get(e.id as usize);
+    let is_accu = |e: &IdedExpr| {
+        matches!(&e.expr, Expr::Ident(n) if *n == c.accu_var)
+            && c.iter_var != c.accu_var
+            && c.iter_var2.as_deref() != Some(c.accu_var.as_str())
+            && node(e).is_some_and(|n| n.constant.is_none() && matches!(n.local, Some((_, 0))))
+    };
+    let Expr::Call(nsf) = &c.loop_cond.expr else {
+        return LoopCond::Generic;
+    };
+    let planned_kind = node(&c.loop_cond).and_then(|n| n.call.as_deref()).map(|p| &p.kind);
+    if nsf.target.is_some() || nsf.args.len() != 1 || !matches!(planned_kind, Some(CallKind::NotStrictlyFalse)) {
+        return LoopCond::Generic;
+    }
+    let arg = &nsf.args[0];
+    if is_accu(arg) {
+        return LoopCond::Accu;
+    }
+    if let Expr::Call(not) = &arg.expr {
+        let negation = node(arg).and_then(|n| n.call.as_deref()).is_some_and(|p| {
+            matches!(p.kind, CallKind::Generic)
+                && p.strict.is_some()
+                && p.unit_cost
+                && p.single == "logical_not"
+        });
+        if negation && not.target.is_none() && not.args.len() == 1 && is_accu(&not.args[0]) {
+            return LoopCond::NotAccu;
+        }
+    }
+    LoopCond::Generic
 }
 
 /// The plan of one call node (cel-go `planCall`).
@@ -574,6 +636,17 @@ impl<'a, 'v> Evaluator<'a, 'v> {
         if let Some(v) = &node.constant {
             return Ok(v.clone());
         }
+        // A comprehension variable, read from its slot (the common case of identifiers in
+        // a loop body): charged 1 as any variable.
+        if let Some((level, k)) = node.local {
+            if let Some(base) = self.frames.get(level as usize) {
+                if let Some((_, v)) = self.scopes.get(base + k as usize) {
+                    let v = v.clone();
+                    self.charge(1)?;
+                    return v;
+                }
+            }
+        }
         match &e.expr {
             Expr::Literal(_) => Ok(Val::Null),
             Expr::Ident(name) => match self.lookup_ident(e, name) {
@@ -619,7 +692,7 @@ impl<'a, 'v> Evaluator<'a, 'v> {
                 r
             }
             Expr::Struct(_) => Err(EvalError::new("struct construction is not supported")),
-            Expr::Comprehension(c) => self.eval_fold(c),
+            Expr::Comprehension(c) => self.eval_fold(c, node.loop_cond),
             Expr::Unspecified => Err(EvalError::new("unspecified expression")),
         }
     }
@@ -826,8 +899,47 @@ impl<'a, 'v> Evaluator<'a, 'v> {
         Ok(Val::map(entries))
     }
 
+    /// Whether `n` more cost stays within the limit (then charging it at once is charging
+    /// it piece by piece).
+    #[inline]
+    fn within_limit(&self, n: u64) -> bool {
+        self.limit.map_or(true, |l| self.cost.saturating_add(n) <= l)
+    }
+
+    /// A comprehension's loop condition (cel-go `evalFold`'s `cond.Eval`): whether the loop
+    /// goes on, or the cost limit's error. A condition of a known shape ([`LoopCond`]) is
+    /// decided from the accumulator in `slot` when its cost fits the limit; otherwise (and
+    /// near the limit, where the charge that crosses it matters) it is evaluated.
+    #[inline]
+    fn loop_continues(
+        &mut self,
+        c: &'a cel::common::ast::ComprehensionExpr,
+        shape: LoopCond,
+        slot: usize,
+    ) -> Result<bool, EvalError> {
+        let decided = match shape {
+            LoopCond::Accu if self.within_limit(2) => Some((2, false)),
+            LoopCond::NotAccu if self.within_limit(3) => Some((3, true)),
+            _ => None,
+        };
+        if let Some((cost, negated)) = decided {
+            self.cost += cost;
+            // `@not_strictly_false` is false only on a `false` operand: an error or a
+            // non-bool accumulator (its negation an error) continues the loop.
+            return Ok(match self.scopes.get(slot) {
+                Some((_, Ok(Val::Bool(b)))) => *b != negated,
+                _ => true,
+            });
+        }
+        match self.eval(&c.loop_cond) {
+            Ok(Val::Bool(false)) => Ok(false),
+            Err(e) if e.kind == crate::cel::value::ErrorKind::CostLimit => Err(e),
+            _ => Ok(true),
+        }
+    }
+
     #[inline(never)]
-    fn eval_fold(&mut self, c: &'a cel::common::ast::ComprehensionExpr) -> EvalResult<'a> {
+    fn eval_fold(&mut self, c: &'a cel::common::ast::ComprehensionExpr, shape: LoopCond) -> EvalResult<'a> {
         let range = self.eval(&c.iter_range)?;
         if !matches!(range, Val::List(_) | Val::Map(_)) {
             // cel-go `evalFold`: the range must be iterable (a list or map for two variables).
@@ -881,15 +993,14 @@ impl<'a, 'v> Evaluator<'a, 'v> {
             if let Some(n2) = &c.iter_var2 {
                 self.scopes.push((n2.as_str(), v2));
             }
-            let cond = self.eval(&c.loop_cond);
-            match cond {
-                Ok(Val::Bool(false)) => break,
-                Err(e) if e.kind == crate::cel::value::ErrorKind::CostLimit => {
+            match self.loop_continues(c, shape, depth) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(e) => {
                     self.scopes.truncate(depth);
                     self.frames.pop();
                     return Err(e);
                 }
-                _ => {}
             }
             match self.eval(&c.loop_step) {
                 Err(e) if e.kind == crate::cel::value::ErrorKind::CostLimit => {
@@ -1035,13 +1146,12 @@ impl<'a, 'v> Evaluator<'a, 'v> {
         plan: &'a CallPlan,
         imp: Impl,
     ) -> EvalResult<'a> {
-        let mut operands = call
-            .target
-            .as_deref()
-            .filter(|_| !plan.skip_target)
-            .into_iter()
-            .chain(call.args.iter());
-        let (Some(x), y) = (operands.next(), operands.next()) else {
+        // The operands: the target (unless it is a namespace) then the arguments.
+        let (x, y) = match call.target.as_deref() {
+            Some(t) if !plan.skip_target => (Some(t), call.args.first()),
+            _ => (call.args.first(), call.args.get(1)),
+        };
+        let Some(x) = x else {
             return Err(EvalError::no_such_overload());
         };
         let limit = |r: &EvalResult<'a>| {
@@ -1926,6 +2036,38 @@ mod tests {
             r.err().map(|e| e.message),
             Some("insert failed: key 0 already exists".to_string())
         );
+    }
+
+    /// The macros' loop conditions (`exists`: `@not_strictly_false(!@result)`, `all`:
+    /// `@not_strictly_false(@result)`) are decided from the accumulator: same values and
+    /// costs as evaluating them (identifier 1, `!` 1, `@not_strictly_false` 1), the same
+    /// cost when the limit is crossed inside one, and an error accumulator goes on.
+    #[test]
+    fn macro_loop_conditions_cost_as_evaluated() {
+        // xs 1, per element condition 3 and step 3 (@result, v, `<`), the result 1.
+        assert_eq!(run("xs.exists(v, v < 0)", 10), (serde_json::json!(false), 62));
+        // `all`: condition 2, step 3 (@result, v, `>=`).
+        assert_eq!(run("xs.all(v, v >= 0)", 10), (serde_json::json!(true), 52));
+        // Stops after the element found: three full iterations, then the condition.
+        assert_eq!(run("xs.exists(v, v == 2)", 10), (serde_json::json!(true), 23));
+        assert_eq!(run("xs.all(v, v < 2)", 10), (serde_json::json!(false), 19));
+        // A shadowing iteration variable is not the accumulator.
+        assert_eq!(run("xs.exists(v, xs.exists(v, v > 8))", 10).0, serde_json::json!(true));
+        // The limit crossed inside the condition (limit 9: the condition's third charge) or
+        // right after it (limit 10: the step's first).
+        let p = program("xs.exists(v, v < 0)");
+        let xs = || Val::list((0..10).map(Val::Int).collect());
+        for (limit, cost) in [(9, 10), (10, 11), (8, 9), (7, 8)] {
+            let (r, c) = p.eval(&[("xs", xs())], Some(limit));
+            assert_eq!(r.err().map(|e| e.message), Some("operation cancelled: actual cost limit exceeded".to_string()), "limit {}", limit);
+            assert_eq!(c, cost, "limit {}", limit);
+        }
+        // An error accumulator: the condition goes on (`@not_strictly_false` of an error);
+        // per element condition 3, step 4 (@result, v, `/` failing, `>` charged anyway).
+        let p = program("xs.exists(v, v / 0 > 1)");
+        let (r, c) = p.eval(&[("xs", xs())], Some(crate::cel::config::PER_CALL_LIMIT));
+        assert_eq!(r.err().map(|e| e.message), Some("division by zero".to_string()));
+        assert_eq!(c, 2 + 7 * 10);
     }
 
     #[test]

@@ -263,7 +263,6 @@ impl<'a> OwnedMap<'a> {
 }
 
 /// A CEL runtime value.
-#[derive(Clone)]
 pub enum Val<'a> {
     Null,
     Bool(bool),
@@ -279,6 +278,46 @@ pub enum Val<'a> {
     Optional(Option<Rc<Val<'a>>>),
     Type(Type),
     Opaque(Rc<dyn Opaque>),
+}
+
+// Scalars are copied inline: the interpreter clones a value at every variable read and
+// every constant (cel-go shares its `ref.Val`s), and a call to the derived clone for an
+// int cost more than the comparison using it. Other values clone out of line.
+impl Clone for Val<'_> {
+    #[inline]
+    fn clone(&self) -> Self {
+        match self {
+            Val::Null => Val::Null,
+            Val::Bool(b) => Val::Bool(*b),
+            Val::Int(i) => Val::Int(*i),
+            Val::Uint(u) => Val::Uint(*u),
+            Val::Double(d) => Val::Double(*d),
+            _ => self.clone_shared(),
+        }
+    }
+}
+
+impl<'a> Val<'a> {
+    /// [`Clone::clone`] of the values that are not scalars (reference counts, borrows).
+    #[inline(never)]
+    fn clone_shared(&self) -> Val<'a> {
+        match self {
+            Val::Null => Val::Null,
+            Val::Bool(b) => Val::Bool(*b),
+            Val::Int(i) => Val::Int(*i),
+            Val::Uint(u) => Val::Uint(*u),
+            Val::Double(d) => Val::Double(*d),
+            Val::String(s) => Val::String(s.clone()),
+            Val::Bytes(b) => Val::Bytes(b.clone()),
+            Val::Duration(d) => Val::Duration(*d),
+            Val::Timestamp(t) => Val::Timestamp(*t),
+            Val::List(l) => Val::List(l.clone()),
+            Val::Map(m) => Val::Map(m.clone()),
+            Val::Optional(o) => Val::Optional(o.clone()),
+            Val::Type(t) => Val::Type(t.clone()),
+            Val::Opaque(o) => Val::Opaque(o.clone()),
+        }
+    }
 }
 
 impl fmt::Debug for Val<'_> {
