@@ -31,6 +31,17 @@ enum Output {
     Json,
 }
 
+/// `validate`'s outputs: the CI formats apply to `--crds` (many objects).
+#[derive(Clone, Copy, ValueEnum)]
+enum ValidateOutput {
+    Text,
+    Json,
+    /// SARIF 2.1.0, for GitHub code scanning (with --crds).
+    Sarif,
+    /// GitHub Actions annotations on the lines (with --crds).
+    Github,
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum DiffOutput {
     Text,
@@ -88,7 +99,7 @@ enum Command {
         #[arg(long)]
         ratcheting: bool,
         #[arg(short = 'o', long, value_enum, default_value = "text")]
-        output: Output,
+        output: ValidateOutput,
     },
     /// For every rule, the lowest supported Kubernetes release that accepts it, and why the
     /// release below does not; with --version, exit 1 when a rule needs a later release.
@@ -156,6 +167,18 @@ enum Command {
         #[arg(long)]
         notes: bool,
     },
+}
+
+/// The output of a one-object `validate`: text or JSON (the CI formats describe many objects).
+fn one_object_output(o: ValidateOutput) -> Option<Output> {
+    match o {
+        ValidateOutput::Text => Some(Output::Text),
+        ValidateOutput::Json => Some(Output::Json),
+        ValidateOutput::Sarif | ValidateOutput::Github => {
+            eprintln!("error: -o sarif and -o github report many objects: use them with --crds");
+            None
+        }
+    }
 }
 
 /// `1.25-1.37`: the supported releases (crdlab::version::RELEASES).
@@ -256,8 +279,10 @@ fn run() -> ExitCode {
                 }
             };
             let format = match output {
-                Output::Text => validate_many::Format::Text,
-                Output::Json => validate_many::Format::Json,
+                ValidateOutput::Text => validate_many::Format::Text,
+                ValidateOutput::Json => validate_many::Format::Json,
+                ValidateOutput::Sarif => validate_many::Format::Sarif,
+                ValidateOutput::Github => validate_many::Format::Github,
             };
             let opts = validate_many::Options { kube, ratcheting: !no_ratcheting, strict, format };
             validate_many::run(&crds, &objects, &opts)
@@ -273,11 +298,13 @@ fn run() -> ExitCode {
                 crdlab::analysis::releases::Ratcheting::ReleaseDefault
             };
             let (crd, object) = (crd.unwrap_or_default(), object.unwrap_or_default());
+            let Some(output) = one_object_output(output) else { return ExitCode::from(2) };
             let files = ValidateFiles { crd: &crd, old_crd: old_crd.as_deref(), object: &object, old: old.as_deref() };
             validate_releases(&files, version.as_deref(), kubernetes_version.as_deref().unwrap_or_default(), status, ratcheting, output)
         }
         Command::Validate { crd, object, old, old_crd, version, kubernetes_version, status, no_ratcheting, ratcheting, output, .. } => {
             let (crd, object) = (crd.unwrap_or_default(), object.unwrap_or_default());
+            let Some(output) = one_object_output(output) else { return ExitCode::from(2) };
             let read = |p: &str| std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {}", p, e));
             // Neither ratcheting flag: what the release ships (an unparsable version is
             // reported by the request itself).

@@ -10,6 +10,7 @@ use crate::inputs;
 use crdlab::strategy::{validate_object, ValidateOptions};
 use crdlab::text::positions::{json_path, locate, parse_field_path, FieldSeg};
 use crdlab::text::source_map::SourceMap;
+use crdlab::wire::findings::{write_github, write_sarif, Finding, Level};
 use crdlab::{CompiledCrd, KubeVersion};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -18,10 +19,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Text,
     Json,
+    /// SARIF 2.1.0 (GitHub code scanning).
+    Sarif,
+    /// GitHub Actions workflow commands (annotations on the lines).
+    Github,
 }
 
 pub struct Options {
@@ -50,7 +55,8 @@ struct Text {
 /// What happened to one object.
 enum Verdict {
     Valid { warnings: Vec<String> },
-    Invalid { errors: Vec<(String, String)>, warnings: Vec<String> },
+    /// Each error: its field, the apiserver's message and its kind (`Invalid value`, …).
+    Invalid { errors: Vec<(String, String, &'static str)>, warnings: Vec<String> },
     /// No CRD defines its kind.
     Skipped(String),
 }
@@ -85,6 +91,7 @@ pub fn run(crd_paths: &[String], object_paths: &[String], opts: &Options) -> Exi
     let elapsed = started.elapsed();
     let (mut valid, mut invalid, mut skipped) = (0usize, 0usize, 0usize);
     let mut current_file: Option<&str> = None;
+    let mut findings: Vec<Finding> = Vec::new();
     for (o, v) in objects.iter().zip(&verdicts) {
         match v {
             Verdict::Valid { .. } => valid += 1,
@@ -107,6 +114,25 @@ pub fn run(crd_paths: &[String], object_paths: &[String], opts: &Options) -> Exi
         let kind = o.value.get("kind").and_then(Value::as_str).unwrap_or("");
         let name = o.value.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
         match opts.format {
+            Format::Sarif | Format::Github => {
+                let finding = |l: u32, c: u32, level, rule: &str, message: String| Finding { file: o.file.clone(), line: l, column: c, level, rule: rule.to_string(), message };
+                match v {
+                    Verdict::Valid { warnings } | Verdict::Invalid { warnings, .. } => {
+                        if let Verdict::Invalid { errors, .. } = v {
+                            let kg = kind_group(&o.value);
+                            for (field, message, kind) in errors {
+                                let (l, c) = at(field).unwrap_or((line, column));
+                                findings.push(finding(l, c, Level::Error, kind, format!("The {} \"{}\" is invalid: {}", kg, name, message)));
+                            }
+                        }
+                        for w in warnings {
+                            findings.push(finding(line, column, Level::Warning, "Warning", w.clone()));
+                        }
+                    }
+                    Verdict::Skipped(why) if opts.strict => findings.push(finding(line, column, Level::Error, "Skipped", why.clone())),
+                    Verdict::Skipped(_) => {}
+                }
+            }
             Format::Json => {
                 let (status, errors, warnings, reason) = match v {
                     Verdict::Valid { warnings } => ("valid", vec![], warnings.clone(), None),
@@ -115,9 +141,9 @@ pub fn run(crd_paths: &[String], object_paths: &[String], opts: &Options) -> Exi
                 };
                 let errors: Vec<Value> = errors
                     .iter()
-                    .map(|(field, message)| {
+                    .map(|(field, message, kind)| {
                         let (l, c) = at(field).unwrap_or((line, column));
-                        json!({"message": message, "field": field, "line": l, "column": c})
+                        json!({"message": message, "field": field, "type": kind, "line": l, "column": c})
                     })
                     .collect();
                 let mut record = json!({
@@ -150,7 +176,7 @@ pub fn run(crd_paths: &[String], object_paths: &[String], opts: &Options) -> Exi
                         let kg = kind_group(&o.value);
                         let shown = if name.is_empty() { "<no name>" } else { name };
                         println!("  {}:{}: The {} \"{}\" is invalid:", line, column, kg, shown);
-                        for (field, message) in errors {
+                        for (field, message, _) in errors {
                             let (l, c) = at(field).unwrap_or((line, column));
                             println!("    {}:{}: {}", l, c, message);
                         }
@@ -189,6 +215,14 @@ pub fn run(crd_paths: &[String], object_paths: &[String], opts: &Options) -> Exi
     match opts.format {
         Format::Text => println!("{}", summary),
         Format::Json => eprintln!("{}", summary),
+        Format::Sarif => {
+            print!("{}", write_sarif("crdlab", env!("CARGO_PKG_VERSION"), "https://github.com/crdlab/crdlab", &findings));
+            eprintln!("{}", summary);
+        }
+        Format::Github => {
+            print!("{}", write_github(&findings));
+            println!("{}", summary);
+        }
     }
     if invalid > 0 || (opts.strict && skipped > 0) {
         ExitCode::from(1)
@@ -365,25 +399,28 @@ fn verdict(o: &Object, crds: &[inputs::Document], by_kind: &CrdIndex, compiled: 
     };
     let crd = match crd {
         Ok(c) => c,
-        Err(e) => return Verdict::Invalid { errors: vec![(String::new(), e.clone())], warnings: vec![] },
+        Err(e) => return Verdict::Invalid { errors: vec![(String::new(), e.clone(), "CRD")], warnings: vec![] },
     };
     let Some(ver) = crd.version(Some(version)).filter(|v| crd.crd.spec.versions.get(v.index).is_some_and(|sv| sv.served)) else {
         // kubectl's mapping error: the server has no such resource.
         return Verdict::Invalid {
-            errors: vec![(String::new(), format!("no matches for kind \"{}\" in version \"{}\"", kind, api_version))],
+            errors: vec![(String::new(), format!("no matches for kind \"{}\" in version \"{}\"", kind, api_version), "Not found")],
             warnings: vec![],
         };
     };
     let options = ValidateOptions { ratcheting: opts.ratcheting, ..ValidateOptions::default() };
     match validate_object(crd, ver, &o.value, None, &options) {
-        Err(e) => Verdict::Invalid { errors: vec![(String::new(), e)], warnings: vec![] },
+        Err(e) => Verdict::Invalid { errors: vec![(String::new(), e, "Request error")], warnings: vec![] },
         Ok(out) => {
             let mut warnings: Vec<String> = out.unknown_fields.iter().map(|u| format!("unknown field \"{}\"", u)).collect();
             warnings.extend(out.warnings.iter().map(|w| w.message_for(opts.kube)));
             if out.errors.is_empty() {
                 Verdict::Valid { warnings }
             } else {
-                Verdict::Invalid { errors: out.errors.iter().map(|e| (e.field.as_str().to_string(), e.message_for(opts.kube))).collect(), warnings }
+                Verdict::Invalid {
+                    errors: out.errors.iter().map(|e| (e.field.as_str().to_string(), e.message_for(opts.kube), e.kind.as_str())).collect(),
+                    warnings,
+                }
             }
         }
     }
