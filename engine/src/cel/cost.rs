@@ -7,6 +7,7 @@
 //! factors are applied in `f64` and rounded up, unknown sizes are `[0, u64::MAX]`.
 
 use crate::cel::checker::Checked;
+use crate::cel::hash::FastMap;
 use crate::cel::cost_model::{
     estimate_size_hint, AstNode, CallEstimate, CostEstimate, CostModel, SizeEstimate,
     SizeHints, LIST_CREATE_BASE_COST, MAP_CREATE_BASE_COST, REGEX_STRING_LENGTH_COST_FACTOR,
@@ -84,10 +85,10 @@ fn estimate_with_model(
     let mut c = Coster {
         checked,
         hints,
-        paths: HashMap::new(),
-        locals: HashMap::new(),
-        sizes: HashMap::new(),
-        entry_sizes: HashMap::new(),
+        paths: FastMap::default(),
+        locals: Vec::new(),
+        sizes: FastMap::default(),
+        entry_sizes: FastMap::default(),
         presence_test_cost: CostEstimate::fixed(model.presence_test_cost()),
         depth: 0,
         trace: trace.is_some().then(Vec::new),
@@ -142,10 +143,13 @@ struct LocalVar {
 struct Coster<'c> {
     checked: &'c Checked,
     hints: Option<&'c dyn SizeHints>,
-    paths: HashMap<u64, Vec<String>>,
-    locals: HashMap<String, Vec<LocalVar>>,
-    sizes: HashMap<u64, SizeEstimate>,
-    entry_sizes: HashMap<u64, EntrySize>,
+    paths: FastMap<u64, Vec<String>>,
+    /// The local variables in scope (cel-go's `vars` stack per name), latest last: a name
+    /// resolves to its latest entry, and leaving a scope drops that name's latest entry.
+    /// A few entries at most, searched without hashing.
+    locals: Vec<(String, LocalVar)>,
+    sizes: FastMap<u64, SizeEstimate>,
+    entry_sizes: FastMap<u64, EntrySize>,
     presence_test_cost: CostEstimate,
     depth: usize,
     /// Per-node costs, when tracing ([`estimate_traced`]).
@@ -203,16 +207,16 @@ impl<'c> Coster<'c> {
     }
 
     fn peek(&self, name: &str) -> Option<&LocalVar> {
-        self.locals.get(name).and_then(|v| v.last())
+        self.locals.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v)
     }
 
     fn push(&mut self, name: &str, v: LocalVar) {
-        self.locals.entry(name.to_string()).or_default().push(v);
+        self.locals.push((name.to_string(), v));
     }
 
     fn pop(&mut self, name: &str) {
-        if let Some(v) = self.locals.get_mut(name) {
-            v.pop();
+        if let Some(i) = self.locals.iter().rposition(|(n, _)| n == name) {
+            self.locals.remove(i);
         }
     }
 
@@ -694,8 +698,10 @@ impl<'c> Coster<'c> {
     }
 
     fn cost_call(&mut self, e: &IdedExpr, call: &cel::common::ast::CallExpr) -> CostEstimate {
-        let qualified = self.checked.qualified.get(&e.id).cloned();
-        let fname: String = qualified.clone().unwrap_or_else(|| call.func_name.clone());
+        // Borrowed from the checked expression, not from the coster.
+        let checked = self.checked;
+        let qualified = checked.qualified.get(&e.id);
+        let fname: &str = qualified.map(String::as_str).unwrap_or(&call.func_name);
         let member = call.target.is_some() && qualified.is_none();
         // `dyn(x)` passes x's sizes through from cel-go v0.23; before, it is an ordinary
         // call of default cost 1 whose result has no size.
@@ -711,9 +717,9 @@ impl<'c> Coster<'c> {
             arg_costs.push(self.cost(a));
             arg_nodes.push(self.new_node(a));
         }
-        let overloads: Vec<&'static str> = match self.checked.overloads.get(&e.id) {
-            Some(o) if !o.is_empty() => o.clone(),
-            _ if call.func_name == "_?._" => vec!["select_optional_field"],
+        let overloads: &[&'static str] = match checked.overloads.get(&e.id) {
+            Some(o) if !o.is_empty() => o,
+            _ if call.func_name == "_?._" => &["select_optional_field"],
             _ => return CostEstimate::default(),
         };
         let mut sum = CostEstimate::default();
@@ -729,10 +735,10 @@ impl<'c> Coster<'c> {
             max: 0,
         };
         let mut result_size: Option<SizeEstimate> = None;
-        for o in overloads {
+        for &o in overloads {
             let est = self.function_cost(
                 e,
-                &fname,
+                fname,
                 o,
                 target_node.as_ref(),
                 &arg_nodes,
@@ -780,7 +786,7 @@ impl<'c> Coster<'c> {
                 depth: self.depth,
                 loop_depth: self.loop_depth,
                 kind: TraceKind::Call {
-                    function: fname.clone(),
+                    function: fname.to_string(),
                     target_path: target_node
                         .as_ref()
                         .map(|n| n.path.clone())
