@@ -504,7 +504,9 @@ impl<'e> Checker<'e> {
             Expr::Select(sel) => {
                 if !sel.test {
                     if let Some(q) = qualified_name(e) {
-                        if self.scopes.iter().all(|(n, _)| !q.starts_with(&format!("{}.", n))) {
+                        // Not a selection on a comprehension variable (`n.` is no prefix).
+                        let on_local = |n: &str| q.strip_prefix(n).is_some_and(|r| r.starts_with('.'));
+                        if !self.scopes.iter().any(|(n, _)| on_local(n)) {
                             if let Some(t) =
                                 self.env.variables.get(&q).cloned().or_else(|| declared_ident(&self.env.options, &q))
                             {
@@ -988,5 +990,33 @@ mod tests {
         let types = serde_json::json!({"x": "int"});
         let out = crate::cel::eval::evaluate(&chain, Some(&vars), Some(&types), crate::KubeVersion::LATEST);
         assert_eq!(out["value"], serde_json::json!(false));
+    }
+
+    /// Overloads without type parameters are used as declared and draw no fresh variable:
+    /// the variables cel-go v0.12 prints in an overload error keep cel-go's numbering, and
+    /// the flag the checker reads agrees with the signatures.
+    #[test]
+    fn fresh_variables_are_drawn_only_for_generic_overloads() {
+        let out = crate::cel::eval::evaluate("sets.contains([], [])", None, None, crate::KubeVersion::parse("1.25").unwrap());
+        assert_eq!(
+            out["compileError"],
+            "ERROR: <input>:1:1: undeclared reference to 'sets' (in container '')\n | sets.contains([], [])\n | ^\n\
+             ERROR: <input>:1:14: found no matching overload for 'contains' applied to '!error!.(list(_var0), list(_var1))'\n | sets.contains([], [])\n | .............^"
+        );
+        for minor in [24, 34] {
+            let env = crate::cel::environment::base_env(&crate::cel::env::EnvOptions::for_version(minor));
+            for f in env.functions.values() {
+                for o in &f.overloads {
+                    let generic = o.params.iter().any(Type::has_params) || o.result.has_params();
+                    assert_eq!(o.generic, generic, "{}", o.id);
+                }
+            }
+        }
+        // Selections on a comprehension variable are not qualified names, whatever shares
+        // its prefix.
+        let vars = serde_json::json!({"ab": {"c": 1}, "a": {"b": 2}});
+        let types = serde_json::json!({"ab": "map(string, int)", "a": "map(string, int)"});
+        let out = crate::cel::eval::evaluate("[ab].all(a, a.c == 1) && a.b == 2", Some(&vars), Some(&types), crate::KubeVersion::LATEST);
+        assert_eq!(out["value"], serde_json::json!(true), "{:?}", out);
     }
 }

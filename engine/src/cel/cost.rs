@@ -95,6 +95,7 @@ fn estimate_with_model(
         loop_depth: 0,
         model,
         iter_ranges: HashMap::new(),
+        paths_needed: hints.is_some() || trace.is_some(),
     };
     let r = c.cost(&checked.expr);
     if let (Some(t), Some(out)) = (c.trace.take(), trace) {
@@ -159,6 +160,9 @@ struct Coster<'c> {
     /// Before cel-go v0.23 ([`CostModel::tracks_locals`]): the range expression (id) of each
     /// iteration variable in scope, innermost last (cel-go's `iterRanges`).
     iter_ranges: HashMap<String, Vec<u64>>,
+    /// Whether variable paths are worth tracking: they only ever ask the size hints (and
+    /// name what a trace reports), so without either every path is left empty.
+    paths_needed: bool,
 }
 
 fn type_kind(t: &Type) -> Kind {
@@ -221,6 +225,9 @@ impl<'c> Coster<'c> {
     }
 
     fn get_path(&self, e: &IdedExpr) -> Vec<String> {
+        if !self.paths_needed {
+            return Vec::new();
+        }
         if let Expr::Ident(n) = &e.expr {
             if let Some(v) = self.peek(n) {
                 return v.path.clone();
@@ -240,7 +247,7 @@ impl<'c> Coster<'c> {
         if let Some(s) = self.computed(e) {
             return Some(s);
         }
-        if let Some(s) = self.hint(e, self.get_path(e)) {
+        if let Some(s) = self.hint(e, |c| c.get_path(e)) {
             self.sizes.insert(e.id, s);
             return Some(s);
         }
@@ -270,8 +277,11 @@ impl<'c> Coster<'c> {
         self.literal_size(e)
     }
 
-    /// The size estimator's answer (the schema's size hints) for `e` reached by `path`.
-    fn hint(&self, e: &IdedExpr, path: Vec<String>) -> Option<SizeEstimate> {
+    /// The size estimator's answer (the schema's size hints) for `e` reached by `path`
+    /// (`path` made only when there are hints to ask: without, the answer is none).
+    fn hint(&self, e: &IdedExpr, path: impl FnOnce(&Self) -> Vec<String>) -> Option<SizeEstimate> {
+        self.hints?;
+        let path = path(self);
         let node = AstNode {
             path,
             ty: self.ty(e),
@@ -287,7 +297,7 @@ impl<'c> Coster<'c> {
         if let Some(s) = self.computed(e) {
             return Some(s);
         }
-        if let Some(s) = self.hint(e, self.node_path(e)) {
+        if let Some(s) = self.hint(e, |c| c.node_path(e)) {
             return Some(s);
         }
         if is_scalar(&self.ty(e), false) {
@@ -381,6 +391,7 @@ impl<'c> Coster<'c> {
         self.depth += 1;
         let c = match &e.expr {
             Expr::Literal(_) => CostEstimate::fixed(0),
+            Expr::Ident(_) if !self.paths_needed => CostEstimate::fixed(1),
             Expr::Ident(n) => {
                 let path = if self.model.tracks_locals() {
                     match self.peek(n) {
@@ -409,9 +420,11 @@ impl<'c> Coster<'c> {
                     ) {
                         sum = sum.add(CostEstimate::fixed(1));
                     }
-                    let mut p = self.get_path(&sel.operand);
-                    p.push(sel.field.clone());
-                    self.paths.insert(e.id, p);
+                    if self.paths_needed {
+                        let mut p = self.get_path(&sel.operand);
+                        p.push(sel.field.clone());
+                        self.paths.insert(e.id, p);
+                    }
                     sum
                 }
             }
@@ -547,7 +560,9 @@ impl<'c> Coster<'c> {
             }
         };
         let mut path = self.get_path(range);
-        path.push(sub.to_string());
+        if self.paths_needed {
+            path.push(sub.to_string());
+        }
         self.push(
             name,
             LocalVar {
@@ -756,16 +771,18 @@ impl<'c> Coster<'c> {
                 if self.model.tracks_locals() {
                     result_size = self.compute_entry_size(&call.args[0]).map(|en| en.val);
                 }
-                let mut p = self.get_path(&call.args[0]);
-                p.push(
-                    if o == "index_list" {
-                        "@items"
-                    } else {
-                        "@values"
-                    }
-                    .to_string(),
-                );
-                self.paths.insert(e.id, p);
+                if self.paths_needed {
+                    let mut p = self.get_path(&call.args[0]);
+                    p.push(
+                        if o == "index_list" {
+                            "@items"
+                        } else {
+                            "@values"
+                        }
+                        .to_string(),
+                    );
+                    self.paths.insert(e.id, p);
+                }
             }
             if result_size.is_none() && self.model.tracks_locals() {
                 result_size = self.compute_size(e);
