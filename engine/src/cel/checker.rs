@@ -4,11 +4,14 @@
 //! ...`, `undefined field ...`), positioned and formatted as cel-go prints them.
 
 use crate::cel::env::Env;
+use crate::cel::hash::FastMap;
 use crate::cel::types::{ObjectType, Type};
 use crate::cel::value::CEL_RESERVED;
 use crate::version::Feature;
 use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// The compatibility version from which reserved words work as field names.
 pub const KEYWORD_FIELD_NAMES_SINCE: u32 = crate::version::Feature::KeywordFieldNames.since();
@@ -18,14 +21,14 @@ pub struct Checked {
     pub expr: IdedExpr,
     pub source: Source,
     /// The final type of every node (unresolved type parameters become `dyn`).
-    pub types: HashMap<u64, Type>,
+    pub types: FastMap<u64, Type>,
     /// The candidate overload ids of every call node.
-    pub overloads: HashMap<u64, Vec<&'static str>>,
+    pub overloads: FastMap<u64, Vec<&'static str>>,
     /// Call nodes that name a namespaced function (`optional.of(x)`): the resolved name.
-    pub qualified: HashMap<u64, String>,
+    pub qualified: FastMap<u64, String>,
     /// Select nodes that name a qualified identifier (a variable `a.b`, a type name
     /// `google.protobuf.Timestamp`, a library's `net.IP`): the resolved name.
-    pub idents: HashMap<u64, String>,
+    pub idents: FastMap<u64, String>,
     /// The release whose cost code estimates and tracks the program (the environment's
     /// [`crate::cel::env::EnvOptions::release_minor`]).
     pub release_minor: u32,
@@ -45,7 +48,7 @@ pub struct Source {
     pub text: String,
     /// Code-point offsets of line starts.
     line_starts: Vec<usize>,
-    offsets: HashMap<u64, u32>,
+    offsets: FastMap<u64, u32>,
 }
 
 impl Source {
@@ -135,10 +138,10 @@ struct Checker<'e> {
     scopes: Vec<(String, Type)>,
     mapping: Mapping,
     next_var: usize,
-    types: HashMap<u64, Type>,
-    overloads: HashMap<u64, Vec<&'static str>>,
-    qualified: HashMap<u64, String>,
-    idents: HashMap<u64, String>,
+    types: FastMap<u64, Type>,
+    overloads: FastMap<u64, Vec<&'static str>>,
+    qualified: FastMap<u64, String>,
+    idents: FastMap<u64, String>,
     issues: Vec<CheckIssue>,
     offsets: &'e Source,
 }
@@ -150,10 +153,10 @@ pub fn check(env: &Env, expr: IdedExpr, source: Source) -> Result<Checked, Strin
         scopes: Vec::new(),
         mapping: Mapping::default(),
         next_var: 0,
-        types: HashMap::new(),
-        overloads: HashMap::new(),
-        qualified: HashMap::new(),
-        idents: HashMap::new(),
+        types: FastMap::default(),
+        overloads: FastMap::default(),
+        qualified: FastMap::default(),
+        idents: FastMap::default(),
         issues: Vec::new(),
         offsets: &source,
     };
@@ -161,9 +164,15 @@ pub fn check(env: &Env, expr: IdedExpr, source: Source) -> Result<Checked, Strin
     if !c.issues.is_empty() {
         return Err(format_issues(&source, &c.issues));
     }
-    // Final types: substitute, unresolved parameters become dyn.
+    // Final types: substitute, unresolved parameters become dyn (in place: the table keeps
+    // its keys).
     let mapping = std::mem::take(&mut c.mapping.map);
-    let types = c.types.iter().map(|(id, t)| (*id, substitute(&mapping, t, true))).collect();
+    let mut types = std::mem::take(&mut c.types);
+    for t in types.values_mut() {
+        if t.has_params() {
+            *t = substitute(&mapping, t, true);
+        }
+    }
     let overloads = std::mem::take(&mut c.overloads);
     let qualified = std::mem::take(&mut c.qualified);
     let idents = std::mem::take(&mut c.idents);
@@ -173,7 +182,7 @@ pub fn check(env: &Env, expr: IdedExpr, source: Source) -> Result<Checked, Strin
 }
 
 /// Replaces bound type variables; with `to_dyn`, unbound ones become `dyn`.
-pub fn substitute(m: &HashMap<String, Type>, t: &Type, to_dyn: bool) -> Type {
+pub fn substitute(m: &FastMap<String, Type>, t: &Type, to_dyn: bool) -> Type {
     match t {
         Type::Param(p) => match m.get(&**p) {
             Some(s) => substitute(m, s, to_dyn),
@@ -190,7 +199,7 @@ pub fn substitute(m: &HashMap<String, Type>, t: &Type, to_dyn: bool) -> Type {
     }
 }
 
-fn occurs_in(m: &HashMap<String, Type>, var: &str, t: &Type) -> bool {
+fn occurs_in(m: &FastMap<String, Type>, var: &str, t: &Type) -> bool {
     match t {
         Type::Param(p) => {
             if &**p == var {
@@ -239,7 +248,7 @@ fn most_general(a: &Type, b: &Type) -> Type {
 /// quadratic in the size of the expression (a `||` chain of 5,000 comparisons took seconds).
 #[derive(Default)]
 struct Mapping {
-    map: HashMap<String, Type>,
+    map: FastMap<String, Type>,
     /// Each binding made since the last `keep`, with the value it replaced.
     log: Vec<(String, Option<Type>)>,
 }
@@ -495,7 +504,9 @@ impl<'e> Checker<'e> {
             Expr::Select(sel) => {
                 if !sel.test {
                     if let Some(q) = qualified_name(e) {
-                        if self.scopes.iter().all(|(n, _)| !q.starts_with(&format!("{}.", n))) {
+                        // Not a selection on a comprehension variable (`n.` is no prefix).
+                        let on_local = |n: &str| q.strip_prefix(n).is_some_and(|r| r.starts_with('.'));
+                        if !self.scopes.iter().any(|(n, _)| on_local(n)) {
                             if let Some(t) =
                                 self.env.variables.get(&q).cloned().or_else(|| declared_ident(&self.env.options, &q))
                             {
@@ -809,13 +820,19 @@ impl<'e> Checker<'e> {
             if o.member != target.is_some() || o.params.len() != arg_types.len() {
                 continue;
             }
-            // Instantiate the overload's type parameters with fresh variables.
-            let mut params: HashMap<String, Type> = HashMap::new();
-            let mut inst = |t: &Type, this: &mut Self| -> Type { instantiate(t, &mut params, this) };
-            let ps: Vec<Type> = o.params.iter().map(|p| inst(p, self)).collect();
-            let rt = inst(&o.result, self);
+            // Instantiate the overload's type parameters with fresh variables (cel-go
+            // `instantiate`); an overload without parameters is used as declared, which
+            // draws no fresh variable either.
+            let (ps, rt): (Cow<[Type]>, Cow<Type>) = if o.generic {
+                let mut params: Vec<(Arc<str>, Type)> = Vec::new();
+                let ps: Vec<Type> = o.params.iter().map(|p| instantiate(p, &mut params, self)).collect();
+                let rt = instantiate(&o.result, &mut params, self);
+                (Cow::Owned(ps), Cow::Owned(rt))
+            } else {
+                (Cow::Borrowed(&o.params[..]), Cow::Borrowed(&o.result))
+            };
             let mark = self.mapping.mark();
-            let fits = arg_types.iter().zip(&ps).all(|(a, p)| assignable(&mut self.mapping, a, p));
+            let fits = arg_types.iter().zip(ps.iter()).all(|(a, p)| assignable(&mut self.mapping, a, p));
             if !fits {
                 self.mapping.undo(mark);
             } else {
@@ -857,14 +874,16 @@ impl<'e> Checker<'e> {
     }
 }
 
-fn instantiate(t: &Type, params: &mut HashMap<String, Type>, c: &mut Checker) -> Type {
+/// An overload's type with each of its parameters replaced by a fresh checker variable,
+/// the same one for every occurrence (`params`: the overload's few parameters so far).
+fn instantiate(t: &Type, params: &mut Vec<(Arc<str>, Type)>, c: &mut Checker) -> Type {
     match t {
         Type::Param(p) => {
-            if let Some(v) = params.get(&**p) {
+            if let Some((_, v)) = params.iter().find(|(n, _)| n == p) {
                 return v.clone();
             }
             let v = c.fresh();
-            params.insert(p.to_string(), v.clone());
+            params.push((p.clone(), v.clone()));
             v
         }
         Type::List(e) => Type::list(instantiate(e, params, c)),
@@ -971,5 +990,33 @@ mod tests {
         let types = serde_json::json!({"x": "int"});
         let out = crate::cel::eval::evaluate(&chain, Some(&vars), Some(&types), crate::KubeVersion::LATEST);
         assert_eq!(out["value"], serde_json::json!(false));
+    }
+
+    /// Overloads without type parameters are used as declared and draw no fresh variable:
+    /// the variables cel-go v0.12 prints in an overload error keep cel-go's numbering, and
+    /// the flag the checker reads agrees with the signatures.
+    #[test]
+    fn fresh_variables_are_drawn_only_for_generic_overloads() {
+        let out = crate::cel::eval::evaluate("sets.contains([], [])", None, None, crate::KubeVersion::parse("1.25").unwrap());
+        assert_eq!(
+            out["compileError"],
+            "ERROR: <input>:1:1: undeclared reference to 'sets' (in container '')\n | sets.contains([], [])\n | ^\n\
+             ERROR: <input>:1:14: found no matching overload for 'contains' applied to '!error!.(list(_var0), list(_var1))'\n | sets.contains([], [])\n | .............^"
+        );
+        for minor in [24, 34] {
+            let env = crate::cel::environment::base_env(&crate::cel::env::EnvOptions::for_version(minor));
+            for f in env.functions.values() {
+                for o in &f.overloads {
+                    let generic = o.params.iter().any(Type::has_params) || o.result.has_params();
+                    assert_eq!(o.generic, generic, "{}", o.id);
+                }
+            }
+        }
+        // Selections on a comprehension variable are not qualified names, whatever shares
+        // its prefix.
+        let vars = serde_json::json!({"ab": {"c": 1}, "a": {"b": 2}});
+        let types = serde_json::json!({"ab": "map(string, int)", "a": "map(string, int)"});
+        let out = crate::cel::eval::evaluate("[ab].all(a, a.c == 1) && a.b == 2", Some(&vars), Some(&types), crate::KubeVersion::LATEST);
+        assert_eq!(out["value"], serde_json::json!(true), "{:?}", out);
     }
 }

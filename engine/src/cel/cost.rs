@@ -7,6 +7,7 @@
 //! factors are applied in `f64` and rounded up, unknown sizes are `[0, u64::MAX]`.
 
 use crate::cel::checker::Checked;
+use crate::cel::hash::FastMap;
 use crate::cel::cost_model::{
     estimate_size_hint, AstNode, CallEstimate, CostEstimate, CostModel, SizeEstimate,
     SizeHints, LIST_CREATE_BASE_COST, MAP_CREATE_BASE_COST, REGEX_STRING_LENGTH_COST_FACTOR,
@@ -84,16 +85,17 @@ fn estimate_with_model(
     let mut c = Coster {
         checked,
         hints,
-        paths: HashMap::new(),
-        locals: HashMap::new(),
-        sizes: HashMap::new(),
-        entry_sizes: HashMap::new(),
+        paths: FastMap::default(),
+        locals: Vec::new(),
+        sizes: FastMap::default(),
+        entry_sizes: FastMap::default(),
         presence_test_cost: CostEstimate::fixed(model.presence_test_cost()),
         depth: 0,
         trace: trace.is_some().then(Vec::new),
         loop_depth: 0,
         model,
         iter_ranges: HashMap::new(),
+        paths_needed: hints.is_some() || trace.is_some(),
     };
     let r = c.cost(&checked.expr);
     if let (Some(t), Some(out)) = (c.trace.take(), trace) {
@@ -142,10 +144,13 @@ struct LocalVar {
 struct Coster<'c> {
     checked: &'c Checked,
     hints: Option<&'c dyn SizeHints>,
-    paths: HashMap<u64, Vec<String>>,
-    locals: HashMap<String, Vec<LocalVar>>,
-    sizes: HashMap<u64, SizeEstimate>,
-    entry_sizes: HashMap<u64, EntrySize>,
+    paths: FastMap<u64, Vec<String>>,
+    /// The local variables in scope (cel-go's `vars` stack per name), latest last: a name
+    /// resolves to its latest entry, and leaving a scope drops that name's latest entry.
+    /// A few entries at most, searched without hashing.
+    locals: Vec<(String, LocalVar)>,
+    sizes: FastMap<u64, SizeEstimate>,
+    entry_sizes: FastMap<u64, EntrySize>,
     presence_test_cost: CostEstimate,
     depth: usize,
     /// Per-node costs, when tracing ([`estimate_traced`]).
@@ -155,6 +160,9 @@ struct Coster<'c> {
     /// Before cel-go v0.23 ([`CostModel::tracks_locals`]): the range expression (id) of each
     /// iteration variable in scope, innermost last (cel-go's `iterRanges`).
     iter_ranges: HashMap<String, Vec<u64>>,
+    /// Whether variable paths are worth tracking: they only ever ask the size hints (and
+    /// name what a trace reports), so without either every path is left empty.
+    paths_needed: bool,
 }
 
 fn type_kind(t: &Type) -> Kind {
@@ -203,20 +211,23 @@ impl<'c> Coster<'c> {
     }
 
     fn peek(&self, name: &str) -> Option<&LocalVar> {
-        self.locals.get(name).and_then(|v| v.last())
+        self.locals.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v)
     }
 
     fn push(&mut self, name: &str, v: LocalVar) {
-        self.locals.entry(name.to_string()).or_default().push(v);
+        self.locals.push((name.to_string(), v));
     }
 
     fn pop(&mut self, name: &str) {
-        if let Some(v) = self.locals.get_mut(name) {
-            v.pop();
+        if let Some(i) = self.locals.iter().rposition(|(n, _)| n == name) {
+            self.locals.remove(i);
         }
     }
 
     fn get_path(&self, e: &IdedExpr) -> Vec<String> {
+        if !self.paths_needed {
+            return Vec::new();
+        }
         if let Expr::Ident(n) = &e.expr {
             if let Some(v) = self.peek(n) {
                 return v.path.clone();
@@ -236,7 +247,7 @@ impl<'c> Coster<'c> {
         if let Some(s) = self.computed(e) {
             return Some(s);
         }
-        if let Some(s) = self.hint(e, self.get_path(e)) {
+        if let Some(s) = self.hint(e, |c| c.get_path(e)) {
             self.sizes.insert(e.id, s);
             return Some(s);
         }
@@ -266,8 +277,11 @@ impl<'c> Coster<'c> {
         self.literal_size(e)
     }
 
-    /// The size estimator's answer (the schema's size hints) for `e` reached by `path`.
-    fn hint(&self, e: &IdedExpr, path: Vec<String>) -> Option<SizeEstimate> {
+    /// The size estimator's answer (the schema's size hints) for `e` reached by `path`
+    /// (`path` made only when there are hints to ask: without, the answer is none).
+    fn hint(&self, e: &IdedExpr, path: impl FnOnce(&Self) -> Vec<String>) -> Option<SizeEstimate> {
+        self.hints?;
+        let path = path(self);
         let node = AstNode {
             path,
             ty: self.ty(e),
@@ -283,7 +297,7 @@ impl<'c> Coster<'c> {
         if let Some(s) = self.computed(e) {
             return Some(s);
         }
-        if let Some(s) = self.hint(e, self.node_path(e)) {
+        if let Some(s) = self.hint(e, |c| c.node_path(e)) {
             return Some(s);
         }
         if is_scalar(&self.ty(e), false) {
@@ -377,6 +391,7 @@ impl<'c> Coster<'c> {
         self.depth += 1;
         let c = match &e.expr {
             Expr::Literal(_) => CostEstimate::fixed(0),
+            Expr::Ident(_) if !self.paths_needed => CostEstimate::fixed(1),
             Expr::Ident(n) => {
                 let path = if self.model.tracks_locals() {
                     match self.peek(n) {
@@ -405,9 +420,11 @@ impl<'c> Coster<'c> {
                     ) {
                         sum = sum.add(CostEstimate::fixed(1));
                     }
-                    let mut p = self.get_path(&sel.operand);
-                    p.push(sel.field.clone());
-                    self.paths.insert(e.id, p);
+                    if self.paths_needed {
+                        let mut p = self.get_path(&sel.operand);
+                        p.push(sel.field.clone());
+                        self.paths.insert(e.id, p);
+                    }
                     sum
                 }
             }
@@ -543,7 +560,9 @@ impl<'c> Coster<'c> {
             }
         };
         let mut path = self.get_path(range);
-        path.push(sub.to_string());
+        if self.paths_needed {
+            path.push(sub.to_string());
+        }
         self.push(
             name,
             LocalVar {
@@ -694,8 +713,10 @@ impl<'c> Coster<'c> {
     }
 
     fn cost_call(&mut self, e: &IdedExpr, call: &cel::common::ast::CallExpr) -> CostEstimate {
-        let qualified = self.checked.qualified.get(&e.id).cloned();
-        let fname: String = qualified.clone().unwrap_or_else(|| call.func_name.clone());
+        // Borrowed from the checked expression, not from the coster.
+        let checked = self.checked;
+        let qualified = checked.qualified.get(&e.id);
+        let fname: &str = qualified.map(String::as_str).unwrap_or(&call.func_name);
         let member = call.target.is_some() && qualified.is_none();
         // `dyn(x)` passes x's sizes through from cel-go v0.23; before, it is an ordinary
         // call of default cost 1 whose result has no size.
@@ -711,9 +732,9 @@ impl<'c> Coster<'c> {
             arg_costs.push(self.cost(a));
             arg_nodes.push(self.new_node(a));
         }
-        let overloads: Vec<&'static str> = match self.checked.overloads.get(&e.id) {
-            Some(o) if !o.is_empty() => o.clone(),
-            _ if call.func_name == "_?._" => vec!["select_optional_field"],
+        let overloads: &[&'static str] = match checked.overloads.get(&e.id) {
+            Some(o) if !o.is_empty() => o,
+            _ if call.func_name == "_?._" => &["select_optional_field"],
             _ => return CostEstimate::default(),
         };
         let mut sum = CostEstimate::default();
@@ -729,10 +750,10 @@ impl<'c> Coster<'c> {
             max: 0,
         };
         let mut result_size: Option<SizeEstimate> = None;
-        for o in overloads {
+        for &o in overloads {
             let est = self.function_cost(
                 e,
-                &fname,
+                fname,
                 o,
                 target_node.as_ref(),
                 &arg_nodes,
@@ -750,16 +771,18 @@ impl<'c> Coster<'c> {
                 if self.model.tracks_locals() {
                     result_size = self.compute_entry_size(&call.args[0]).map(|en| en.val);
                 }
-                let mut p = self.get_path(&call.args[0]);
-                p.push(
-                    if o == "index_list" {
-                        "@items"
-                    } else {
-                        "@values"
-                    }
-                    .to_string(),
-                );
-                self.paths.insert(e.id, p);
+                if self.paths_needed {
+                    let mut p = self.get_path(&call.args[0]);
+                    p.push(
+                        if o == "index_list" {
+                            "@items"
+                        } else {
+                            "@values"
+                        }
+                        .to_string(),
+                    );
+                    self.paths.insert(e.id, p);
+                }
             }
             if result_size.is_none() && self.model.tracks_locals() {
                 result_size = self.compute_size(e);
@@ -780,7 +803,7 @@ impl<'c> Coster<'c> {
                 depth: self.depth,
                 loop_depth: self.loop_depth,
                 kind: TraceKind::Call {
-                    function: fname.clone(),
+                    function: fname.to_string(),
                     target_path: target_node
                         .as_ref()
                         .map(|n| n.path.clone())

@@ -2,6 +2,7 @@
 //! implementations), variables and parser macros, assembled per Kubernetes compatibility
 //! version as apiserver `pkg/cel/environment/base.go` does.
 
+use crate::cel::hash::FastMap;
 use crate::cel::types::Type;
 use crate::cel::value::{EvalResult, Val};
 use std::collections::HashMap;
@@ -24,18 +25,25 @@ pub struct Overload {
     /// `None` for operators the interpreter evaluates itself (`_&&_`, `_||_`, `_?_:_`,
     /// `@not_strictly_false`, optional selection...).
     pub imp: Option<Impl>,
+    /// Whether a type parameter occurs in the signature: the checker instantiates only
+    /// these with fresh variables (computed once here, not per call checked).
+    pub generic: bool,
 }
 
 impl Overload {
     pub fn global(id: &'static str, params: Vec<Type>, result: Type, imp: Impl) -> Overload {
-        Overload { id, member: false, params, result, imp: Some(imp) }
+        Overload::new(id, false, params, result, Some(imp))
     }
     pub fn member(id: &'static str, params: Vec<Type>, result: Type, imp: Impl) -> Overload {
-        Overload { id, member: true, params, result, imp: Some(imp) }
+        Overload::new(id, true, params, result, Some(imp))
     }
     /// Declared for the checker only; the interpreter handles the call.
     pub fn special(id: &'static str, member: bool, params: Vec<Type>, result: Type) -> Overload {
-        Overload { id, member, params, result, imp: None }
+        Overload::new(id, member, params, result, None)
+    }
+    fn new(id: &'static str, member: bool, params: Vec<Type>, result: Type, imp: Option<Impl>) -> Overload {
+        let generic = params.iter().any(Type::has_params) || result.has_params();
+        Overload { id, member, params, result, imp, generic }
     }
 }
 
@@ -123,12 +131,13 @@ pub struct Env {
     pub options: EnvOptions,
     /// Shared (`Arc`) with every environment derived from the same base: adding variables
     /// for a rule never copies the function tables.
-    pub functions: Arc<HashMap<&'static str, Function>>,
+    pub functions: Arc<FastMap<&'static str, Function>>,
+    /// Names the request chooses: the std map's keyed hash, which no choice of names floods.
     pub variables: HashMap<String, Type>,
     /// Overload id → implementation, for the interpreter.
-    pub impls: Arc<HashMap<&'static str, Option<Impl>>>,
+    pub impls: Arc<FastMap<&'static str, Option<Impl>>>,
     /// Overload id → parameter types, for runtime dispatch among several candidates.
-    pub params: Arc<HashMap<&'static str, Vec<Type>>>,
+    pub params: Arc<FastMap<&'static str, Vec<Type>>>,
 }
 
 impl Env {
@@ -137,10 +146,10 @@ impl Env {
     pub fn empty(options: EnvOptions) -> Env {
         Env {
             options,
-            functions: Arc::new(HashMap::new()),
+            functions: Arc::new(FastMap::default()),
             variables: HashMap::new(),
-            impls: Arc::new(HashMap::new()),
-            params: Arc::new(HashMap::new()),
+            impls: Arc::new(FastMap::default()),
+            params: Arc::new(FastMap::default()),
         }
     }
 

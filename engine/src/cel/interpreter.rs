@@ -14,7 +14,7 @@ use crate::cel::env::{Env, Impl};
 use crate::cel::types::Type;
 use crate::cel::value::{equal, EvalError, EvalResult, Map, Str, Val};
 use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
-use std::collections::{HashMap, HashSet};
+use crate::cel::hash::{FastMap, FastSet};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -209,7 +209,7 @@ fn walk<'e>(e: &'e IdedExpr, f: &mut impl FnMut(&'e IdedExpr)) {
 /// The calls that extend a comprehension's accumulator and whose value becomes the next
 /// accumulator (`@result + [f(v)]`, `cel.@mapInsert(@result, k, v)`, as the loop step or a
 /// branch of a conditional loop step): they may consume the accumulator.
-fn collect_accumulating(root: &IdedExpr, out: &mut HashSet<u64>) {
+fn collect_accumulating(root: &IdedExpr, out: &mut FastSet<u64>) {
     walk(root, &mut |e| {
         let Expr::Comprehension(c) = &e.expr else {
             return;
@@ -254,9 +254,9 @@ fn literal_value(l: &LiteralValue) -> Val<'static> {
 struct Planning<'p> {
     checked: &'p Checked,
     env: &'p Env,
-    consts: HashMap<u64, Val<'static>>,
-    folded: HashMap<u64, Val<'static>>,
-    members: HashMap<u64, Vec<Val<'static>>>,
+    consts: FastMap<u64, Val<'static>>,
+    folded: FastMap<u64, Val<'static>>,
+    members: FastMap<u64, Vec<Val<'static>>>,
 }
 
 impl Program {
@@ -264,7 +264,7 @@ impl Program {
     /// folding, then each call's overloads and costing. A conversion of a constant that
     /// fails is a program error (cel-go refuses to build the program).
     pub fn new(checked: Checked, env: Arc<Env>) -> Result<Program, String> {
-        let mut consts = HashMap::new();
+        let mut consts = FastMap::default();
         let mut max_id = 0u64;
         walk(&checked.expr, &mut |e| {
             max_id = max_id.max(e.id);
@@ -272,17 +272,17 @@ impl Program {
                 consts.insert(e.id, literal_value(l));
             }
         });
-        let mut accumulating = HashSet::new();
+        let mut accumulating = FastSet::default();
         collect_accumulating(&checked.expr, &mut accumulating);
         let mut planning = Planning {
             checked: &checked,
             env: &env,
             consts,
-            folded: HashMap::new(),
-            members: HashMap::new(),
+            folded: FastMap::default(),
+            members: FastMap::default(),
         };
-        let mut folded = HashMap::new();
-        let mut members = HashMap::new();
+        let mut folded = FastMap::default();
+        let mut members = FastMap::default();
         fold(&planning, &checked.expr, &mut folded, &mut members).map_err(|e| e.message)?;
         planning.folded = folded;
         planning.members = members;
@@ -1678,8 +1678,8 @@ fn optional_select<'a>(operand: &Val<'a>, field: &str) -> EvalResult<'a> {
 fn fold(
     p: &Planning,
     e: &IdedExpr,
-    folded: &mut HashMap<u64, Val<'static>>,
-    members: &mut HashMap<u64, Vec<Val<'static>>>,
+    folded: &mut FastMap<u64, Val<'static>>,
+    members: &mut FastMap<u64, Vec<Val<'static>>>,
 ) -> Result<Option<Val<'static>>, EvalError> {
     let out = match &e.expr {
         Expr::Literal(_) => return Ok(p.consts.get(&e.id).cloned()),

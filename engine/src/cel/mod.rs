@@ -15,6 +15,7 @@ pub(crate) mod cost_model;
 pub mod env;
 pub(crate) mod environment;
 pub mod eval;
+pub(crate) mod hash;
 pub(crate) mod interpreter;
 pub(crate) mod library;
 pub(crate) mod parse_limits;

@@ -107,6 +107,17 @@ impl Type {
         Type::TypeOf(Arc::new(t))
     }
 
+    /// Whether a type parameter (`A`, `_var0`) occurs in the type.
+    pub fn has_params(&self) -> bool {
+        match self {
+            Type::Param(_) => true,
+            Type::List(e) | Type::TypeOf(e) => e.has_params(),
+            Type::Map(k, v) => k.has_params() || v.has_params(),
+            Type::Opaque(_, ps) => ps.iter().any(Type::has_params),
+            _ => false,
+        }
+    }
+
     pub fn is_dyn_or_error(&self) -> bool {
         matches!(self, Type::Dyn | Type::Error)
     }
