@@ -212,6 +212,8 @@ pub fn run(crd_paths: &[String], object_paths: &[String], opts: &Options) -> Exi
         timing.threads,
         if timing.threads == 1 { "" } else { "s" },
     );
+    // CI formats list findings in the order of the files' lines.
+    findings.sort_by(|a, b| (a.file.as_str(), a.line, a.column).cmp(&(b.file.as_str(), b.line, b.column)));
     match opts.format {
         Format::Text => println!("{}", summary),
         Format::Json => eprintln!("{}", summary),

@@ -1,0 +1,99 @@
+// `crdlab validate --crds … -o sarif` against the SARIF 2.1.0 JSON schema (the one
+// @microsoft/jest-sarif ships, schemastore's sarif-2.1.0-rtm.5, draft-04, read by
+// ajv-draft-04), and `-o github` as GitHub's runner reads workflow commands.
+//
+// Needs target/release/crdlab (cargo build --release) or CRDLAB_BIN.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { root } from '../support/harness.mjs';
+
+const require = createRequire(import.meta.url);
+const Ajv04 = require('ajv-draft-04');
+const bin = process.env.CRDLAB_BIN || path.join(root, 'target/release/crdlab');
+const skip = !fs.existsSync(bin) && `no ${bin}: cargo build --release first`;
+
+const CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {kind: Widget, plural: widgets}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              replicas: {type: integer, maximum: 5}
+              mode: {type: string, enum: [fast, slow]}
+`;
+// Two invalid fields, at lines 6 and 7 of the second document (lines 10 and 11 of the file).
+const OBJECTS = `apiVersion: example.com/v1
+kind: Widget
+metadata: {name: ok}
+spec: {replicas: 1}
+---
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: bad}
+spec:
+  replicas: 7
+  mode: "turbo, fast"
+  extra: 1
+`;
+
+function run(format) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crdlab-ci-'));
+  fs.writeFileSync(path.join(dir, 'crd.yaml'), CRD);
+  fs.mkdirSync(path.join(dir, 'deploy'));
+  fs.writeFileSync(path.join(dir, 'deploy', 'widgets.yaml'), OBJECTS);
+  const r = spawnSync(bin, ['validate', '--crds', 'crd.yaml', 'deploy', '-o', format], { cwd: dir, encoding: 'utf8' });
+  fs.rmSync(dir, { recursive: true, force: true });
+  return r;
+}
+
+test('-o sarif is valid SARIF 2.1.0 with each error at its line', { skip }, () => {
+  const r = run('sarif');
+  assert.equal(r.status, 1, r.stderr);
+  const log = JSON.parse(r.stdout);
+  const schema = JSON.parse(fs.readFileSync(require.resolve('@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json'), 'utf8'));
+  // The schema's own patterns are written for non-Unicode regexes.
+  const ajv = new Ajv04({ strict: false, allErrors: true, unicodeRegExp: false });
+  const validate = ajv.compile(schema);
+  assert.ok(validate(log), JSON.stringify(validate.errors, null, 1));
+  const results = log.runs[0].results;
+  const errors = results.filter((x) => x.level === 'error');
+  assert.deepEqual(
+    errors.map((x) => [x.locations[0].physicalLocation.artifactLocation.uri, x.locations[0].physicalLocation.region.startLine]),
+    [['deploy/widgets.yaml', 10], ['deploy/widgets.yaml', 11]],
+  );
+  assert.match(errors[0].message.text, /^The Widget.example.com "bad" is invalid: spec.replicas: Invalid value: 7: spec.replicas in body should be less than or equal to 5$/);
+  // The pruned field is a warning, as kubectl prints it.
+  assert.ok(results.some((x) => x.level === 'warning' && /unknown field "spec.extra"/.test(x.message.text)), JSON.stringify(results));
+});
+
+test('-o github writes one annotation per finding, escaped as the runner reads them', { skip }, () => {
+  const r = run('github');
+  assert.equal(r.status, 1, r.stderr);
+  const lines = r.stdout.split('\n').filter((l) => l.startsWith('::'));
+  assert.equal(lines.length, 3, r.stdout);
+  // In the file's line order: the pruned field's warning at the object (line 6), then 10, 11.
+  assert.match(lines[1], /^::error file=deploy\/widgets\.yaml,line=10,col=13,title=crdlab%3A Invalid value::The Widget\.example\.com "bad" is invalid: spec\.replicas: /);
+  const m = /^::error file=deploy\/widgets\.yaml,line=11,col=(\d+),title=crdlab%3A Unsupported value::(.*)$/.exec(lines[2]);
+  assert.ok(m, lines[2]);
+  // A message's own `,` stays (only properties escape it); `%` would be %25.
+  assert.match(m[2], /spec\.mode: Unsupported value: "turbo, fast": supported values: "fast", "slow"/);
+  assert.match(lines[0], /^::warning file=deploy\/widgets\.yaml,line=6,col=1,title=crdlab%3A Warning::unknown field "spec\.extra"$/);
+});
