@@ -37,7 +37,9 @@ impl CrdFile {
 /// manifests are shared by many suites.
 #[derive(Default)]
 pub struct Layout {
-    dirs: HashMap<PathBuf, Vec<CrdFile>>,
+    /// Each directory's files: path, text, and the CRD read from it once needed.
+    #[allow(clippy::type_complexity)]
+    dirs: HashMap<PathBuf, Vec<(PathBuf, String, Option<Option<Value>>)>>,
     gates: HashMap<PathBuf, Vec<(serde_json::Map<String, Value>, HashMap<String, bool>)>>,
 }
 
@@ -61,9 +63,9 @@ impl Layout {
             return Err("the suite names no CRD: it needs `crd` or `crdName`".into());
         };
         let manifests = dir.join("..").join("..").join("zz_generated.crd-manifests");
-        let files = self.dir(&manifests)?;
+        let files = self.dir(&manifests, name)?;
         let mut out = Vec::new();
-        for f in files.into_iter().filter(|f| f.value.pointer("/metadata/name").and_then(Value::as_str) == Some(name)) {
+        for f in files {
             if feature_gates.is_empty() {
                 out.push(f);
                 continue;
@@ -118,27 +120,34 @@ impl Layout {
         Ok(out)
     }
 
-    /// The CRD manifests of a directory, in file-name order (files that are not CRDs are skipped).
-    fn dir(&mut self, dir: &Path) -> Result<Vec<CrdFile>, String> {
-        if let Some(files) = self.dirs.get(dir) {
-            return Ok(files.clone());
+    /// The CRD manifests of a directory named `name`, in file-name order (files that are
+    /// not CRDs are skipped). Texts are read once; only those that mention the name are
+    /// parsed (CRD directories hold megabytes of YAML, most of it other CRDs').
+    fn dir(&mut self, dir: &Path, name: &str) -> Result<Vec<CrdFile>, String> {
+        if !self.dirs.contains_key(dir) {
+            let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
+                .map_err(|e| format!("could not read {}: {}", dir.display(), e))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file())
+                .collect();
+            names.sort();
+            let texts = names
+                .into_iter()
+                .filter_map(|p| std::fs::read_to_string(&p).ok().map(|t| (p, t, None)))
+                .collect();
+            self.dirs.insert(dir.to_path_buf(), texts);
         }
-        let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map_err(|e| format!("could not read {}: {}", dir.display(), e))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_file())
-            .collect();
-        names.sort();
-        let files: Vec<CrdFile> = names
-            .into_iter()
-            .filter_map(|path| {
-                let text = std::fs::read_to_string(&path).ok()?;
-                let value = parse_crd_text(&text).ok()?;
-                Some(CrdFile { path, value })
-            })
-            .collect();
-        self.dirs.insert(dir.to_path_buf(), files.clone());
-        Ok(files)
+        let mut out = Vec::new();
+        for (path, text, parsed) in self.dirs.get_mut(dir).into_iter().flatten() {
+            if !text.contains(name) {
+                continue;
+            }
+            let value = parsed.get_or_insert_with(|| parse_crd_text(text).ok());
+            if let Some(v) = value.as_ref().filter(|v| v.pointer("/metadata/name").and_then(Value::as_str) == Some(name)) {
+                out.push(CrdFile { path: path.clone(), value: v.clone() });
+            }
+        }
+        Ok(out)
     }
 
     /// The gates (name → enabled) of the first FeatureGate manifest, in walk order, for

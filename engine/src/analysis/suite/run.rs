@@ -116,19 +116,33 @@ impl Report {
     }
 }
 
-/// Runs the suite files on each release, on up to `threads` threads.
+/// Runs the suite files on each release, on up to `threads` threads: with several
+/// releases, each thread takes every suite on its share of the releases (a CRD is compiled
+/// per release, so no compile is repeated); with one, each takes its share of the suite
+/// directories (the suites of one CRD share its compiles).
 pub fn run_files(files: &[PathBuf], releases: &[KubeVersion], threads: usize) -> Report {
     let start = Instant::now();
-    let threads = threads.clamp(1, files.len().max(1));
-    let mut suites: Vec<Option<SuiteReport>> = vec![None; files.len()];
-    if threads == 1 {
+    let by_release = releases.len() > 1;
+    let threads = threads.clamp(1, if by_release { releases.len() } else { files.len().max(1) });
+    let suites = if threads == 1 {
         let mut r = Runner::default();
-        for (i, f) in files.iter().enumerate() {
-            suites[i] = Some(r.run_file(f, releases));
-        }
+        files.iter().map(|f| r.run_file(f, releases)).collect()
+    } else if by_release {
+        let shares: Vec<Vec<KubeVersion>> = (0..threads).map(|t| releases.iter().copied().skip(t).step_by(threads).collect()).collect();
+        let parts: Vec<Vec<SuiteReport>> = std::thread::scope(|s| {
+            let handles: Vec<_> = shares
+                .iter()
+                .map(|share| {
+                    s.spawn(move || {
+                        let mut r = Runner::default();
+                        files.iter().map(|f| r.run_file(f, share)).collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+        });
+        merge_releases(files, parts, releases)
     } else {
-        // Suites of one CRD share compiles: hand each thread whole directories' worth of
-        // neighbouring files (files arrive sorted), dealt round-robin by directory.
         let mut groups: Vec<Vec<usize>> = vec![Vec::new(); threads];
         let mut dirs: Vec<&Path> = Vec::new();
         for (i, f) in files.iter().enumerate() {
@@ -154,21 +168,52 @@ pub fn run_files(files: &[PathBuf], releases: &[KubeVersion], threads: usize) ->
                 .collect();
             handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
         });
+        let mut suites: Vec<Option<SuiteReport>> = vec![None; files.len()];
         for (i, rep) in results.into_iter().flatten() {
             suites[i] = Some(rep);
         }
+        suites.into_iter().zip(files).map(|(s, f)| s.unwrap_or_else(|| thread_failed(f))).collect()
+    };
+    Report { releases: releases.to_vec(), suites, elapsed: start.elapsed() }
+}
+
+fn thread_failed(f: &Path) -> SuiteReport {
+    SuiteReport { path: f.to_path_buf(), name: String::new(), error: Some("the runner thread failed".into()), cases: Vec::new() }
+}
+
+/// Joins the reports of threads that ran the same suites on different releases: each
+/// case's results, in the order the releases were asked.
+fn merge_releases(files: &[PathBuf], parts: Vec<Vec<SuiteReport>>, releases: &[KubeVersion]) -> Vec<SuiteReport> {
+    let mut parts = parts.into_iter();
+    let mut out: Vec<SuiteReport> = parts.next().unwrap_or_default();
+    if out.len() != files.len() {
+        return files.iter().map(|f| thread_failed(f)).collect();
     }
-    Report {
-        releases: releases.to_vec(),
-        suites: suites
-            .into_iter()
-            .zip(files)
-            .map(|(s, f)| {
-                s.unwrap_or_else(|| SuiteReport { path: f.clone(), name: String::new(), error: Some("the runner thread failed".into()), cases: Vec::new() })
-            })
-            .collect(),
-        elapsed: start.elapsed(),
+    for part in parts {
+        if part.len() != files.len() {
+            return files.iter().map(|f| thread_failed(f)).collect();
+        }
+        for (s, p) in out.iter_mut().zip(part) {
+            if s.error.is_none() {
+                s.error = p.error;
+            }
+            if s.cases.len() != p.cases.len() {
+                continue;
+            }
+            for (c, pc) in s.cases.iter_mut().zip(p.cases) {
+                c.results.extend(pc.results);
+                c.warnings.extend(pc.warnings);
+            }
+        }
     }
+    let rank = |k: &KubeVersion| releases.iter().position(|r| r == k).unwrap_or(usize::MAX);
+    for s in &mut out {
+        for c in &mut s.cases {
+            c.results.sort_by_key(|(k, _)| rank(k));
+            c.warnings.sort_by_key(|(k, _)| rank(k));
+        }
+    }
+    out
 }
 
 /// One thread's state: the files read and the CRDs compiled so far.
@@ -216,11 +261,12 @@ impl Runner {
     /// system: the CRD given as a value).
     pub fn run_suite(&mut self, suite: &Suite, files: &[CrdFile], releases: &[KubeVersion]) -> Result<Vec<Case>, String> {
         let mut cases = Vec::new();
+        let objects: Vec<Objects> = suite.on_create.iter().chain(&suite.on_update).map(Objects::read).collect();
         for file in files {
             let base = versioned(&file.value, suite.version.as_deref())?;
             let file_name = file.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             let key = format!("{}\u{0}{}", file.path.display(), suite.version.as_deref().unwrap_or(""));
-            for t in suite.on_create.iter().chain(&suite.on_update) {
+            for (t, objs) in suite.on_create.iter().chain(&suite.on_update).zip(&objects) {
                 let mut case = Case {
                     name: t.name.clone(),
                     kind: t.kind.as_str(),
@@ -240,7 +286,7 @@ impl Runner {
                         continue;
                     }
                     let mut warnings = Vec::new();
-                    let verdict = match self.run_test(t, &key, &base, kube, &mut warnings) {
+                    let verdict = match self.run_test(t, objs, &key, &base, kube, &mut warnings) {
                         Ok(()) => check_warnings(&t.expected_warnings, &warnings),
                         Err(f) => Verdict::Fail(f),
                     };
@@ -298,19 +344,18 @@ impl Runner {
         r
     }
 
-    fn run_test(&mut self, t: &Test, key: &str, base: &Value, kube: KubeVersion, warnings: &mut Vec<String>) -> Result<(), Failure> {
+    fn run_test(&mut self, t: &Test, objs: &Objects, key: &str, base: &Value, kube: KubeVersion, warnings: &mut Vec<String>) -> Result<(), Failure> {
         let crd_fail = |step: &str, e: String| Failure { step: step.into(), summary: format!("the CRD is refused: {}", e), ..Default::default() };
         let crd = self.compile(key, base, kube).map_err(|e| crd_fail("CRD", e))?;
-        let initial = read_object(&t.initial, "initial")?;
+        let initial = objs.initial.clone()?;
         match t.kind {
             TestKind::OnCreate => {
-                let expected_text = if t.expected.trim().is_empty() { &t.initial } else { &t.expected };
                 let res = write(&crd, &initial, None, Write::Create, kube, warnings);
                 let stored = match expect_step("create", res, &t.expected_error, "expectedError")? {
                     Some(s) => s,
                     None => return Ok(()),
                 };
-                compare(&stored, expected_text)
+                compare(&stored, objs.expected.as_ref().map_err(Clone::clone)?)
             }
             TestKind::OnUpdate => {
                 let mut initial = initial;
@@ -367,7 +412,7 @@ impl Runner {
                         m.remove("sentinel");
                     }
                 }
-                let mut updated = read_object(&t.updated, "updated")?;
+                let mut updated = objs.updated.clone()?;
                 let updated_status = updated.get("status").filter(|s| !s.is_null()).cloned();
                 for k in ["name", "namespace", "resourceVersion"] {
                     match stored.pointer(&format!("/metadata/{}", k)).cloned() {
@@ -388,8 +433,7 @@ impl Runner {
                         None => return Ok(()),
                     }
                 }
-                let expected_text = if t.expected.trim().is_empty() { &t.updated } else { &t.expected };
-                compare(&after, expected_text)
+                compare(&after, objs.expected.as_ref().map_err(Clone::clone)?)
             }
         }
     }
@@ -635,6 +679,42 @@ pub fn releases_match(spec: &[String], kube: KubeVersion) -> Result<bool, String
     Ok(false)
 }
 
+/// A test's objects, read once for all its CRD files and releases.
+struct Objects {
+    initial: Result<Value, Failure>,
+    updated: Result<Value, Failure>,
+    /// `expected`, or (when empty) `initial` for onCreate, `updated` for onUpdate.
+    expected: Result<Value, Failure>,
+}
+
+impl Objects {
+    fn read(t: &Test) -> Objects {
+        let fallback = match t.kind {
+            TestKind::OnCreate => &t.initial,
+            TestKind::OnUpdate => &t.updated,
+        };
+        let expected_text = if t.expected.trim().is_empty() { fallback } else { &t.expected };
+        let expected = crate::text::yaml::read_document(expected_text)
+            .map(|mut v| {
+                crate::go::json::unstructured_numbers(&mut v);
+                v
+            })
+            .map_err(|e| Failure {
+                step: "expected".into(),
+                summary: format!("expected data should be a valid Kubernetes YAML resource: {}", e),
+                ..Default::default()
+            });
+        Objects {
+            initial: read_object(&t.initial, "initial"),
+            updated: match t.kind {
+                TestKind::OnUpdate => read_object(&t.updated, "updated"),
+                TestKind::OnCreate => Ok(Value::Null),
+            },
+            expected,
+        }
+    }
+}
+
 /// An object's YAML as the runner reads it (`newUnstructuredFrom`: k8s yaml, then
 /// `generateName: test-` and namespace `default`).
 fn read_object(text: &str, field: &str) -> Result<Value, Failure> {
@@ -651,13 +731,8 @@ fn read_object(text: &str, field: &str) -> Result<Value, Failure> {
 
 /// The stored object against `expected` (`komega.EqualObject` with
 /// `IgnoreAutogeneratedMetadata`, name and namespace taken from the stored object).
-fn compare(got: &Value, expected_text: &str) -> Result<(), Failure> {
-    let mut expected = crate::text::yaml::read_document(expected_text).map_err(|e| Failure {
-        step: "expected".into(),
-        summary: format!("expected data should be a valid Kubernetes YAML resource: {}", e),
-        ..Default::default()
-    })?;
-    crate::go::json::unstructured_numbers(&mut expected);
+fn compare(got: &Value, expected: &Value) -> Result<(), Failure> {
+    let mut expected = expected.clone();
     for k in ["name", "namespace"] {
         match got.pointer(&format!("/metadata/{}", k)).cloned().filter(|v| v.as_str() != Some("")) {
             Some(v) => set_meta(&mut expected, k, v),
