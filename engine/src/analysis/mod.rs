@@ -7,4 +7,5 @@
 pub mod diff;
 pub mod explain;
 pub mod releases;
+pub mod suite;
 pub mod versions;

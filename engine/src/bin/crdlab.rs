@@ -50,8 +50,32 @@ enum DiffOutput {
     Yaml,
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum TestOutput {
+    Text,
+    Tap,
+    Junit,
+    Json,
+}
+
 #[derive(Subcommand)]
 enum Command {
+    /// Run CRD test suites (openshift/api's format) without a cluster: each test's create,
+    /// update and status writes against the CRD; exit 1 when a test fails, 2 on bad input.
+    Test {
+        /// Suite files, or directories searched recursively for them (default: .).
+        paths: Vec<String>,
+        /// One release (default: the latest), several
+        /// (1.30,1.32 or 1.29-1.32), or `all`: the version matrix.
+        #[arg(long)]
+        kubernetes_version: Option<String>,
+        #[arg(short = 'o', long, value_enum, default_value = "text")]
+        output: TestOutput,
+        /// Rewrite each expectedError/expectedStatusError that no longer matches with the
+        /// current message, keeping the file's formatting.
+        #[arg(long)]
+        update: bool,
+    },
     /// Answer JSON Lines requests from stdin, one answer line per request, in order.
     Batch,
     /// Validate an object (an update with --old) against a CRD, or with --crds every object
@@ -233,6 +257,17 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // glibc returns freed blocks over 128 KiB (and the free top of each heap) to the
+    // system at once, so every compiled CRD's regex caches and every large clone is paid
+    // again in page faults: `crdlab test` over many suites spent more time faulting pages
+    // than validating. Keep freed memory for reuse instead.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: called before any allocation-heavy work and before other threads exist;
+    // mallopt only tunes the allocator's thresholds.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 256 << 20);
+    }
     // Validation walks schemas and objects recursively (depth-bounded by the reader);
     // run on a thread with a generous stack so the bound, not the stack, is the limit.
     let worker = std::thread::Builder::new().stack_size(256 * 1024 * 1024).spawn(run);
@@ -257,6 +292,9 @@ fn run() -> ExitCode {
                     ExitCode::from(2)
                 }
             }
+        }
+        Command::Test { paths, kubernetes_version, output, update } => {
+            test_suites(&paths, kubernetes_version.as_deref(), output, update)
         }
         Command::Cost { crd, version, kubernetes_version, output }
             if kubernetes_version.as_deref().is_some_and(names_several_releases) =>
@@ -662,4 +700,123 @@ fn describe(a: &Answer, object_file: &str) -> (String, String) {
         .unwrap_or(object_file);
     let kg = if group.is_empty() { kind.to_string() } else { format!("{}.{}", kind, group) };
     (kg, name.to_string())
+}
+
+/// The releases `crdlab test` runs: `all`, a list or range, or one (default: the latest).
+fn test_releases(arg: Option<&str>) -> Result<Vec<crdlab::KubeVersion>, String> {
+    match arg.map(str::trim) {
+        None | Some("") => Ok(vec![crdlab::KubeVersion::LATEST]),
+        Some("all") => Ok(crdlab::KubeVersion::supported().collect()),
+        Some(s) if names_several_releases(s) => crdlab::analysis::releases::parse_releases(s),
+        Some(s) => crdlab::KubeVersion::parse(s).map(|k| vec![k]),
+    }
+}
+
+/// The suite files under the given paths: files as given; directories searched
+/// recursively for YAML files that read as suites (`crdlab::analysis::suite::is_suite`),
+/// in path order. Generated CRD manifests are skipped without reading them.
+fn find_suites(paths: &[String]) -> Result<Vec<std::path::PathBuf>, String> {
+    use std::path::PathBuf;
+    let mut out = Vec::new();
+    let roots: Vec<String> = if paths.is_empty() { vec![".".into()] } else { paths.to_vec() };
+    for r in roots {
+        let p = PathBuf::from(&r);
+        if p.is_file() {
+            out.push(p);
+            continue;
+        }
+        if !p.is_dir() {
+            return Err(format!("no such file or directory: {}", r));
+        }
+        let mut stack = vec![p];
+        let mut found = Vec::new();
+        while let Some(d) = stack.pop() {
+            let entries = std::fs::read_dir(&d).map_err(|e| format!("cannot read {}: {}", d.display(), e))?;
+            for e in entries.flatten() {
+                let path = e.path();
+                let name = e.file_name().to_string_lossy().into_owned();
+                if path.is_dir() {
+                    if !name.starts_with('.') && name != "node_modules" && name != "target" && !name.starts_with("zz_generated") && name != "payload-manifests" {
+                        stack.push(path);
+                    }
+                } else if (name.ends_with(".yaml") || name.ends_with(".yml")) && !name.ends_with(".crd.yaml") {
+                    let Ok(text) = std::fs::read_to_string(&path) else { continue };
+                    // Cheap look before reading the YAML: a suite has a `tests:` key.
+                    if !text.contains("tests:") {
+                        continue;
+                    }
+                    if crdlab::text::yaml::read_document(&text).is_ok_and(|d| crdlab::analysis::suite::is_suite(&d)) {
+                        found.push(path);
+                    }
+                }
+            }
+        }
+        found.sort();
+        out.extend(found);
+    }
+    Ok(out)
+}
+
+fn test_suites(paths: &[String], releases: Option<&str>, output: TestOutput, update: bool) -> ExitCode {
+    let releases = match test_releases(releases) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {}", e);
+            return ExitCode::from(2);
+        }
+    };
+    let files = match find_suites(paths) {
+        Ok(f) if f.is_empty() => {
+            eprintln!("error: no test suites found");
+            return ExitCode::from(2);
+        }
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: {}", e);
+            return ExitCode::from(2);
+        }
+    };
+    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(8);
+    let mut report = crdlab::analysis::suite::run_files(&files, &releases, threads);
+    if update {
+        let mut rewritten = 0;
+        for s in &report.suites {
+            let Ok(text) = std::fs::read_to_string(&s.path) else { continue };
+            match crdlab::analysis::suite::update::rewrite_expected_errors(&text, &s.cases) {
+                Ok(Some(new)) => {
+                    if let Err(e) = std::fs::write(&s.path, new) {
+                        eprintln!("error: cannot write {}: {}", s.path.display(), e);
+                        return ExitCode::from(2);
+                    }
+                    rewritten += 1;
+                    eprintln!("updated {}", s.path.display());
+                }
+                Ok(None) => {}
+                Err(e) => eprintln!("warning: {}: not updated: {}", s.path.display(), e),
+            }
+        }
+        if rewritten > 0 {
+            // Report what the rewritten suites now do.
+            report = crdlab::analysis::suite::run_files(&files, &releases, threads);
+        }
+    }
+    let cwd = std::env::current_dir().ok();
+    let base = cwd.as_deref();
+    let text = match output {
+        TestOutput::Text => crdlab::wire::suite::text_report(&report, base),
+        TestOutput::Json => serde_json::to_string_pretty(&crdlab::wire::suite::json_report(&report, base)).unwrap_or_default() + "\n",
+        TestOutput::Tap => crdlab::wire::tap::write_tap(&crdlab::wire::suite::records(&report, base)),
+        TestOutput::Junit => crdlab::wire::junit::write_junit("crdlab test", &crdlab::wire::suite::records(&report, base), report.elapsed.as_secs_f64()),
+    };
+    let mut out = std::io::stdout().lock();
+    if out.write_all(text.as_bytes()).and_then(|_| out.flush()).is_err() {
+        return ExitCode::from(2);
+    }
+    if report.suite_errors() > 0 && report.cases() == 0 {
+        ExitCode::from(2)
+    } else if report.ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
 }

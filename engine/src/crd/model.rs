@@ -441,7 +441,7 @@ pub struct JsonSchemaProps {
     /// `pattern` compiled with RE2 semantics; `None` when absent or invalid (invalid
     /// patterns are reported by CRD validation, and the apiserver then skips them).
     #[serde(skip)]
-    pub pattern_re: Option<Regex>,
+    pub pattern_re: Option<std::sync::Arc<Regex>>,
     /// The format object validation checks (`format` after the release's
     /// `StripUnsupportedFormats`; empty when stripped). Filled by
     /// [`JsonSchemaProps::compile_for`].
@@ -577,7 +577,7 @@ impl JsonSchemaProps {
     /// validates), recursively.
     pub fn compile_for(&mut self, kube: KubeVersion) {
         if let Some(p) = &self.pattern {
-            self.pattern_re = crate::go::regexp::compile_re2_cached(p).ok();
+            self.pattern_re = crate::go::regexp::compile_re2_shared(p);
         }
         let ty = if self.x_int_or_string { "" } else { self.type_str() };
         let f = crate::k8s::strfmt::validation_format(

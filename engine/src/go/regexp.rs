@@ -67,6 +67,30 @@ pub fn compile_re2_cached(pattern: &str) -> Result<regex::Regex, regex::Error> {
     r
 }
 
+/// [`compile_re2`] through a per-thread cache that hands out one shared compiled pattern
+/// per text: a `regex::Regex` clone starts with an empty pool of match caches, which its
+/// first match allocates again (for large patterns, far more than the match costs), so
+/// every compiled CRD of a thread (one per release, per edit) shares the same pattern and
+/// its caches. `None` when the pattern does not compile. Bounded as [`compile_re2_cached`].
+pub fn compile_re2_shared(pattern: &str) -> Option<std::sync::Arc<regex::Regex>> {
+    thread_local! {
+        static SHARED: std::cell::RefCell<std::collections::HashMap<String, Option<std::sync::Arc<regex::Regex>>>> =
+            std::cell::RefCell::new(std::collections::HashMap::new());
+    }
+    if let Some(r) = SHARED.with(|c| c.borrow().get(pattern).cloned()) {
+        return r;
+    }
+    let r = compile_re2(pattern).ok().map(std::sync::Arc::new);
+    SHARED.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= PATTERN_CACHE_CAPACITY {
+            c.clear();
+        }
+        c.insert(pattern.to_string(), r.clone());
+    });
+    r
+}
+
 /// Patterns [`compile_re2_cached`] keeps at most.
 pub const PATTERN_CACHE_CAPACITY: usize = 256;
 

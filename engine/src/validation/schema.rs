@@ -396,8 +396,8 @@ impl Validator {
                     // An invalid pattern: kube-openapi reports it on every value.
                     Some(e) => format!("{}, but pattern is invalid: {}", pattern, e),
                     // The schema was not compiled; the pattern is valid after all.
-                    None => match crate::go::regexp::compile_re2_cached(pattern) {
-                        Ok(re) if re.is_match(data) => return,
+                    None => match crate::go::regexp::compile_re2_shared(pattern) {
+                        Some(re) if re.is_match(data) => return,
                         _ => pattern.to_string(),
                     },
                 },

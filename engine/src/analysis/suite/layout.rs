@@ -1,0 +1,239 @@
+//! Which CRD files a suite runs against: `crd:` names a file; `crdName:` is looked up in
+//! openshift/api's layout as its runner does (`tests/crd_filter.go`'s `perTestRuntimeInfo`
+//! and `featureGatesForClusterProfileFeatureSetVersion`): the files of
+//! `<suite dir>/../../zz_generated.crd-manifests/` named `crdName`, kept by the gates their
+//! feature set enables for the first cluster profile they include, read from the
+//! repository's `payload-manifests/featuregates/`.
+
+use crate::text::crd_document::parse_crd_text;
+use serde_json::Value;
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+/// The feature-set annotation of a CRD manifest or a FeatureGate manifest.
+const FEATURE_SET: &str = "release.openshift.io/feature-set";
+/// Cluster-profile annotations share this prefix.
+const PROFILE_PREFIX: &str = "include.release.openshift.io/";
+/// The OpenShift major versions a manifest is for.
+const MAJOR_VERSION: &str = "release.openshift.io/major-version";
+
+/// A CRD manifest read from disk.
+#[derive(Clone, Debug)]
+pub struct CrdFile {
+    pub path: PathBuf,
+    pub value: Value,
+}
+
+impl CrdFile {
+    fn annotations(&self) -> Option<&serde_json::Map<String, Value>> {
+        self.value.pointer("/metadata/annotations").and_then(Value::as_object)
+    }
+    fn annotation(&self, k: &str) -> Option<&str> {
+        self.annotations().and_then(|a| a.get(k)).and_then(Value::as_str)
+    }
+}
+
+/// Reads files once for all the suites of a run: CRD directories and feature-gate
+/// manifests are shared by many suites.
+#[derive(Default)]
+pub struct Layout {
+    /// Each directory's files: path, text, and the CRD read from it once needed.
+    #[allow(clippy::type_complexity)]
+    dirs: HashMap<PathBuf, Vec<(PathBuf, String, Option<Option<Value>>)>>,
+    gates: HashMap<PathBuf, Vec<(serde_json::Map<String, Value>, HashMap<String, bool>)>>,
+}
+
+impl Layout {
+    /// The CRD files a suite at `suite_path` with `crd`/`crdName` and `featureGates` runs against.
+    pub fn crd_files(
+        &mut self,
+        suite_path: &Path,
+        crd: Option<&str>,
+        crd_name: Option<&str>,
+        feature_gates: &[String],
+    ) -> Result<Vec<CrdFile>, String> {
+        let dir = suite_path.parent().unwrap_or(Path::new("."));
+        if let Some(file) = crd.filter(|c| !c.is_empty()) {
+            let path = dir.join(file);
+            let text = std::fs::read_to_string(&path).map_err(|e| format!("could not read CRD file {}: {}", path.display(), e))?;
+            let value = parse_crd_text(&text).map_err(|e| format!("{}: {}", path.display(), e))?;
+            return Ok(vec![CrdFile { path, value }]);
+        }
+        let Some(name) = crd_name.filter(|c| !c.is_empty()) else {
+            return Err("the suite names no CRD: it needs `crd` or `crdName`".into());
+        };
+        let manifests = dir.join("..").join("..").join("zz_generated.crd-manifests");
+        let files = self.dir(&manifests, name)?;
+        let mut out = Vec::new();
+        for f in files {
+            if feature_gates.is_empty() {
+                out.push(f);
+                continue;
+            }
+            let sets: BTreeSet<String> = f
+                .annotation(FEATURE_SET)
+                .filter(|s| !s.is_empty())
+                .map(|s| s.split(',').map(str::to_string).collect())
+                .unwrap_or_default();
+            if sets.contains("CustomNoUpgrade") {
+                // CustomNoUpgrade enables every gate.
+                if !feature_gates.iter().any(|g| g.starts_with('-')) {
+                    out.push(f);
+                }
+                continue;
+            }
+            let profiles: BTreeSet<&str> = f
+                .annotations()
+                .map(|a| {
+                    a.iter()
+                        .filter(|(k, v)| k.starts_with(PROFILE_PREFIX) && v.as_str() == Some("true"))
+                        .map(|(k, _)| k.as_str())
+                        .collect()
+                })
+                .unwrap_or_default();
+            // The runner's "weird" case: no profile, test everything.
+            let Some(profile) = profiles.iter().next() else {
+                out.push(f);
+                continue;
+            };
+            let versions = major_versions(f.annotations());
+            let status = self.gate_status(&manifests, profile, &sets, &versions, &f.path)?;
+            let mut keep = true;
+            for g in feature_gates {
+                let (gate, want) = match g.strip_prefix('-') {
+                    Some(d) => (d, false),
+                    None => (g.as_str(), true),
+                };
+                match status.get(gate) {
+                    None => return Err(format!("unable to find featureGate/{} to check for {}", g, f.path.display())),
+                    Some(&enabled) if enabled != want => keep = false,
+                    Some(_) => {}
+                }
+            }
+            if keep {
+                out.push(f);
+            }
+        }
+        if out.is_empty() {
+            return Err(format!("no CRD file in {} is named {} and matches the suite's feature gates", manifests.display(), name));
+        }
+        Ok(out)
+    }
+
+    /// The CRD manifests of a directory named `name`, in file-name order (files that are
+    /// not CRDs are skipped). Texts are read once; only those that mention the name are
+    /// parsed (CRD directories hold megabytes of YAML, most of it other CRDs').
+    fn dir(&mut self, dir: &Path, name: &str) -> Result<Vec<CrdFile>, String> {
+        if !self.dirs.contains_key(dir) {
+            let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
+                .map_err(|e| format!("could not read {}: {}", dir.display(), e))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file())
+                .collect();
+            names.sort();
+            let texts = names
+                .into_iter()
+                .filter_map(|p| std::fs::read_to_string(&p).ok().map(|t| (p, t, None)))
+                .collect();
+            self.dirs.insert(dir.to_path_buf(), texts);
+        }
+        let mut out = Vec::new();
+        for (path, text, parsed) in self.dirs.get_mut(dir).into_iter().flatten() {
+            if !text.contains(name) {
+                continue;
+            }
+            let value = parsed.get_or_insert_with(|| parse_crd_text(text).ok());
+            if let Some(v) = value.as_ref().filter(|v| v.pointer("/metadata/name").and_then(Value::as_str) == Some(name)) {
+                out.push(CrdFile { path: path.clone(), value: v.clone() });
+            }
+        }
+        Ok(out)
+    }
+
+    /// The gates (name → enabled) of the first FeatureGate manifest, in walk order, for
+    /// the profile, one of the feature sets (`Default` when the CRD names none) and one of
+    /// the major versions (any when the CRD names none).
+    fn gate_status(
+        &mut self,
+        manifests: &Path,
+        profile: &str,
+        sets: &BTreeSet<String>,
+        versions: &BTreeSet<u64>,
+        crd_path: &Path,
+    ) -> Result<HashMap<String, bool>, String> {
+        let root = find_gates_dir(manifests).ok_or_else(|| format!("no payload-manifests/featuregates directory above {}", manifests.display()))?;
+        if !self.gates.contains_key(&root) {
+            let loaded = load_gates(&root)?;
+            self.gates.insert(root.clone(), loaded);
+        }
+        let default_sets: BTreeSet<String> = ["Default".to_string()].into();
+        let sets = if sets.is_empty() { &default_sets } else { sets };
+        for (annotations, status) in &self.gates[&root] {
+            let set = annotations.get(FEATURE_SET).and_then(Value::as_str).unwrap_or("");
+            let vs = major_versions(Some(annotations));
+            if annotations.contains_key(profile) && sets.contains(set) && (versions.is_empty() || !vs.is_disjoint(versions)) {
+                return Ok(status.clone());
+            }
+        }
+        Err(format!(
+            "no feature gate found for cluster profile {:?}, feature set {:?} and versions {:?} (for {})",
+            profile,
+            sets.iter().cloned().collect::<Vec<_>>().join(","),
+            versions,
+            crd_path.display()
+        ))
+    }
+}
+
+/// `release.openshift.io/major-version`'s numbers.
+fn major_versions(annotations: Option<&serde_json::Map<String, Value>>) -> BTreeSet<u64> {
+    annotations
+        .and_then(|a| a.iter().find(|(k, _)| k.starts_with(MAJOR_VERSION)))
+        .and_then(|(_, v)| v.as_str())
+        .map(|s| s.split(',').filter_map(|n| n.parse().ok()).collect())
+        .unwrap_or_default()
+}
+
+/// The nearest `payload-manifests/featuregates` at or above `from` (the runner reads it
+/// from the repository root).
+fn find_gates_dir(from: &Path) -> Option<PathBuf> {
+    let abs = std::fs::canonicalize(from).ok()?;
+    abs.ancestors().map(|a| a.join("payload-manifests").join("featuregates")).find(|p| p.is_dir())
+}
+
+/// Every FeatureGate manifest under `root`, in `filepath.WalkDir`'s lexical order: its
+/// annotations and its first `status.featureGates` entry's enabled/disabled gates.
+fn load_gates(root: &Path) -> Result<Vec<(serde_json::Map<String, Value>, HashMap<String, bool>)>, String> {
+    let mut files = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries = std::fs::read_dir(&d).map_err(|e| format!("could not read {}: {}", d.display(), e))?;
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let mut out = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).map_err(|e| format!("could not read {}: {}", f.display(), e))?;
+        let doc = crate::text::yaml::read_document(&text).map_err(|e| format!("{}: {}", f.display(), e))?;
+        let annotations = doc.pointer("/metadata/annotations").and_then(Value::as_object).cloned().unwrap_or_default();
+        let mut status = HashMap::new();
+        if let Some(first) = doc.pointer("/status/featureGates/0") {
+            for (list, enabled) in [("enabled", true), ("disabled", false)] {
+                for g in first.get(list).and_then(Value::as_array).into_iter().flatten() {
+                    if let Some(n) = g.get("name").and_then(Value::as_str) {
+                        status.insert(n.to_string(), enabled);
+                    }
+                }
+            }
+        }
+        out.push((annotations, status));
+    }
+    Ok(out)
+}

@@ -1,0 +1,27 @@
+//! CRD test suites without a cluster (`crdlab test`): openshift/api's suite format
+//! (`shared/docs/test-suite-format.md`; its runner is `tests/generator.go` in
+//! openshift/api, driving envtest), run over the engine instead of an apiserver.
+//!
+//! - [`format`]: reading a suite file, with each test's line;
+//! - [`layout`]: which CRD files a suite runs against (`crd:`, or `crdName:` in openshift's
+//!   layout with feature-set and feature-gate selection);
+//! - [`run`]: the runner (create, status write, update, status update, `initialCRDPatches`
+//!   with the runner's sentinel, comparison of the stored object ignoring server-generated
+//!   metadata), one compile per CRD file and release, suites on parallel threads.
+//!
+//! crdlab adds optional fields, ignored by openshift's runner:
+//! - `kubernetesVersions` (suite or test): the releases the tests hold on; on others they
+//!   are skipped. Entries: `1.30`, `>=1.30` or `1.30+`, `<1.30`, `<=1.30`, `1.28-1.31`.
+//! - `expectedWarnings` (test): each a substring of some warning the apiserver returned
+//!   during the test (ratcheted CEL errors).
+//! - `expectedCost` (suite): `[{rule: "<rule text>", path: "spec.x", max: N}]`: the rule
+//!   (at `path`, a field path such as `spec.x` or the schema path crdlab prints; optional)
+//!   must exist and its estimated cost must be at most `N`; reported as one case per bound.
+
+pub mod format;
+pub mod layout;
+pub mod run;
+pub mod update;
+
+pub use format::{is_suite, parse_suite, Suite, Test, TestKind};
+pub use run::{run_files, Case, Failure, Report, SuiteReport, Verdict};
