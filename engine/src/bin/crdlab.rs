@@ -40,6 +40,10 @@ enum ValidateOutput {
     Sarif,
     /// GitHub Actions annotations on the lines (with --crds).
     Github,
+    /// JUnit XML, a case per object (with --crds).
+    Junit,
+    /// TAP 14, a test point per object (with --crds).
+    Tap,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -198,8 +202,8 @@ fn one_object_output(o: ValidateOutput) -> Option<Output> {
     match o {
         ValidateOutput::Text => Some(Output::Text),
         ValidateOutput::Json => Some(Output::Json),
-        ValidateOutput::Sarif | ValidateOutput::Github => {
-            eprintln!("error: -o sarif and -o github report many objects: use them with --crds");
+        ValidateOutput::Sarif | ValidateOutput::Github | ValidateOutput::Junit | ValidateOutput::Tap => {
+            eprintln!("error: -o sarif, github, junit and tap report many objects: use them with --crds");
             None
         }
     }
@@ -321,6 +325,8 @@ fn run() -> ExitCode {
                 ValidateOutput::Json => validate_many::Format::Json,
                 ValidateOutput::Sarif => validate_many::Format::Sarif,
                 ValidateOutput::Github => validate_many::Format::Github,
+                ValidateOutput::Junit => validate_many::Format::Junit,
+                ValidateOutput::Tap => validate_many::Format::Tap,
             };
             let opts = validate_many::Options { kube, ratcheting: !no_ratcheting, strict, format };
             validate_many::run(&crds, &objects, &opts)

@@ -10,7 +10,10 @@ use crate::inputs;
 use crdlab::strategy::{validate_object, ValidateOptions};
 use crdlab::text::positions::{json_path, locate, parse_field_path, FieldSeg};
 use crdlab::text::source_map::SourceMap;
+use crdlab::wire::cases::CaseRecord;
 use crdlab::wire::findings::{write_github, write_sarif, Finding, Level};
+use crdlab::wire::junit::write_junit;
+use crdlab::wire::tap::write_tap;
 use crdlab::{CompiledCrd, KubeVersion};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -27,6 +30,10 @@ pub enum Format {
     Sarif,
     /// GitHub Actions workflow commands (annotations on the lines).
     Github,
+    /// JUnit XML: a test case per object, a test suite per file.
+    Junit,
+    /// TAP 14: a test point per object.
+    Tap,
 }
 
 pub struct Options {
@@ -92,6 +99,7 @@ pub fn run(crd_paths: &[String], object_paths: &[String], opts: &Options) -> Exi
     let (mut valid, mut invalid, mut skipped) = (0usize, 0usize, 0usize);
     let mut current_file: Option<&str> = None;
     let mut findings: Vec<Finding> = Vec::new();
+    let mut cases: Vec<CaseRecord> = Vec::new();
     for (o, v) in objects.iter().zip(&verdicts) {
         match v {
             Verdict::Valid { .. } => valid += 1,
@@ -114,6 +122,30 @@ pub fn run(crd_paths: &[String], object_paths: &[String], opts: &Options) -> Exi
         let kind = o.value.get("kind").and_then(Value::as_str).unwrap_or("");
         let name = o.value.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
         match opts.format {
+            Format::Junit | Format::Tap => {
+                let doc = match o.item {
+                    Some(i) => format!("document {}, item {}", o.document + 1, i + 1),
+                    None => format!("document {}", o.document + 1),
+                };
+                let title = if name.is_empty() { kind.to_string() } else { format!("{} {}", kind, name) };
+                let mut case = CaseRecord { group: o.file.clone(), name: format!("{} ({})", title, doc), file: o.file.clone(), line, ..Default::default() };
+                match v {
+                    Verdict::Valid { .. } => {}
+                    Verdict::Invalid { errors, .. } => {
+                        // The first line is what CI shows as the failure's message.
+                        let first = errors.first().map(|e| e.1.as_str()).unwrap_or("");
+                        let mut text = format!("The {} \"{}\" is invalid: {}", kind_group(&o.value), name, first);
+                        for (field, message, _) in errors {
+                            let (l, c) = at(field).unwrap_or((line, column));
+                            text.push_str(&format!("\n{}:{}:{}: {}", o.file, l, c, message));
+                        }
+                        case.failure = Some(text);
+                    }
+                    Verdict::Skipped(why) if opts.strict => case.failure = Some(format!("skipped: {}", why)),
+                    Verdict::Skipped(why) => case.skipped = Some(why.clone()),
+                }
+                cases.push(case);
+            }
             Format::Sarif | Format::Github => {
                 let finding = |l: u32, c: u32, level, rule: &str, message: String| Finding { file: o.file.clone(), line: l, column: c, level, rule: rule.to_string(), message };
                 match v {
@@ -224,6 +256,14 @@ pub fn run(crd_paths: &[String], object_paths: &[String], opts: &Options) -> Exi
         Format::Github => {
             print!("{}", write_github(&findings));
             println!("{}", summary);
+        }
+        Format::Junit => {
+            print!("{}", write_junit("crdlab validate", &cases, elapsed.as_secs_f64()));
+            eprintln!("{}", summary);
+        }
+        Format::Tap => {
+            print!("{}", write_tap(&cases));
+            eprintln!("{}", summary);
         }
     }
     if invalid > 0 || (opts.strict && skipped > 0) {

@@ -1,6 +1,7 @@
-// `crdlab validate --crds … -o sarif` against the SARIF 2.1.0 JSON schema (the one
-// @microsoft/jest-sarif ships, schemastore's sarif-2.1.0-rtm.5, draft-04, read by
-// ajv-draft-04), and `-o github` as GitHub's runner reads workflow commands.
+// `crdlab validate --crds` in CI formats: `-o sarif` against the SARIF 2.1.0 JSON schema (the
+// one @microsoft/jest-sarif ships, schemastore's sarif-2.1.0-rtm.5, draft-04, read by
+// ajv-draft-04), `-o github` as GitHub's runner reads workflow commands, `-o tap` and
+// `-o junit` by tap-parser and junit2json.
 //
 // Needs target/release/crdlab (cargo build --release) or CRDLAB_BIN.
 
@@ -11,6 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { Parser } from 'tap-parser';
+import { parse as parseJunit } from 'junit2json';
 import { root } from '../support/harness.mjs';
 
 const require = createRequire(import.meta.url);
@@ -96,4 +99,30 @@ test('-o github writes one annotation per finding, escaped as the runner reads t
   // A message's own `,` stays (only properties escape it); `%` would be %25.
   assert.match(m[2], /spec\.mode: Unsupported value: "turbo, fast": supported values: "fast", "slow"/);
   assert.match(lines[0], /^::warning file=deploy\/widgets\.yaml,line=6,col=1,title=crdlab%3A Warning::unknown field "spec\.extra"$/);
+});
+
+test('-o tap and -o junit give a case per object, read by tap-parser and junit2json', { skip }, async () => {
+  const tap = run('tap');
+  assert.equal(tap.status, 1, tap.stderr);
+  const failures = [];
+  const results = await new Promise((resolve) => {
+    const p = new Parser((r) => resolve(r));
+    p.on('assert', (a) => { if (!a.ok) failures.push(a); });
+    p.end(tap.stdout);
+  });
+  assert.equal(results.count, 2);
+  assert.equal(results.fail, 1);
+  assert.equal(failures[0].diag.at.file, 'deploy/widgets.yaml');
+  assert.equal(failures[0].diag.at.line, 6);
+  assert.match(failures[0].diag.message, /^The Widget\.example\.com "bad" is invalid: spec\.mode: Unsupported value/);
+  assert.match(failures[0].diag.details, /deploy\/widgets\.yaml:10:13: spec\.replicas: Invalid value: 7/);
+
+  const junit = run('junit');
+  assert.equal(junit.status, 1, junit.stderr);
+  const doc = await parseJunit(junit.stdout);
+  assert.equal(doc.tests, 2);
+  assert.equal(doc.failures, 1);
+  const failed = doc.testsuite[0].testcase.filter((c) => c.failure);
+  assert.equal(failed[0].line, 6);
+  assert.equal(failed[0].name, 'Widget bad (document 2)');
 });
