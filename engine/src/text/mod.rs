@@ -8,6 +8,7 @@
 //! - [`source_map`]: where each node stands ([`source_map::Range`] in editors' units);
 //! - [`positions`]: a printed field path (`spec.x[0]`) mapped to its range;
 //! - [`crd_document`]: which document of a stream is the CRD;
+//! - [`splice`]: re-reading a text after an edit inside one scalar without reading it all;
 //! - [`edit`]: formatting-preserving edits addressed by JSON pointer.
 
 pub(crate) mod aliases;
@@ -18,4 +19,5 @@ pub mod positions;
 pub(crate) mod read_error;
 pub(crate) mod scalars;
 pub mod source_map;
+pub mod splice;
 pub mod yaml;
