@@ -15,6 +15,7 @@ pub(crate) mod aliases;
 pub mod crd_document;
 pub mod edit;
 pub(crate) mod json;
+pub mod node_index;
 pub mod positions;
 pub(crate) mod read_error;
 pub(crate) mod scalars;

@@ -15,7 +15,7 @@ use crate::text::read_error::{
 };
 use crate::text::scalars::{resolve_key, resolve_scalar};
 use crate::text::source_map::{json_source_map, PosBuilder, SourceMap};
-use crate::text::splice::NodeIndex;
+use crate::text::node_index::NodeIndex;
 
 /// Reads every document of a YAML stream (or one JSON document).
 pub fn read_documents(text: &str) -> Result<Vec<Value>, ReadError> {
