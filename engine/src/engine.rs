@@ -7,6 +7,8 @@
 use crate::schema::fingerprint::{FastMap, Hasher128};
 use crate::crd::{CompileCache, CompiledCrd};
 use crate::strategy::ValidateOptions;
+use crate::text::crd_document::{choose_crd_document, LoadError};
+use crate::text::splice::IndexedText;
 use crate::version::KubeVersion;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -88,6 +90,36 @@ pub struct Engine {
     pub compile_cache: CompileCache,
     /// Reads `crdFile` paths; `None` (as in wasm) rejects them.
     pub file_reader: Option<fn(&str) -> std::io::Result<String>>,
+    /// The last CRD text read, with its documents and where their nodes stand: the next
+    /// text, when it differs from it inside one scalar (an editor's keystroke), is read by
+    /// re-reading that scalar alone ([`crate::text::splice`]). One text at most.
+    last_text: Option<IndexedText>,
+    /// CRD texts read by re-reading one scalar of the last text (for tests and benchmarks).
+    pub texts_spliced: u64,
+}
+
+/// The documents of `text`: those of `last` when it is the same text, `last`'s with one
+/// scalar re-read when the edit allows ([`crate::text::splice::splice`]), or the whole text
+/// read; `last` becomes `text`'s reading (nothing when it cannot be read).
+fn read_text<'l>(
+    last: &'l mut Option<IndexedText>,
+    text: &str,
+    spliced_count: &mut u64,
+) -> Result<&'l [Value], LoadError> {
+    let spliced = match last.as_mut() {
+        Some(prev) if prev.text == text => true,
+        Some(prev) => {
+            let s = prev.splice(text);
+            *spliced_count += s as u64;
+            s
+        }
+        None => false,
+    };
+    if !spliced {
+        *last = None;
+        *last = Some(IndexedText::read(text)?);
+    }
+    Ok(last.as_ref().map(|t| t.docs.as_slice()).unwrap_or(&[]))
 }
 
 /// A CRD as a tool hands it to [`Engine::compile`]: its text (YAML/JSON, possibly several
@@ -205,7 +237,16 @@ impl Engine {
         if let Some((source, c, used)) = self.cache.get_mut(&id) {
             if same_source(source, &key) {
                 *used = self.uses;
-                return Ok(c.clone());
+                let c = c.clone();
+                // The last text read follows the editor back (an undo) when one scalar differs.
+                if let CrdInput::Text(text) | CrdInput::File { text, .. } = crd {
+                    if let Some(prev) = self.last_text.as_mut() {
+                        if prev.text != text && prev.splice(text) {
+                            self.texts_spliced += 1;
+                        }
+                    }
+                }
+                return Ok(c);
             }
         }
         let old_value = match &old {
@@ -213,10 +254,16 @@ impl Engine {
             None => None,
         };
         let cc = &mut self.compile_cache;
-        let compiled = crd
-            .value()
-            .and_then(|v| CompiledCrd::from_value_cached(&v, old_value.as_deref(), kube, cc))
-            .map_err(|e| e.to_string())?;
+        let compiled = match crd {
+            // A text is read through the last text's reading (an edit re-reads little).
+            CrdInput::File { text, .. } | CrdInput::Text(text) => read_text(&mut self.last_text, text, &mut self.texts_spliced)
+                .and_then(|docs| {
+                    let i = choose_crd_document(docs)?;
+                    CompiledCrd::from_value_cached(&docs[i], old_value.as_deref(), kube, cc)
+                }),
+            CrdInput::Json(v) => CompiledCrd::from_value_cached(v, old_value.as_deref(), kube, cc),
+        }
+        .map_err(|e| e.to_string())?;
         let compiled = Arc::new(compiled);
         self.keep(id, key.concat(), compiled.clone());
         Ok(compiled)

@@ -213,3 +213,90 @@ fn recompiles_after_edits_answer_as_fresh_compiles() {
     }
     assert!(checked > 0 || !shared().join("crds").exists(), "nothing compared");
 }
+
+/// The text with the first occurrence of `from` (after the first line starting with
+/// `after`, if given) replaced by `to`.
+fn replace_first(text: &str, after: Option<&str>, from: &str, to: &str) -> Option<String> {
+    let base = match after {
+        Some(a) => find_line(text, a)?,
+        None => 0,
+    };
+    let at = base + text[base..].find(from)?;
+    Some(format!("{}{}{}", &text[..at], to, &text[at + from.len()..]))
+}
+
+/// Edits an editor makes, each sent after the previous one to one engine (which re-reads
+/// a text edited inside one scalar by re-reading that scalar: `text::splice`), each
+/// answered as a fresh compile of the edited text answers; the ones inside one scalar are
+/// spliced.
+#[test]
+fn text_edits_answer_as_fresh_reads() {
+    let mut checked = 0;
+    for (crd, vectors) in CASES {
+        let Ok(text) = std::fs::read_to_string(shared().join("crds").join(crd)) else {
+            eprintln!("{} not found: skipped", crd);
+            continue;
+        };
+        let objects: Vec<_> = objects(crd, &shared().join("vectors").join(vectors)).into_iter().take(1).collect();
+        // (what, the edited text, whether it lies inside one scalar)
+        let mut series: Vec<(&str, String, bool)> = Vec::new();
+        let mut last = text.clone();
+        let mut push = |what: &'static str, edit: &dyn Fn(&str) -> Option<String>, scalar: bool| {
+            if let Some(t) = edit(&last) {
+                series.push((what, t.clone(), scalar));
+                last = t;
+            }
+        };
+        push("inside a rule", &|t| edit_rule(t, 7), true);
+        push("inside the rule again", &|t| edit_rule(t, 8), true);
+        push("a number", &|t| {
+            let at = find_line(t, "maxLength: ")?;
+            Some(replace_line(t, at, |l| format!("{}1", l)))
+        }, true);
+        push("a description", &|t| replace_first(t, Some("description: "), "description: ", "description: Edited. "), false);
+        push("a multi-byte character", &|t| replace_first(t, Some("description: "), "description: ", "description: é "), false);
+        push("back to ASCII", &|t| replace_first(t, Some("description: "), "description: é ", "description: "), false);
+        push("a rule after that", &|t| edit_rule(t, 9), false);
+        push("a key renamed", &|t| replace_first(t, None, "\n  group:", "\n  groupx:"), false);
+        push("the key back", &|t| replace_first(t, None, "\n  groupx:", "\n  group:"), false);
+        push("indentation", &|t| replace_first(t, None, "\n  group:", "\n   group:"), false);
+        push("indentation back", &|t| replace_first(t, None, "\n   group:", "\n  group:"), false);
+        push("invalid YAML", &|t| replace_first(t, None, "\n  group:", "\n  group: [x"), false);
+        push("fixed", &|t| replace_first(t, None, "\n  group: [x", "\n  group:"), false);
+        push("a scalar made invalid", &|t| {
+            let at = find_line(t, "rule: ")?;
+            Some(replace_line(t, at, |l| format!("{} '", l)))
+        }, false);
+        push("the scalar fixed", &|t| {
+            let at = find_line(t, "rule: ")?;
+            Some(replace_line(t, at, |l| l.strip_suffix(" '").unwrap_or(l).to_string()))
+        }, false);
+        push("a rule after a failed read", &|t| edit_rule(t, 10), false);
+        push("a document added", &|t| Some(format!("{}---\napiVersion: v1\nkind: CrdlabAdded\nmetadata: {{name: crdlab-x}}\n", t)), false);
+        push("an edit in the added document", &|t| replace_first(t, None, "kind: CrdlabAdded", "kind: CrdlabEdited"), false);
+        push("a flow collection", &|t| replace_first(t, None, "{name: crdlab-x}", "{name: crdlab-y}"), false);
+        push("a document before the CRD", &|t| Some(format!("kind: CrdlabOther\n---\n{}", t)), false);
+        push("its kind made the CRD's", &|t| replace_first(t, None, "kind: CrdlabOther", "kind: CustomResourceDefinition"), false);
+        let mut engine = Engine::new();
+        for (what, t, _) in std::iter::once(&("original", text.clone(), false)).chain(&series) {
+            let spliced_before = engine.texts_spliced;
+            for req in requests(t, "1.36", &objects) {
+                let incremental: Answer = engine.handle(&req);
+                let fresh: Answer = Engine::new().handle(&req);
+                assert!(
+                    incremental == fresh,
+                    "{} after the edit {:?}: incremental {}\nfresh {}",
+                    crd,
+                    what,
+                    serde_json::to_string(&incremental).unwrap(),
+                    serde_json::to_string(&fresh).unwrap()
+                );
+                checked += 1;
+            }
+            if series.iter().any(|(w, _, scalar)| w == what && *scalar) {
+                assert_eq!(engine.texts_spliced, spliced_before + 1, "{}: {:?} was not spliced", crd, what);
+            }
+        }
+    }
+    assert!(checked > 0 || !shared().join("crds").exists(), "nothing compared");
+}

@@ -8,14 +8,17 @@
 //! - [`source_map`]: where each node stands ([`source_map::Range`] in editors' units);
 //! - [`positions`]: a printed field path (`spec.x[0]`) mapped to its range;
 //! - [`crd_document`]: which document of a stream is the CRD;
+//! - [`splice`]: re-reading a text after an edit inside one scalar without reading it all;
 //! - [`edit`]: formatting-preserving edits addressed by JSON pointer.
 
 pub(crate) mod aliases;
 pub mod crd_document;
 pub mod edit;
 pub(crate) mod json;
+pub mod node_index;
 pub mod positions;
 pub(crate) mod read_error;
 pub(crate) mod scalars;
 pub mod source_map;
+pub mod splice;
 pub mod yaml;

@@ -15,12 +15,13 @@ use crate::text::read_error::{
 };
 use crate::text::scalars::{resolve_key, resolve_scalar};
 use crate::text::source_map::{json_source_map, PosBuilder, SourceMap};
+use crate::text::node_index::NodeIndex;
 
 /// Reads every document of a YAML stream (or one JSON document).
 pub fn read_documents(text: &str) -> Result<Vec<Value>, ReadError> {
     // A byte-order mark is not part of the first key (editors on Windows write one).
     let text = strip_bom(text);
-    Ok(read_documents_impl(text, false)?
+    Ok(read_documents_impl(text, false, &mut None)?
         .into_iter()
         .map(|(v, _)| v)
         .collect())
@@ -30,15 +31,27 @@ pub fn read_documents(text: &str) -> Result<Vec<Value>, ReadError> {
 /// node of the JSON value stands in `text`.
 pub fn read_documents_with_positions(text: &str) -> Result<Vec<(Value, SourceMap)>, ReadError> {
     let text = strip_bom(text);
-    Ok(read_documents_impl(text, true)?
+    Ok(read_documents_impl(text, true, &mut None)?
         .into_iter()
         .map(|(v, p)| (v, p.unwrap_or_else(|| SourceMap::empty(text))))
         .collect())
 }
 
+/// Reads every document like [`read_documents`], with the [`NodeIndex`] that lets
+/// [`crate::text::splice::splice`] re-read the text after an edit inside one scalar. No
+/// index for a JSON text, a text that starts with a byte-order mark, or one of more than
+/// `MAX_POSITIONED_NODES` nodes.
+pub fn read_documents_indexed(full: &str) -> Result<(Vec<Value>, Option<NodeIndex>), ReadError> {
+    let text = strip_bom(full);
+    let mut index = (text.len() == full.len()).then(NodeIndex::new);
+    let docs = read_documents_impl(text, false, &mut index)?;
+    Ok((docs.into_iter().map(|(v, _)| v).collect(), index))
+}
+
 fn read_documents_impl(
     text: &str,
     track: bool,
+    index: &mut Option<NodeIndex>,
 ) -> Result<Vec<(Value, Option<SourceMap>)>, ReadError> {
     if text.len() > MAX_BYTES {
         return Err(err_at(
@@ -63,6 +76,7 @@ fn read_documents_impl(
                 } else {
                     None
                 };
+                *index = None;
                 return Ok(vec![(v, map)]);
             }
             Err(e) if looks_like_json(trimmed) => {
@@ -72,7 +86,7 @@ fn read_documents_impl(
         }
     }
     check_printable(text)?;
-    read_yaml_impl(text, track)
+    read_yaml_impl(text, track, index)
 }
 
 /// go-yaml's reader (`yaml_parser_update_buffer`) refuses any character YAML does not
@@ -192,7 +206,7 @@ struct Anchored {
 
 /// Reads a YAML stream into JSON values, one per document.
 pub fn read_yaml(text: &str) -> Result<Vec<Value>, ReadError> {
-    Ok(read_yaml_impl(text, false)?
+    Ok(read_yaml_impl(text, false, &mut None)?
         .into_iter()
         .map(|(v, _)| v)
         .collect())
@@ -244,7 +258,11 @@ fn duplicate_keys_error(dups: &[(String, Marker)]) -> Option<ReadError> {
 /// document wins over a decoding failure (excessive aliasing, an anchor containing itself),
 /// which wins over the duplicate keys strict decoding collects: after a decoding failure
 /// the rest of the document is only parsed, and duplicate keys are reported at its end.
-fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMap>)>, ReadError> {
+fn read_yaml_impl(
+    text: &str,
+    track: bool,
+    index: &mut Option<NodeIndex>,
+) -> Result<Vec<(Value, Option<SourceMap>)>, ReadError> {
     let mut parser = Parser::new_from_str(text);
     let mut pos = if track {
         Some(PosBuilder::for_yaml(text))
@@ -305,6 +323,9 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
                 if let Some(p) = pos.as_mut() {
                     p.start_document();
                 }
+                if let Some(ix) = index.as_mut() {
+                    ix.start_document();
+                }
                 Ok(None)
             }
             Event::DocumentEnd => {
@@ -315,6 +336,9 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
                     return Err(e);
                 }
                 let map = pos.as_mut().map(|p| p.take_root());
+                if let Some(ix) = index.as_mut() {
+                    ix.end_document(json);
+                }
                 docs.push((doc_value.take().unwrap_or(Value::Null), map));
                 stream_json += json;
                 json = 0;
@@ -326,6 +350,9 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
                     Ok(()) => {
                         if let Some(p) = pos.as_mut() {
                             p.leaf(&mark, None);
+                        }
+                        if let Some(ix) = index.as_mut() {
+                            ix.alias(mark.index());
                         }
                         json += a.json;
                         let v = if oversize { Value::Null } else { a.value.clone() };
@@ -374,6 +401,9 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
                     // An anchored key (rare) keeps its text as the anchor's value.
                     let anchored = (anchor > 0).then(|| (s.len() as u64 + 2, if oversize { Value::Null } else { Value::String(s.clone()) }));
                     let k = resolve_key(s, style, tag.as_ref(), &mark)?;
+                    if let Some(ix) = index.as_mut() {
+                        ix.key(mark.index(), k == "<<" || anchor > 0 || tag.is_some());
+                    }
                     // go-yaml's mapping decoder hands a merge key's value to `merge`
                     // without decoding the key.
                     let counted = if k == "<<" { Ok(()) } else { count.node() };
@@ -392,6 +422,9 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
                     if let Some(p) = pos.as_mut() {
                         p.leaf(&mark, Some((&s, style)));
                         p.props(anchor > 0, tag.is_some());
+                    }
+                    if let Some(ix) = index.as_mut() {
+                        ix.scalar(mark.index(), style, anchor > 0 || tag.is_some());
                     }
                     let v = resolve_scalar(s, style, tag.as_ref(), &mark)?;
                     let j = min_len_of_scalar(&v);
@@ -425,6 +458,9 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
                     p.open(&mark, b'[');
                     p.open_props(anchor > 0, tag.is_some());
                 }
+                if let Some(ix) = index.as_mut() {
+                    ix.open(mark.index(), false, anchor > 0 || tag.is_some() || merge_value);
+                }
                 counted.map(|_| None)
             }
             Event::MappingStart(anchor, tag) => {
@@ -446,6 +482,9 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
                     p.open(&mark, b'{');
                     p.open_props(anchor > 0, tag.is_some());
                 }
+                if let Some(ix) = index.as_mut() {
+                    ix.open(mark.index(), true, anchor > 0 || tag.is_some() || merge_value);
+                }
                 counted.map(|_| None)
             }
             Event::SequenceEnd => match stack.pop() {
@@ -457,6 +496,9 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
                 }) => {
                     if let Some(p) = pos.as_mut() {
                         p.close(&mark, b']');
+                    }
+                    if let Some(ix) = index.as_mut() {
+                        ix.close();
                     }
                     Ok(Some((
                         Value::Array(items),
@@ -477,6 +519,9 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
                 }) => {
                     if let Some(p) = pos.as_mut() {
                         p.close(&mark, b'}');
+                    }
+                    if let Some(ix) = index.as_mut() {
+                        ix.close();
                     }
                     Ok(Some((
                         Value::Object(map),
@@ -499,6 +544,7 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
             positioned += 1;
             if positioned > MAX_POSITIONED_NODES {
                 pos = None;
+                *index = None;
             }
             if anchor > 0 {
                 anchors.insert(
@@ -572,6 +618,7 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
             // What was built is dropped now; the weights stay for the alias rule.
             oversize = true;
             pos = None;
+            *index = None;
             doc_value = None;
             for f in stack.iter_mut() {
                 match f {
@@ -597,6 +644,8 @@ fn read_yaml_impl(text: &str, track: bool) -> Result<Vec<(Value, Option<SourceMa
         if let Some(e) = duplicate_keys_error(&dups) {
             return Err(e);
         }
+        // A document the stream ended without closing: no index (its size is unknown).
+        *index = None;
         let map = pos.as_mut().map(|p| p.take_root());
         docs.push((v, map));
     }

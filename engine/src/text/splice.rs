@@ -1,0 +1,416 @@
+//! Re-reading a YAML text after an edit without reading it all again: when the edit lies
+//! inside one scalar value of a block mapping (the usual editor keystroke: a rule's text, a
+//! number, a description), only that scalar's lines are read again and its value replaced
+//! in the documents read before. Anything else (a key, indentation, a flow collection, an
+//! anchor, a block scalar, a JSON text, a text with non-ASCII characters, an edit that makes
+//! the text invalid) is reported as not spliceable, and the caller reads the whole text.
+//!
+//! The result is the one [`crate::text::yaml::read_documents`] gives for the new text: the
+//! scalar's lines are read by the same reader (a small document that puts the scalar at the
+//! same columns under a one-character key), and only where nothing outside those lines can
+//! read differently (the next line of content stands no deeper than the scalar's key, so it
+//! neither continues a plain scalar nor nests under the key).
+
+use crate::k8s::request::MAX_REQUEST_BODY_BYTES;
+use crate::text::json::min_len_of_scalar;
+use crate::text::read_error::{MAX_BYTES, MAX_STREAM_JSON};
+use serde_json::Value;
+
+use crate::text::node_index::{Kind, NodeIndex, NONE};
+
+/// A text read with its index: what [`splice`] needs of the previous text.
+///
+/// # Example
+///
+/// ```
+/// use crdlab::text::splice::IndexedText;
+/// let mut t = IndexedText::read("a:\n  rule: self > 1\n").unwrap();
+/// assert!(t.splice("a:\n  rule: self > 10\n")); // one scalar read again
+/// assert_eq!(t.docs[0], serde_json::json!({"a": {"rule": "self > 10"}}));
+/// assert!(!t.splice("a:\n  rules: self > 10\n")); // a key: read the whole text
+/// ```
+#[derive(Clone, Debug)]
+pub struct IndexedText {
+    pub text: String,
+    /// Every document of the stream, as [`crate::text::yaml::read_documents`] reads them.
+    pub docs: Vec<Value>,
+    pub index: NodeIndex,
+}
+
+impl IndexedText {
+    /// Reads a text whole ([`crate::text::yaml::read_documents_indexed`]).
+    pub fn read(text: &str) -> Result<IndexedText, crate::text::read_error::ReadError> {
+        let (docs, index) = crate::text::yaml::read_documents_indexed(text)?;
+        Ok(IndexedText {
+            text: text.to_string(),
+            docs,
+            index: index.unwrap_or_else(NodeIndex::unusable),
+        })
+    }
+
+    /// [`splice`]: whether `new` was read by re-reading one scalar (`self` is then `new`'s
+    /// reading; otherwise it is unchanged).
+    pub fn splice(&mut self, new: &str) -> bool {
+        splice(self, new).is_some()
+    }
+}
+
+/// The changed byte range of an edit, found by comparing the texts: `old[from..old_to]`
+/// became `new[from..new_to]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Change {
+    pub from: usize,
+    pub old_to: usize,
+    pub new_to: usize,
+}
+
+impl Change {
+    /// The common prefix and suffix of the two texts (on character boundaries).
+    pub fn between(old: &str, new: &str) -> Change {
+        let (a, b) = (old.as_bytes(), new.as_bytes());
+        let mut from = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+        while !old.is_char_boundary(from) || !new.is_char_boundary(from) {
+            from -= 1;
+        }
+        let max = a.len().min(b.len()) - from;
+        let mut suffix = a.iter().rev().zip(b.iter().rev()).take(max).take_while(|(x, y)| x == y).count();
+        while !old.is_char_boundary(a.len() - suffix) || !new.is_char_boundary(b.len() - suffix) {
+            suffix -= 1;
+        }
+        Change {
+            from,
+            old_to: a.len() - suffix,
+            new_to: b.len() - suffix,
+        }
+    }
+}
+
+/// `prev` turned into the reading of `new` when the edit lies inside one scalar value of a
+/// block mapping (see the module comment); `None` when the whole text must be read again.
+/// `prev` is left as it was on `None`.
+pub fn splice(prev: &mut IndexedText, new: &str) -> Option<()> {
+    if new.len() > MAX_BYTES || prev.index.broken || prev.index.docs.len() != prev.docs.len() {
+        return None;
+    }
+    let old = prev.text.as_str();
+    let c = Change::between(old, new);
+    let nodes = &prev.index.nodes;
+    // The last node starting at or before the edit must be a scalar value.
+    let from_ch = count_chars(&old[..c.from]);
+    let n = nodes.partition_point(|nd| nd.start as usize <= from_ch).checked_sub(1)?;
+    let node = nodes[n];
+    if !matches!(node.kind, Kind::Plain | Kind::SingleQuoted | Kind::DoubleQuoted) || node.special || node.key == NONE {
+        return None;
+    }
+    // Its ancestors, each a block mapping or sequence without anchors, tags or merges.
+    let mut chain = vec![n];
+    while let Some(&at) = chain.last() {
+        let p = nodes[at].parent;
+        if p == NONE {
+            break;
+        }
+        let pn = &nodes[p as usize];
+        if pn.special || (pn.kind == Kind::Map) != (nodes[at].key != NONE) {
+            return None;
+        }
+        chain.push(p as usize);
+    }
+    // Byte offsets of what is looked at: the scalar, its key, the ancestors' keys and starts.
+    let mut wanted: Vec<usize> = chain
+        .iter()
+        .flat_map(|&i| [nodes[i].start, nodes[i].key])
+        .filter(|&x| x != NONE)
+        .map(|x| x as usize)
+        .collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let bytes = chars_to_bytes(old, &wanted)?;
+    let byte = |ch: u32| -> Option<usize> { wanted.binary_search(&(ch as usize)).ok().map(|i| bytes[i]) };
+    for &i in &chain[1..] {
+        if matches!(old.as_bytes().get(byte(nodes[i].start)?), Some(b'{' | b'[')) {
+            return None;
+        }
+    }
+    // Its lines: from the scalar to the end of the line where it ends.
+    let start = byte(node.start)?;
+    let scalar_end = match node.kind {
+        Kind::Plain => start,
+        _ => closing_quote(old, start, node.kind)?,
+    };
+    let region_end = line_end(old, scalar_end);
+    if c.old_to > region_end || c.from < start {
+        return None;
+    }
+    let new_region_end = region_end + c.new_to - c.old_to;
+    // A block mapping's value on its key's line.
+    let key = byte(node.key)?;
+    let line_start = old[..key].rfind('\n').map_or(0, |i| i + 1);
+    if old[key..start].contains('\n') {
+        return None;
+    }
+    let key_col = count_chars(&old[line_start..key]);
+    let start_col = count_chars(&old[line_start..start]);
+    if start_col < key_col + 2 || !old[line_start..key].bytes().all(|b| b == b' ' || b == b'-') {
+        return None;
+    }
+    let region = &new[start..new_region_end];
+    if region.starts_with(['&', '*', '!', '|', '>', '%', '@', '`']) {
+        return None;
+    }
+    // The next line of content stands no deeper than the key.
+    if next_content_column(new, new_region_end).is_some_and(|col| col > key_col) {
+        return None;
+    }
+    // The scalar read again, at its columns under a one-character key; and the old one
+    // read the same way, which must give the value read before (so the index is trusted
+    // only where it agrees with the text).
+    let value = read_scalar(region, key_col, start_col)?;
+    let old_value = read_scalar(&old[start..region_end], key_col, start_col)?;
+    let kind = match region.as_bytes().first() {
+        Some(b'\'') => Kind::SingleQuoted,
+        Some(b'"') => Kind::DoubleQuoted,
+        _ => Kind::Plain,
+    };
+    // The path from the document's root.
+    let root = *chain.last()? as u32;
+    let d = prev.index.docs.iter().position(|d| d.root == root)?;
+    let mut steps = Vec::with_capacity(chain.len());
+    for &i in chain[..chain.len() - 1].iter().rev() {
+        let nd = &nodes[i];
+        steps.push(match nd.key {
+            NONE => Err(nd.seq_index as usize),
+            k => Ok(key_at(old, byte(k)?)?),
+        });
+    }
+    let mut target = &mut prev.docs[d];
+    for step in &steps {
+        target = match (step, target) {
+            (Ok(k), Value::Object(m)) => m.get_mut(k.as_str())?,
+            (Err(i), Value::Array(a)) => a.get_mut(*i)?,
+            _ => return None,
+        };
+    }
+    if *target != old_value {
+        return None;
+    }
+    // The reader's size accounting, for the document and the stream.
+    let json = (prev.index.docs[d].json + min_len_of_scalar(&value)).checked_sub(min_len_of_scalar(target))?;
+    let stream: u64 = prev.index.docs.iter().enumerate().map(|(i, doc)| if i == d { json } else { doc.json }).sum();
+    if json > MAX_REQUEST_BODY_BYTES as u64 || stream > MAX_STREAM_JSON {
+        return None;
+    }
+    *target = value;
+    prev.index.docs[d].json = json;
+    prev.index.nodes[n].kind = kind;
+    // Positions after the edit shift by its length difference (in characters). (The new
+    // text is at most `MAX_BYTES` long, so offsets stay within `u32`.)
+    let delta = count_chars(&new[c.from..c.new_to]) as i64 - count_chars(&old[c.from..c.old_to]) as i64;
+    let shift = |at: u32| (at as i64 + delta) as u32;
+    for nd in &mut prev.index.nodes[n + 1..] {
+        nd.start = shift(nd.start);
+        if nd.key != NONE && nd.key as usize > from_ch {
+            nd.key = shift(nd.key);
+        }
+    }
+    prev.text.replace_range(c.from..c.old_to, &new[c.from..c.new_to]);
+    debug_assert_eq!(prev.text, new);
+    Some(())
+}
+
+/// The scalar `region` (the rest of its lines) as the reader reads it at column `start_col`
+/// as the value of a key at column `key_col`; `None` unless that is one scalar.
+fn read_scalar(region: &str, key_col: usize, start_col: usize) -> Option<Value> {
+    let mut doc = String::with_capacity(start_col + region.len() + 1);
+    doc.extend(std::iter::repeat_n(' ', key_col));
+    doc.push_str("k:");
+    doc.extend(std::iter::repeat_n(' ', start_col - key_col - 2));
+    doc.push_str(region);
+    doc.push('\n');
+    let mut read = crate::text::yaml::read_documents(&doc).ok()?;
+    if read.len() != 1 {
+        return None;
+    }
+    let Value::Object(mut m) = read.pop()? else { return None };
+    if m.len() != 1 {
+        return None;
+    }
+    let value = m.remove("k")?;
+    (!value.is_object() && !value.is_array()).then_some(value)
+}
+
+/// The characters of a text (counting the bytes that start one).
+fn count_chars(s: &str) -> usize {
+    s.bytes().filter(|&b| (b as i8) >= -0x40).count()
+}
+
+/// The byte offsets of the character offsets `chars` (sorted), in one pass over the text;
+/// `None` when one is past its end.
+fn chars_to_bytes(text: &str, chars: &[usize]) -> Option<Vec<usize>> {
+    let b = text.as_bytes();
+    let mut out = Vec::with_capacity(chars.len());
+    let (mut byte, mut ch) = (0usize, 0usize);
+    for &want in chars {
+        // Whole blocks first (counting is cheap), then byte by byte.
+        while byte + 64 <= b.len() {
+            let n = b[byte..byte + 64].iter().filter(|&&x| (x as i8) >= -0x40).count();
+            if ch + n > want {
+                break;
+            }
+            ch += n;
+            byte += 64;
+        }
+        // `ch` counts the characters that start in `b[..byte]`.
+        while ch < want || (byte < b.len() && (b[byte] as i8) < -0x40) {
+            if byte >= b.len() {
+                return None;
+            }
+            ch += ((b[byte] as i8) >= -0x40) as usize;
+            byte += 1;
+        }
+        out.push(byte);
+    }
+    Some(out)
+}
+
+/// The byte offset just past the closing quote of the quoted scalar at `start`.
+fn closing_quote(text: &str, start: usize, kind: Kind) -> Option<usize> {
+    let q = if kind == Kind::SingleQuoted { b'\'' } else { b'"' };
+    let b = text.as_bytes();
+    if b.get(start) != Some(&q) {
+        return None;
+    }
+    let mut i = start + 1;
+    while i < b.len() {
+        match b[i] {
+            b'\\' if q == b'"' => i += 2,
+            x if x == q => {
+                if q == b'\'' && b.get(i + 1) == Some(&b'\'') {
+                    i += 2;
+                } else {
+                    return Some(i + 1);
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// The end of the line at byte `at` (its line break's offset, or the text's end).
+fn line_end(text: &str, at: usize) -> usize {
+    text[at..].find('\n').map_or(text.len(), |i| at + i)
+}
+
+/// The column of the first line after byte `at` (a line break) that holds more than blanks
+/// and a comment; `None` at the end of the text.
+fn next_content_column(text: &str, at: usize) -> Option<usize> {
+    let rest = text.get(at..)?;
+    for line in rest.split('\n').skip(1) {
+        let t = line.trim_start_matches([' ', '\t']);
+        let t = t.trim_end_matches('\r');
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        return Some(line.len() - line.trim_start_matches([' ', '\t']).len());
+    }
+    None
+}
+
+/// The map key written at byte `at` (plain or quoted, on one line), read as the reader
+/// reads keys.
+fn key_at(text: &str, at: usize) -> Option<String> {
+    let line = &text[at..line_end(text, at)];
+    let b = line.as_bytes();
+    let end = (0..b.len()).find(|&i| b[i] == b':' && matches!(b.get(i + 1), None | Some(b' ' | b'\t' | b'\r')))?;
+    let doc = format!("{}: 0\n", &line[..end]);
+    match crate::text::yaml::read_documents(&doc).ok()?.pop()? {
+        Value::Object(m) if m.len() == 1 => m.into_iter().next().map(|(k, _)| k),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::yaml::{read_documents, read_documents_indexed};
+
+    /// Splices `old` into `new` (or reads `new` whole) and checks the result is `new`'s
+    /// reading; returns whether the splice was taken.
+    fn check(old: &str, new: &str) -> bool {
+        let (docs, index) = read_documents_indexed(old).unwrap();
+        let mut prev = IndexedText { text: old.to_string(), docs, index: index.expect("indexed") };
+        let spliced = splice(&mut prev, new).is_some();
+        if spliced {
+            assert_eq!(prev.docs, read_documents(new).unwrap(), "{:?} -> {:?}", old, new);
+            assert_eq!(prev.text, new);
+        }
+        spliced
+    }
+
+    const DOC: &str = "a:\n  b: 1\n  rule: \"self.x > 0\"\n  list:\n  - name: x\n    rule: 'a'\nc: plain text # c\nd: x\n";
+
+    #[test]
+    fn edits_inside_one_scalar_are_spliced() {
+        assert!(check(DOC, &DOC.replace("b: 1", "b: 12")));
+        assert!(check(DOC, &DOC.replace("self.x > 0", "self.x > 10")));
+        assert!(check(DOC, &DOC.replace("rule: 'a'", "rule: 'ab'")));
+        assert!(check(DOC, &DOC.replace("plain text", "plain texts")));
+        assert!(check(DOC, &DOC.replace("# c", "# comment")));
+        assert!(check(DOC, &DOC.replace("b: 1", "b: true")));
+        assert!(check(DOC, &DOC.replace("b: 1", "b: \"1\"")));
+        // In a later document of a stream.
+        let stream = "---\na: 1\n---\nb: 2\nc: 3\n";
+        assert!(check(stream, &stream.replace("c: 3", "c: 4")));
+        assert!(check(stream, &stream.replace("a: 1", "a: x")));
+        // Later edits use the shifted positions.
+        let (docs, index) = read_documents_indexed(DOC).unwrap();
+        let mut prev = IndexedText { text: DOC.to_string(), docs, index: index.unwrap() };
+        let one = DOC.replace("b: 1", "b: 1234");
+        let two = one.replace("name: x", "name: xyz");
+        let three = two.replace("plain text", "plain");
+        let four = three.replace("d: x", "d: y");
+        for t in [&one, &two, &three, &four] {
+            assert!(splice(&mut prev, t).is_some(), "{:?}", t);
+            assert_eq!(prev.docs, read_documents(t).unwrap());
+        }
+    }
+
+    #[test]
+    fn structural_edits_are_read_whole() {
+        // A key, indentation, a new entry, a mapping value, an anchor, a line break.
+        assert!(!check(DOC, &DOC.replace("b: 1", "bb: 1")));
+        assert!(!check(DOC, &DOC.replace("  b: 1", "   b: 1")));
+        assert!(!check(DOC, &DOC.replace("b: 1", "b: 1\n  e: 2")));
+        assert!(!check(DOC, &DOC.replace("b: 1", "b: x: 1")));
+        assert!(!check(DOC, &DOC.replace("b: 1", "b: &x 1")));
+        assert!(!check(DOC, &DOC.replace("b: 1", "b: 1\n   continued")));
+        assert!(!check(DOC, &DOC.replace("self.x > 0", "self.x\" > 0")));
+        assert!(!check(DOC, &DOC.replace("b: 1", "b: [1]")));
+        assert!(check(DOC, &DOC.replace("b: 1", "b: é")));
+        let wide = DOC.replace("a:\n", "é:\n").replace("d: x", "d: é");
+        assert!(check(&wide, &wide.replace("b: 1", "b: ü2")));
+        assert!(check(&wide, &wide.replace("d: é", "d: éè")));
+        assert!(!check("a: {b: 1}\n", "a: {b: 2}\n"));
+        assert!(!check("a: &x\n  b: 1\nc: *x\n", "a: &x\n  b: 2\nc: *x\n"));
+        assert!(!check("a: |\n  x\n", "a: |\n  xy\n"));
+    }
+
+    #[test]
+    fn character_offsets_become_byte_offsets() {
+        assert_eq!(chars_to_bytes("aé€b", &[0, 1, 2, 3, 4]), Some(vec![0, 1, 3, 6, 7]));
+        let long = format!("{}é{}x", "a".repeat(100), "b".repeat(100));
+        assert_eq!(chars_to_bytes(&long, &[100, 101, 201]), Some(vec![100, 102, 202]));
+        assert_eq!(chars_to_bytes("ab", &[3]), None);
+        // A character across a block's end.
+        let across = format!("{}éb", "a".repeat(63));
+        assert_eq!(chars_to_bytes(&across, &[63, 64, 65]), Some(vec![63, 65, 66]));
+    }
+
+    #[test]
+    fn changes_are_found_on_character_boundaries() {
+        assert_eq!(Change::between("abc", "abXc"), Change { from: 2, old_to: 2, new_to: 3 });
+        assert_eq!(Change::between("aaa", "aa"), Change { from: 2, old_to: 3, new_to: 2 });
+        let c = Change::between("xé", "xè");
+        assert!(c.from == 1 && c.old_to == 3 && c.new_to == 3);
+    }
+}
