@@ -15,33 +15,15 @@ import { createRequire } from 'node:module';
 import { Parser } from 'tap-parser';
 import { parse as parseJunit } from 'junit2json';
 import { root } from '../support/harness.mjs';
+import { widgetsCrd } from '../support/widgets.mjs';
 
 const require = createRequire(import.meta.url);
 const Ajv04 = require('ajv-draft-04');
 const bin = process.env.CRDLAB_BIN || path.join(root, 'target/release/crdlab');
 const skip = !fs.existsSync(bin) && `no ${bin}: cargo build --release first`;
 
-const CRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.example.com}
-spec:
-  group: example.com
-  scope: Namespaced
-  names: {kind: Widget, plural: widgets}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              replicas: {type: integer, maximum: 5}
-              mode: {type: string, enum: [fast, slow]}
-`;
+// The shared widgets CRD (replicas ≥ 1, required), with a mode enum.
+const CRD = widgetsCrd('self.replicas < 100', 'fewer than 100', '              mode: {type: string, enum: [fast, slow]}\n');
 // Two invalid fields, at lines 6 and 7 of the second document (lines 10 and 11 of the file).
 const OBJECTS = `apiVersion: example.com/v1
 kind: Widget
@@ -52,7 +34,7 @@ apiVersion: example.com/v1
 kind: Widget
 metadata: {name: bad}
 spec:
-  replicas: 7
+  replicas: 0
   mode: "turbo, fast"
   extra: 1
 `;
@@ -80,9 +62,11 @@ test('-o sarif is valid SARIF 2.1.0 with each error at its line', { skip }, () =
   const errors = results.filter((x) => x.level === 'error');
   assert.deepEqual(
     errors.map((x) => [x.locations[0].physicalLocation.artifactLocation.uri, x.locations[0].physicalLocation.region.startLine]),
-    [['deploy/widgets.yaml', 10], ['deploy/widgets.yaml', 11]],
+    [['deploy/widgets.yaml', 6], ['deploy/widgets.yaml', 10], ['deploy/widgets.yaml', 11]],
   );
-  assert.match(errors[0].message.text, /^The Widget.example.com "bad" is invalid: spec.replicas: Invalid value: 7: spec.replicas in body should be less than or equal to 5$/);
+  // The rule on spec did not run: the apiserver says so at the object.
+  assert.match(errors[0].message.text, /some validation rules were not checked because the object was invalid/);
+  assert.match(errors[1].message.text, /^The Widget.example.com "bad" is invalid: spec.replicas: Invalid value: 0: spec.replicas in body should be greater than or equal to 1$/);
   // The pruned field is a warning, as kubectl prints it.
   assert.ok(results.some((x) => x.level === 'warning' && /unknown field "spec.extra"/.test(x.message.text)), JSON.stringify(results));
 });
@@ -91,14 +75,16 @@ test('-o github writes one annotation per finding, escaped as the runner reads t
   const r = run('github');
   assert.equal(r.status, 1, r.stderr);
   const lines = r.stdout.split('\n').filter((l) => l.startsWith('::'));
-  assert.equal(lines.length, 3, r.stdout);
-  // In the file's line order: the pruned field's warning at the object (line 6), then 10, 11.
-  assert.match(lines[1], /^::error file=deploy\/widgets\.yaml,line=10,col=13,title=crdlab%3A Invalid value::The Widget\.example\.com "bad" is invalid: spec\.replicas: /);
-  const m = /^::error file=deploy\/widgets\.yaml,line=11,col=(\d+),title=crdlab%3A Unsupported value::(.*)$/.exec(lines[2]);
-  assert.ok(m, lines[2]);
+  assert.equal(lines.length, 4, r.stdout);
+  // In the file's line order: at the object (line 6) the unchecked rules and the pruned
+  // field's warning, then lines 10 and 11.
+  assert.match(lines[0], /^::error file=deploy\/widgets\.yaml,line=6,col=1,title=crdlab%3A Invalid value::.*some validation rules were not checked/);
+  assert.match(lines[2], /^::error file=deploy\/widgets\.yaml,line=10,col=13,title=crdlab%3A Invalid value::The Widget\.example\.com "bad" is invalid: spec\.replicas: /);
+  const m = /^::error file=deploy\/widgets\.yaml,line=11,col=(\d+),title=crdlab%3A Unsupported value::(.*)$/.exec(lines[3]);
+  assert.ok(m, lines[3]);
   // A message's own `,` stays (only properties escape it); `%` would be %25.
   assert.match(m[2], /spec\.mode: Unsupported value: "turbo, fast": supported values: "fast", "slow"/);
-  assert.match(lines[0], /^::warning file=deploy\/widgets\.yaml,line=6,col=1,title=crdlab%3A Warning::unknown field "spec\.extra"$/);
+  assert.match(lines[1], /^::warning file=deploy\/widgets\.yaml,line=6,col=1,title=crdlab%3A Warning::unknown field "spec\.extra"$/);
 });
 
 test('-o tap and -o junit give a case per object, read by tap-parser and junit2json', { skip }, async () => {
@@ -115,7 +101,7 @@ test('-o tap and -o junit give a case per object, read by tap-parser and junit2j
   assert.equal(failures[0].diag.at.file, 'deploy/widgets.yaml');
   assert.equal(failures[0].diag.at.line, 6);
   assert.match(failures[0].diag.message, /^The Widget\.example\.com "bad" is invalid: spec\.mode: Unsupported value/);
-  assert.match(failures[0].diag.details, /deploy\/widgets\.yaml:10:13: spec\.replicas: Invalid value: 7/);
+  assert.match(failures[0].diag.details, /deploy\/widgets\.yaml:10:13: spec\.replicas: Invalid value: 0/);
 
   const junit = run('junit');
   assert.equal(junit.status, 1, junit.stderr);

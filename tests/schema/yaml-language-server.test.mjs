@@ -15,36 +15,15 @@ import { spawn, execFileSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { root } from '../support/harness.mjs';
+import { widgetsCrd } from '../support/widgets.mjs';
 
 const require = createRequire(import.meta.url);
 const bin = process.env.CRDLAB_BIN || path.join(root, 'target/release/crdlab');
 const server = path.join(path.dirname(require.resolve('yaml-language-server/package.json')), 'bin/yaml-language-server');
 
-const CRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.example.com}
-spec:
-  group: example.com
-  scope: Namespaced
-  names: {kind: Widget, plural: widgets}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            required: [size]
-            x-kubernetes-validations:
-            - rule: self.replicas <= 10
-            properties:
-              size: {type: string, enum: [S, M, L]}
-              replicas: {type: integer, minimum: 0}
-              name: {type: string, pattern: '^[a-z]([-a-z0-9]*[a-z0-9])?$'}
-`;
+// The shared widgets CRD with a size enum and a patterned slug.
+const CRD = widgetsCrd('self.replicas < 100', 'fewer than 100',
+  "              size: {type: string, enum: [S, M, L]}\n              slug: {type: string, pattern: '^[a-z]([-a-z0-9]*[a-z0-9])?$'}\n");
 
 // A minimal LSP client over stdio: Content-Length framed JSON-RPC.
 function lsp(child) {
@@ -115,7 +94,7 @@ test('the YAML language server puts a diagnostic on the line of the invalid fiel
     c.notify('initialized', {});
     c.notify('workspace/didChangeConfiguration', { settings });
     const uri = pathToFileURL(path.join(dir, 'widget.yaml')).href;
-    // Line 6 (0-based 5): a size the enum does not allow; line 8: a name the pattern refuses.
+    // Line 6 (0-based 5): a size the enum does not allow; line 8: a slug the pattern refuses.
     const bad = [
       `# yaml-language-server: $schema=${schemaUrl}`,
       'apiVersion: example.com/v1',
@@ -124,7 +103,7 @@ test('the YAML language server puts a diagnostic on the line of the invalid fiel
       'spec:',
       '  size: XL',
       '  replicas: 3',
-      '  name: Not_A_Name',
+      '  slug: Not_A_Name',
       '',
     ].join('\n');
     let diagnostics = c.diagnostics(uri, 1);

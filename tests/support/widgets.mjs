@@ -2,8 +2,11 @@
 // engine/src/testing.rs): spec.replicas (required, minimum 1), maxReplicas, name (maxLength
 // 5), tags, and one rule on spec.
 
-/** The CRD text with `rule` (YAML as written: quote it yourself when it needs quoting). */
-export function widgetsCrd(rule = 'self.replicas <= self.maxReplicas', message = 'replicas must not exceed maxReplicas') {
+/**
+ * The CRD text with `rule` (YAML as written: quote it yourself when it needs quoting) and
+ * `more`: further properties of spec, YAML lines indented 14 spaces.
+ */
+export function widgetsCrd(rule = 'self.replicas <= self.maxReplicas', message = 'replicas must not exceed maxReplicas', more = '') {
   return `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
@@ -33,5 +36,5 @@ spec:
               tags:
                 type: array
                 items: {type: string}
-`;
+${more}`;
 }
