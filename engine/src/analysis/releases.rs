@@ -35,8 +35,12 @@ fn max_releases() -> usize {
 /// let names = |s| parse_releases(s).unwrap().iter().map(|v| v.to_string()).collect::<Vec<_>>();
 /// assert_eq!(names("1.37,1.29-1.31"), ["1.29", "1.30", "1.31", "1.37"]);
 /// assert_eq!(names("v1.37.0-beta.0"), ["1.37"]);
+/// assert_eq!(names("all").len(), crdlab::KubeVersion::supported().len());
 /// ```
 pub fn parse_releases(s: &str) -> Result<Vec<KubeVersion>, String> {
+    if s.trim() == "all" {
+        return Ok(KubeVersion::supported().collect());
+    }
     let mut out = Vec::new();
     for item in s.split(',') {
         let item = item.trim();
