@@ -693,28 +693,26 @@ fn print_validation(a: &Answer, object_file: &str, output: Output) -> ExitCode {
 
 /// `<Kind>.<group>` and the object's name, for kubectl's wording.
 fn describe(a: &Answer, object_file: &str) -> (String, String) {
-    let d = a.defaulted.as_ref();
-    let kind = d.and_then(|d| d.get("kind")).and_then(Value::as_str).unwrap_or("object");
-    let group = d
-        .and_then(|d| d.get("apiVersion"))
-        .and_then(Value::as_str)
-        .and_then(|av| av.split_once('/').map(|(g, _)| g))
-        .unwrap_or("");
-    let name = d
-        .and_then(|d| d.pointer("/metadata/name"))
-        .and_then(Value::as_str)
-        .unwrap_or(object_file);
-    let kg = if group.is_empty() { kind.to_string() } else { format!("{}.{}", kind, group) };
-    (kg, name.to_string())
+    let d = a.defaulted.as_ref().unwrap_or(&Value::Null);
+    let name = d.pointer("/metadata/name").and_then(Value::as_str).unwrap_or(object_file);
+    (kind_group(d), name.to_string())
+}
+
+/// `<Kind>.<group>` as the apiserver names an object's kind in its messages (`<Kind>` for
+/// the core group).
+fn kind_group(v: &Value) -> String {
+    let kind = v.get("kind").and_then(Value::as_str).unwrap_or("object");
+    match v.get("apiVersion").and_then(Value::as_str).and_then(|a| a.split_once('/')) {
+        Some((g, _)) if !g.is_empty() => format!("{}.{}", kind, g),
+        _ => kind.to_string(),
+    }
 }
 
 /// The releases `crdlab test` runs: `all`, a list or range, or one (default: the latest).
 fn test_releases(arg: Option<&str>) -> Result<Vec<crdlab::KubeVersion>, String> {
     match arg.map(str::trim) {
         None | Some("") => Ok(vec![crdlab::KubeVersion::LATEST]),
-        Some("all") => Ok(crdlab::KubeVersion::supported().collect()),
-        Some(s) if names_several_releases(s) => crdlab::analysis::releases::parse_releases(s),
-        Some(s) => crdlab::KubeVersion::parse(s).map(|k| vec![k]),
+        Some(s) => crdlab::analysis::releases::parse_releases(s),
     }
 }
 
@@ -722,43 +720,24 @@ fn test_releases(arg: Option<&str>) -> Result<Vec<crdlab::KubeVersion>, String> 
 /// recursively for YAML files that read as suites (`crdlab::analysis::suite::is_suite`),
 /// in path order. Generated CRD manifests are skipped without reading them.
 fn find_suites(paths: &[String]) -> Result<Vec<std::path::PathBuf>, String> {
-    use std::path::PathBuf;
-    let mut out = Vec::new();
     let roots: Vec<String> = if paths.is_empty() { vec![".".into()] } else { paths.to_vec() };
-    for r in roots {
-        let p = PathBuf::from(&r);
-        if p.is_file() {
-            out.push(p);
+    let mut out = Vec::new();
+    for root in roots {
+        if std::path::Path::new(&root).is_file() {
+            out.push(root.into());
             continue;
         }
-        if !p.is_dir() {
-            return Err(format!("no such file or directory: {}", r));
-        }
-        let mut stack = vec![p];
-        let mut found = Vec::new();
-        while let Some(d) = stack.pop() {
-            let entries = std::fs::read_dir(&d).map_err(|e| format!("cannot read {}: {}", d.display(), e))?;
-            for e in entries.flatten() {
-                let path = e.path();
-                let name = e.file_name().to_string_lossy().into_owned();
-                if path.is_dir() {
-                    if !name.starts_with('.') && name != "node_modules" && name != "target" && !name.starts_with("zz_generated") && name != "payload-manifests" {
-                        stack.push(path);
-                    }
-                } else if (name.ends_with(".yaml") || name.ends_with(".yml")) && !name.ends_with(".crd.yaml") {
-                    let Ok(text) = std::fs::read_to_string(&path) else { continue };
-                    // Cheap look before reading the YAML: a suite has a `tests:` key.
-                    if !text.contains("tests:") {
-                        continue;
-                    }
-                    if crdlab::text::yaml::read_document(&text).is_ok_and(|d| crdlab::analysis::suite::is_suite(&d)) {
-                        found.push(path);
-                    }
-                }
+        let enter = |name: &str| {
+            !name.starts_with('.') && name != "node_modules" && name != "target" && !name.starts_with("zz_generated") && name != "payload-manifests"
+        };
+        let suite_name = |name: &str| (name.ends_with(".yaml") || name.ends_with(".yml")) && !name.ends_with(".crd.yaml");
+        for path in inputs::files_where(std::slice::from_ref(&root), enter, suite_name)? {
+            let Ok(text) = std::fs::read_to_string(&path) else { continue };
+            // Cheap look before reading the YAML: a suite has a `tests:` key.
+            if text.contains("tests:") && crdlab::text::yaml::read_document(&text).is_ok_and(|d| crdlab::analysis::suite::is_suite(&d)) {
+                out.push(path);
             }
         }
-        found.sort();
-        out.extend(found);
     }
     Ok(out)
 }

@@ -632,6 +632,12 @@ impl JsonSchemaProps {
         }
     }
 
+    /// Whether the apiserver applies a default here: `default: null` is none (a null
+    /// default is dropped, and a non-nullable `null` value is pruned, not defaulted).
+    pub fn applies_default(&self) -> bool {
+        matches!(&self.default, Some(d) if !d.is_null())
+    }
+
     /// The item schema when `items` is a single schema.
     pub fn items_schema(&self) -> Option<&JsonSchemaProps> {
         match &self.items {

@@ -512,7 +512,7 @@ fn validate_spec(
             }
         }
     }
-    if spec.preserve_unknown_fields && spec.schemas().any(|s| schema_has(s, &|n| has_default(n))) {
+    if spec.preserve_unknown_fields && spec.schemas().any(|s| schema_has(s, &|n| n.applies_default())) {
         errs.push(FieldError::invalid(
             sp.child("preserveUnknownFields"),
             BadValue::Bool(true),
@@ -1311,9 +1311,6 @@ fn validate_webhook_service(p: &Path, s: &Value, errs: &mut ErrorList) {
 
 // ------------------------------------------------------------------------- schemas
 
-fn has_default(s: &JsonSchemaProps) -> bool {
-    matches!(&s.default, Some(d) if !d.is_null())
-}
 
 /// `SchemaHas`: whether `pred` holds for any node of the schema.
 fn schema_has(s: &JsonSchemaProps, pred: &dyn Fn(&JsonSchemaProps) -> bool) -> bool {
@@ -1378,7 +1375,7 @@ fn first_disallowed_root_field(s: &JsonSchemaProps) -> Option<&'static str> {
         set(s.reference.is_some(), "Ref"),
         set(!s.type_str().is_empty() && s.type_str() != "object", "Type"),
         set(s.nullable, "Nullable"),
-        set(has_default(s), "Default"),
+        set(s.applies_default(), "Default"),
         set(
             s.enum_.as_ref().map(|e| !e.is_empty()).unwrap_or(false),
             "Enum",
@@ -1621,7 +1618,7 @@ impl Ssv {
                 &valid,
             ));
         }
-        if has_default(s) && !self.allow_defaults {
+        if s.applies_default() && !self.allow_defaults {
             let mut detail = "must not be set".to_string();
             if !self.disallow_defaults_reason.is_empty() {
                 detail.push(' ');
@@ -2029,7 +2026,7 @@ fn map_list_keys_map_set_errors(s: &JsonSchemaProps, p: &LazyPath<'_>, errs: &mu
             let Some(ks) = is.properties.get(k) else {
                 continue;
             };
-            if !is.required.contains(k) && !has_default(ks) {
+            if !is.required.contains(k) && !ks.applies_default() {
                 errs.push(FieldError::required(
                     p.path().child("items").child("properties").key(k).child("default"),
                     "this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",

@@ -34,7 +34,7 @@ pub fn compile_re2(pattern: &str) -> Result<regex::Regex, regex::Error> {
 /// each); it is refused as `expression too large`, never built. Matching is linear in the
 /// text (no backtracking): `(a*)*` or `(a|a)*b` cost what any pattern costs.
 const REGEX_SIZE_LIMIT: usize = 1 << 26;
-const REGEX_NEST_LIMIT: u32 = 2 * GO_MAX_HEIGHT + 16;
+pub const REGEX_NEST_LIMIT: u32 = 2 * GO_MAX_HEIGHT + 16;
 
 fn build(translated: &str) -> Result<regex::Regex, regex::Error> {
     regex::RegexBuilder::new(translated)

@@ -160,9 +160,6 @@ pub fn prune_non_nullable_nulls_without_defaults(x: &mut Value, s: &JsonSchemaPr
     }
 }
 
-fn has_default(s: &JsonSchemaProps) -> bool {
-    matches!(&s.default, Some(d) if !d.is_null())
-}
 
 fn prune_nulls_in_map(m: &mut Map<String, Value>, s: &JsonSchemaProps) {
     let mut remove = Vec::new();
@@ -174,7 +171,7 @@ fn prune_nulls_in_map(m: &mut Map<String, Value>, s: &JsonSchemaProps) {
                 None => continue,
             },
         };
-        if v.is_null() && !has_default(prop) && !prop.nullable {
+        if v.is_null() && !prop.applies_default() && !prop.nullable {
             remove.push(k.clone());
             continue;
         }

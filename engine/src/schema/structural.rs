@@ -25,9 +25,6 @@ fn str_set(s: &Option<String>) -> bool {
     s.as_deref().map(|x| !x.is_empty()).unwrap_or(false)
 }
 
-fn has_default(s: &JsonSchemaProps) -> bool {
-    matches!(&s.default, Some(d) if !d.is_null())
-}
 
 /// `NewStructural`'s error, if the schema cannot be converted (fields the structural
 /// schema does not support, an `items` array, `x-kubernetes-preserve-unknown-fields: false`).
@@ -183,7 +180,7 @@ fn is_bare_type(s: &JsonSchemaProps, t: &str) -> bool {
         && s.additional_properties.is_none()
         && !str_set(&s.description)
         && !str_set(&s.title)
-        && !has_default(s)
+        && !s.applies_default()
         && !s.nullable
         && s.x_preserve_unknown_fields.is_none()
         && !s.x_embedded_resource
@@ -440,7 +437,7 @@ fn nested_value_validation(
             "must be undefined to be structural",
         );
     }
-    if has_default(v) {
+    if v.applies_default() {
         forbid(errs, "default", "must be undefined to be structural");
     }
     if str_set(&v.title) {

@@ -28,7 +28,7 @@ pub const MAX_ECMASCRIPT_PATTERN: usize = 32 * 1024;
 pub fn to_ecmascript(pattern: &str) -> Result<String, String> {
     let translated = crate::go::regexp::translate(pattern)?;
     let hir = regex_syntax::ParserBuilder::new()
-        .nest_limit(2 * 1000 + 16)
+        .nest_limit(crate::go::regexp::REGEX_NEST_LIMIT)
         .build()
         .parse(&translated)
         .map_err(|e| e.to_string())?;

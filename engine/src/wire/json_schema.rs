@@ -267,13 +267,13 @@ fn node(p: &JsonSchemaProps, path: &str, cx: Context, notes: &mut Vec<String>) -
         o.insert("uniqueItems".into(), true.into());
     }
     // A required field with a default is never missing once defaulted.
-    let required: Vec<String> = p.required.iter().filter(|r| !p.properties.get(*r).is_some_and(has_default)).cloned().collect();
+    let required: Vec<String> = p.required.iter().filter(|r| !p.properties.get(*r).is_some_and(JsonSchemaProps::applies_default)).cloned().collect();
     if !required.is_empty() {
         o.insert("required".into(), required.into());
     }
     let preserve = p.x_preserve_unknown_fields == Some(true) || cx.preserve;
     // Items: a null is defaulted when the items have a default, else it is an error.
-    let item_cx = |s: &JsonSchemaProps| Context { null_ok: has_default(s), preserve };
+    let item_cx = |s: &JsonSchemaProps| Context { null_ok: s.applies_default(), preserve };
     match &p.items {
         Some(SchemaOrArray::Schema(s)) => {
             o.insert("items".into(), node(s, &format!("{}[*]", path), item_cx(s), notes));
@@ -287,7 +287,7 @@ fn node(p: &JsonSchemaProps, path: &str, cx: Context, notes: &mut Vec<String>) -
     let mut props = Map::new();
     for (k, s) in &p.properties {
         // A null field is dropped (or defaulted), unless required: then it is missing.
-        let null_ok = has_default(s) || !p.required.contains(k);
+        let null_ok = s.applies_default() || !p.required.contains(k);
         props.insert(k.clone(), node(s, &child(path, k), Context { null_ok, preserve: false }, notes));
     }
     let embedded = p.x_embedded_resource;
@@ -366,7 +366,7 @@ fn value_validation(p: &JsonSchemaProps, owner: &JsonSchemaProps, path: &str, no
         o.remove("additionalProperties");
         o.remove("description");
         let dropped_when_null: Vec<&String> =
-            p.required.iter().filter(|r| owner.properties.get(*r).is_some_and(|s| !s.nullable && !has_default(s))).collect();
+            p.required.iter().filter(|r| owner.properties.get(*r).is_some_and(|s| !s.nullable && !s.applies_default())).collect();
         if !dropped_when_null.is_empty() {
             let props = o.entry("properties").or_insert_with(|| json!({})).as_object_mut().expect("properties is an object");
             for r in dropped_when_null {
@@ -382,10 +382,6 @@ fn value_validation(p: &JsonSchemaProps, owner: &JsonSchemaProps, path: &str, no
     v
 }
 
-/// A default the apiserver applies (`default: null` is none).
-fn has_default(s: &JsonSchemaProps) -> bool {
-    matches!(&s.default, Some(d) if !d.is_null())
-}
 
 /// Integral bounds as integers (`maximum: 10`, not `10.0`).
 fn number(f: f64) -> Value {

@@ -20,12 +20,20 @@ pub struct Document {
 /// The files `paths` name: files as given, directories walked (sorted, so output is stable),
 /// keeping `.yaml`, `.yml` and `.json` files.
 pub fn files(paths: &[String]) -> Result<Vec<PathBuf>, String> {
+    files_where(paths, |_| true, |name| name.ends_with(".yaml") || name.ends_with(".yml") || name.ends_with(".json"))
+}
+
+/// The files `paths` name: files as given; in directories, walked in sorted order, the files
+/// whose name `keep_file` keeps, in the subdirectories whose name `enter` accepts.
+/// Symlinked directories are not followed (no loops) and the walk stops at
+/// [`MAX_DIR_DEPTH`]; symlinked files are read.
+pub fn files_where(paths: &[String], enter: fn(&str) -> bool, keep_file: fn(&str) -> bool) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     for p in paths {
         let path = Path::new(p);
         let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {}: {}", p, e))?;
         if meta.is_dir() {
-            walk(path, 0, &mut out)?;
+            walk(path, 0, enter, keep_file, &mut out)?;
         } else {
             out.push(path.to_path_buf());
         }
@@ -33,7 +41,7 @@ pub fn files(paths: &[String]) -> Result<Vec<PathBuf>, String> {
     Ok(out)
 }
 
-fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), String> {
+fn walk(dir: &Path, depth: usize, enter: fn(&str) -> bool, keep_file: fn(&str) -> bool, out: &mut Vec<PathBuf>) -> Result<(), String> {
     if depth > MAX_DIR_DEPTH {
         return Err(format!("{}: directories nest deeper than {} levels", dir.display(), MAX_DIR_DEPTH));
     }
@@ -43,45 +51,49 @@ fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), String> 
         .collect();
     entries.sort();
     for e in entries {
-        // Symlinked directories are not followed (no loops); symlinked files are read.
+        let name = e.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let is_link = std::fs::symlink_metadata(&e).map(|m| m.file_type().is_symlink()).unwrap_or(false);
         if e.is_dir() {
-            if !is_link {
-                walk(&e, depth + 1, out)?;
+            if !is_link && enter(&name) {
+                walk(&e, depth + 1, enter, keep_file, out)?;
             }
-        } else if matches!(e.extension().and_then(|x| x.to_str()), Some("yaml" | "yml" | "json")) {
+        } else if keep_file(&name) {
             out.push(e);
         }
     }
     Ok(())
 }
 
+/// A reader's error as `file:line:column: message` (or `file: message` without a place).
+pub fn read_error(file: &str, line: Option<usize>, column: Option<usize>, message: &str) -> String {
+    match (line, column) {
+        (Some(l), Some(c)) => format!("{}:{}:{}: {}", file, l, c, message),
+        _ => format!("{}: {}", file, message),
+    }
+}
+
+/// The items of a `List` (`kind: List` or `<Kind>List`, as `kubectl get -o yaml` prints it).
+pub fn list_items(v: &Value) -> Option<&Vec<Value>> {
+    v.get("kind").and_then(Value::as_str).filter(|k| k.ends_with("List"))?;
+    v.get("items")?.as_array()
+}
+
 /// Every document of `file`, `List`s opened; an unreadable file is an error naming the file,
 /// line and column.
 pub fn documents(file: &Path) -> Result<Vec<Document>, String> {
     let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {}: {}", file.display(), e))?;
-    let docs = crdlab::text::yaml::read_documents(&text).map_err(|e| match (e.line, e.column) {
-        (Some(l), Some(c)) => format!("{}:{}:{}: {}", file.display(), l, c, e.message),
-        _ => format!("{}: {}", file.display(), e.message),
-    })?;
+    let docs = crdlab::text::yaml::read_documents(&text).map_err(|e| read_error(&file.display().to_string(), e.line, e.column, &e.message))?;
     let mut out = Vec::new();
     for (index, value) in docs.into_iter().enumerate() {
-        match value {
-            Value::Null => {}
-            Value::Object(mut m) if is_list(&m) => {
-                if let Some(Value::Array(items)) = m.remove("items") {
-                    out.extend(items.into_iter().map(|value| Document { file: file.to_path_buf(), index, value }));
-                }
-            }
-            value => out.push(Document { file: file.to_path_buf(), index, value }),
+        if value.is_null() {
+            continue;
+        }
+        match list_items(&value) {
+            Some(items) => out.extend(items.iter().map(|value| Document { file: file.to_path_buf(), index, value: value.clone() })),
+            None => out.push(Document { file: file.to_path_buf(), index, value }),
         }
     }
     Ok(out)
-}
-
-/// `kind: List` or `kind: <Kind>List` with `items` (what `kubectl get -o yaml` prints).
-fn is_list(m: &serde_json::Map<String, Value>) -> bool {
-    m.get("kind").and_then(Value::as_str).is_some_and(|k| k.ends_with("List")) && m.get("items").is_some_and(Value::is_array)
 }
 
 /// The CustomResourceDefinition documents among those `paths` name (other kinds are

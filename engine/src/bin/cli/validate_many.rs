@@ -18,7 +18,6 @@ use crdlab::{CompiledCrd, KubeVersion};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::io::Read;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -134,7 +133,7 @@ pub fn run(crd_paths: &[String], object_paths: &[String], opts: &Options) -> Exi
                     Verdict::Invalid { errors, .. } => {
                         // The first line is what CI shows as the failure's message.
                         let first = errors.first().map(|e| e.1.as_str()).unwrap_or("");
-                        let mut text = format!("The {} \"{}\" is invalid: {}", kind_group(&o.value), name, first);
+                        let mut text = format!("The {} \"{}\" is invalid: {}", crate::kind_group(&o.value), name, first);
                         for (field, message, _) in errors {
                             let (l, c) = at(field).unwrap_or((line, column));
                             text.push_str(&format!("\n{}:{}:{}: {}", o.file, l, c, message));
@@ -151,7 +150,7 @@ pub fn run(crd_paths: &[String], object_paths: &[String], opts: &Options) -> Exi
                 match v {
                     Verdict::Valid { warnings } | Verdict::Invalid { warnings, .. } => {
                         if let Verdict::Invalid { errors, .. } = v {
-                            let kg = kind_group(&o.value);
+                            let kg = crate::kind_group(&o.value);
                             for (field, message, kind) in errors {
                                 let (l, c) = at(field).unwrap_or((line, column));
                                 findings.push(finding(l, c, Level::Error, kind, format!("The {} \"{}\" is invalid: {}", kg, name, message)));
@@ -205,7 +204,7 @@ pub fn run(crd_paths: &[String], object_paths: &[String], opts: &Options) -> Exi
                         }
                     }
                     Verdict::Invalid { errors, warnings } => {
-                        let kg = kind_group(&o.value);
+                        let kg = crate::kind_group(&o.value);
                         let shown = if name.is_empty() { "<no name>" } else { name };
                         println!("  {}:{}: The {} \"{}\" is invalid:", line, column, kg, shown);
                         for (field, message, _) in errors {
@@ -273,15 +272,6 @@ pub fn run(crd_paths: &[String], object_paths: &[String], opts: &Options) -> Exi
     }
 }
 
-/// `<Kind>.<group>` as the apiserver names the kind in its message.
-fn kind_group(v: &Value) -> String {
-    let kind = v.get("kind").and_then(Value::as_str).unwrap_or("object");
-    match v.get("apiVersion").and_then(Value::as_str).and_then(|a| a.split_once('/')) {
-        Some((g, _)) => format!("{}.{}", kind, g),
-        None => kind.to_string(),
-    }
-}
-
 /// The objects of `paths` (`-`, or none at all: stdin), with each text's source maps; files
 /// are read in parallel, the result in the order they were named.
 fn read_objects(paths: &[String]) -> Result<(HashMap<String, Text>, Vec<Object>), String> {
@@ -292,22 +282,12 @@ fn read_objects(paths: &[String]) -> Result<(HashMap<String, Text>, Vec<Object>)
         std::io::stdin().read_to_string(&mut text).map_err(|e| format!("cannot read stdin: {}", e))?;
         sources.push(("-".into(), Some(text)));
     }
-    sources.extend(inputs::files(&files)?.iter().map(|f| (display(f), None)));
-    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(sources.len().div_ceil(16)).max(1);
-    let chunk = sources.len().div_ceil(threads).max(1);
+    sources.extend(inputs::files(&files)?.iter().map(|f| (f.display().to_string(), None)));
     type Read = Result<(String, Text, Vec<Object>), String>;
-    let read: Vec<Read> = std::thread::scope(|s| {
-        let handles: Vec<_> = sources
-            .chunks(chunk)
-            .map(|part| {
-                std::thread::Builder::new()
-                    .stack_size(64 * 1024 * 1024)
-                    .spawn_scoped(s, move || part.iter().map(|(file, text)| read_one(file, text.as_deref())).collect::<Vec<Read>>())
-                    .expect("a reading thread starts")
-            })
-            .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
-    });
+    let read: Vec<Read> = in_parallel(&sources, 16, |part| part.iter().map(|(file, text)| read_one(file, text.as_deref())).collect::<Vec<Read>>())
+        .into_iter()
+        .flatten()
+        .collect();
     let mut texts = HashMap::new();
     let mut objects = Vec::new();
     for r in read {
@@ -328,27 +308,22 @@ fn read_one(file: &str, text: Option<&str>) -> Result<(String, Text, Vec<Object>
             &owned
         }
     };
-    let docs = crdlab::text::yaml::read_documents_with_positions(text).map_err(|e| match (e.line, e.column) {
-        (Some(l), Some(c)) => format!("{}:{}:{}: {}", file, l, c, e.message),
-        _ => format!("{}: {}", file, e.message),
-    })?;
+    let docs = crdlab::text::yaml::read_documents_with_positions(text).map_err(|e| inputs::read_error(file, e.line, e.column, &e.message))?;
     let mut objects = Vec::new();
     for (document, (value, _)) in docs.iter().enumerate() {
-        match value {
-            Value::Null => {}
-            Value::Object(m) if m.get("kind").and_then(Value::as_str).is_some_and(|k| k.ends_with("List")) && m.get("items").is_some_and(Value::is_array) => {
-                for (i, item) in m["items"].as_array().into_iter().flatten().enumerate() {
+        if value.is_null() {
+            continue;
+        }
+        match inputs::list_items(value) {
+            Some(items) => {
+                for (i, item) in items.iter().enumerate() {
                     objects.push(Object { file: file.to_string(), document, item: Some(i), value: item.clone() });
                 }
             }
-            value => objects.push(Object { file: file.to_string(), document, item: None, value: value.clone() }),
+            None => objects.push(Object { file: file.to_string(), document, item: None, value: value.clone() }),
         }
     }
     Ok((file.to_string(), Text { docs }, objects))
-}
-
-fn display(p: &PathBuf) -> String {
-    p.display().to_string()
 }
 
 /// How the work went: the longest thread's compile and validation times.
@@ -366,33 +341,19 @@ type CrdIndex = HashMap<(String, String), Vec<usize>>;
 /// Every object's verdict, in order; the work split over the machine's cores. Each thread
 /// first compiles the CRDs its objects need, then validates them.
 fn validate_all(crds: &[inputs::Document], by_kind: &CrdIndex, objects: &[Object], opts: &Options) -> (Vec<Verdict>, Timing) {
-    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(objects.len().div_ceil(32)).max(1);
-    let chunk = objects.len().div_ceil(threads).max(1);
-    let mut timing = Timing { threads, ..Timing::default() };
-    let results: Vec<(Vec<Verdict>, usize, std::time::Duration, std::time::Duration)> = std::thread::scope(|s| {
-        let handles: Vec<_> = objects
-            .chunks(chunk)
-            .map(|part| {
-                // The walkers recurse (depth-bounded by the reader): a generous stack.
-                std::thread::Builder::new()
-                    .stack_size(256 * 1024 * 1024)
-                    .spawn_scoped(s, move || {
-                        let t0 = Instant::now();
-                        let mut compiled: HashMap<usize, Result<CompiledCrd, String>> = HashMap::new();
-                        for o in part {
-                            if let Some(i) = crd_of(o, crds, by_kind) {
-                                compiled.entry(i).or_insert_with(|| compile(&crds[i], opts.kube));
-                            }
-                        }
-                        let t1 = Instant::now();
-                        let verdicts = part.iter().map(|o| verdict(o, crds, by_kind, &compiled, opts)).collect::<Vec<_>>();
-                        (verdicts, compiled.len(), t1 - t0, t1.elapsed())
-                    })
-                    .expect("a validation thread starts")
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+    let results = in_parallel(objects, 32, |part| {
+        let t0 = Instant::now();
+        let mut compiled: HashMap<usize, Result<CompiledCrd, String>> = HashMap::new();
+        for o in part {
+            if let Some(i) = crd_of(o, crds, by_kind) {
+                compiled.entry(i).or_insert_with(|| compile(&crds[i], opts.kube));
+            }
+        }
+        let t1 = Instant::now();
+        let verdicts = part.iter().map(|o| verdict(o, crds, by_kind, &compiled, opts)).collect::<Vec<_>>();
+        (verdicts, compiled.len(), t1 - t0, t1.elapsed())
     });
+    let mut timing = Timing { threads: results.len(), ..Timing::default() };
     let mut verdicts = Vec::with_capacity(objects.len());
     for (v, n, c, t) in results {
         verdicts.extend(v);
@@ -401,6 +362,28 @@ fn validate_all(crds: &[inputs::Document], by_kind: &CrdIndex, objects: &[Object
         timing.validating = timing.validating.max(t);
     }
     (verdicts, timing)
+}
+
+/// `f` over `items` cut into one run per core (of at least `min_run` items), each on its own
+/// thread with a generous stack (the walkers recurse, depth-bounded by the readers); one
+/// result per run, in order. A panic in a thread is resumed here, so no result goes missing
+/// (the command then ends as on any panic).
+fn in_parallel<T: Sync, R: Send>(items: &[T], min_run: usize, f: impl Fn(&[T]) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(items.len().div_ceil(min_run)).max(1);
+    let run = items.len().div_ceil(threads).max(1);
+    let f = &f;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = items
+            .chunks(run)
+            .map(|part| {
+                std::thread::Builder::new()
+                    .stack_size(256 * 1024 * 1024)
+                    .spawn_scoped(s, move || f(part))
+                    .expect("a worker thread starts")
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+    })
 }
 
 /// The CRD defining `o`'s group and kind: the first that serves its version, else the first.
