@@ -387,6 +387,12 @@ impl CompiledExpression {
         out
     }
 
+    /// The program (for the interpreter's tests, which compare its evaluations).
+    #[cfg(test)]
+    pub(crate) fn program(&self) -> &crate::cel::interpreter::Program {
+        &self.program
+    }
+
     /// The head of every answer: `outputType` and `estimatedCost`.
     pub fn head(&self) -> &Map<String, Value> {
         &self.head

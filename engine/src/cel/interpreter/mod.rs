@@ -18,6 +18,8 @@ use crate::cel::hash::{FastMap, FastSet};
 use std::rc::Rc;
 use std::sync::Arc;
 
+mod plan;
+
 /// A compiled program: checked AST, environment, and the plan of every node, built once.
 pub struct Program {
     pub checked: Checked,
@@ -28,6 +30,9 @@ pub struct Program {
     model: CostModel,
     /// The plan of nodes outside [`Program::plan`] (none in a checked AST).
     empty: NodePlan,
+    /// The compact plan ([`plan`]), when every node has a shape it covers; else the
+    /// tree walker ([`Evaluator`]) evaluates.
+    compact: Option<plan::Plan>,
 }
 
 /// What the planner decided for one node (cel-go `planner.plan`'s interpretable, kept
@@ -320,13 +325,20 @@ impl Program {
             }
         });
         let model = CostModel::for_release(checked.release_minor);
+        let compact = plan::build(&checked.expr, &plan);
         Ok(Program {
             checked,
             env,
             plan,
             model,
             empty: NodePlan::default(),
+            compact,
         })
+    }
+
+    /// Whether the program runs as a compact plan (else the tree walker runs it).
+    pub fn is_compact(&self) -> bool {
+        self.compact.is_some()
     }
 
     /// The plan of a node (an empty one for a node the planner did not see).
@@ -341,6 +353,17 @@ impl Program {
         vars: &[(&str, Val<'a>)],
         limit: Option<u64>,
     ) -> (EvalResult<'a>, u64) {
+        if let Some(compact) = &self.compact {
+            let lookup = |name: &str| vars.iter().find(|(n, _)| *n == name).map(|(_, v)| Ok(v));
+            if let Some(out) = compact.run(self, lookup, limit) {
+                return out;
+            }
+        }
+        self.walk(vars, limit)
+    }
+
+    /// [`Program::eval`] by the tree walker, whatever the plan.
+    fn walk<'a>(&'a self, vars: &[(&str, Val<'a>)], limit: Option<u64>) -> (EvalResult<'a>, u64) {
         let mut ev = Evaluator {
             prog: self,
             vars,
@@ -541,6 +564,22 @@ impl Program {
     /// `self` to `UnstructuredToVal`'s result, an error when the data does not fit the
     /// schema, and an expression that reads it evaluates to that error.
     pub fn eval_results<'a>(
+        &'a self,
+        vars: &[(&'a str, EvalResult<'a>)],
+        limit: Option<u64>,
+    ) -> (EvalResult<'a>, u64) {
+        if let Some(compact) = &self.compact {
+            // The innermost binding of a name, as the tree walker's scopes find it.
+            let lookup = |name: &str| vars.iter().rev().find(|(n, _)| *n == name).map(|(_, v)| v.as_ref());
+            if let Some(out) = compact.run(self, lookup, limit) {
+                return out;
+            }
+        }
+        self.walk_results(vars, limit)
+    }
+
+    /// [`Program::eval_results`] by the tree walker, whatever the plan.
+    fn walk_results<'a>(
         &'a self,
         vars: &[(&'a str, EvalResult<'a>)],
         limit: Option<u64>,
@@ -1200,30 +1239,12 @@ impl<'a, 'v> Evaluator<'a, 'v> {
     /// The cost of a [`Evaluator::eval_strict`] call.
     #[inline]
     fn strict_cost(&self, plan: &CallPlan, args: &[Val<'a>], r: &EvalResult<'a>) -> u64 {
-        if plan.unit_cost {
-            return 1;
-        }
-        match r {
-            Ok(v) => self.call_cost(plan, plan.single, args, v),
-            Err(_) => self.call_cost(plan, plan.single, args, &Val::Null),
-        }
+        strict_call_cost(plan, args, r, self.prog.model)
     }
 
     /// The runtime cost of a call on `args` with `result` (cel-go's `CallCost` observer).
     fn call_cost(&self, plan: &CallPlan, overload_id: &str, args: &[Val<'a>], result: &Val) -> u64 {
-        if plan.unit_cost {
-            return 1;
-        }
-        // Scalars are no Kubernetes library type and have size 1: cel-go's default
-        // `equals` cost, ceil(0.1 * 1).
-        if plan.equality
-            && args.iter().all(|a| {
-                matches!(a, Val::Null | Val::Bool(_) | Val::Int(_) | Val::Uint(_) | Val::Double(_))
-            })
-        {
-            return 1;
-        }
-        call_cost(&plan.fname, overload_id, args, result, self.prog.model)
+        planned_call_cost(plan, overload_id, args, result, self.prog.model)
     }
 
     /// A call of an overload: its arguments (pushed on the stack above `base`), then the
@@ -1369,6 +1390,37 @@ impl<'a, 'v> Evaluator<'a, 'v> {
             _ => self.eval(e),
         }
     }
+}
+
+/// The cost of a unary or binary call of a single overload ([`Evaluator::eval_strict`]):
+/// its overload's cost on the operands (a failed one counting as null) and the result.
+#[inline]
+fn strict_call_cost(plan: &CallPlan, args: &[Val], r: &EvalResult, model: CostModel) -> u64 {
+    if plan.unit_cost {
+        return 1;
+    }
+    match r {
+        Ok(v) => planned_call_cost(plan, plan.single, args, v, model),
+        Err(_) => planned_call_cost(plan, plan.single, args, &Val::Null, model),
+    }
+}
+
+/// The runtime cost of a planned call on `args` with `result` (cel-go's `CallCost`
+/// observer), with the planner's shortcuts for unit-cost overloads and scalar equality.
+fn planned_call_cost(plan: &CallPlan, overload_id: &str, args: &[Val], result: &Val, model: CostModel) -> u64 {
+    if plan.unit_cost {
+        return 1;
+    }
+    // Scalars are no Kubernetes library type and have size 1: cel-go's default
+    // `equals` cost, ceil(0.1 * 1).
+    if plan.equality
+        && args.iter().all(|a| {
+            matches!(a, Val::Null | Val::Bool(_) | Val::Int(_) | Val::Uint(_) | Val::Double(_))
+        })
+    {
+        return 1;
+    }
+    call_cost(&plan.fname, overload_id, args, result, model)
 }
 
 /// [`dispatch`] with the overloads resolved at planning time.
