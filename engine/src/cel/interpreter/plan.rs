@@ -1073,96 +1073,120 @@ impl<'a, 'v> Exec<'a, 'v> {
     fn try_scalar(&mut self, i: u32) -> Option<Val<'a>> {
         let plan: &'a Plan = self.plan;
         let start = plan.scalar.entry.get(i as usize).copied().flatten()?;
-        // An entry reads no comprehension variable it does not bind: its slots start
-        // afresh.
-        let mut m = Machine {
-            stack: [Scalar::Bool(false); SCALAR_DEPTH],
-            sp: 0,
-            locals: [Scalar::Bool(false); SCALAR_LOCALS],
-            iters: [None; SCALAR_ITERS],
-            cost: self.cost,
-        };
-        let v = self.run_scalar(start, &mut m)?;
-        if m.cost > self.limit {
+        let (v, cost) = self.run_scalar(start)?;
+        if cost > self.limit {
             return None;
         }
-        self.cost = m.cost;
+        self.cost = cost;
         Some(v.val())
     }
 
-    fn run_scalar(&self, start: u32, m: &mut Machine<'v, 'a>) -> Option<Scalar> {
+    /// Runs the scalar code from `start`: its value and the cost then. The state lives in
+    /// locals (the stack and slots in arrays, the stack pointer and cost in registers).
+    /// An entry reads no comprehension variable it does not bind: its slots start afresh.
+    fn run_scalar(&self, start: u32) -> Option<(Scalar, u64)> {
         let plan: &'a Plan = self.plan;
         let code = &plan.scalar.code[..];
+        let consts = &plan.scalar.consts[..];
+        let limit = self.limit;
+        let mut stack = [Scalar::Bool(false); SCALAR_DEPTH];
+        let mut sp = 0usize;
+        let mut locals = [Scalar::Bool(false); SCALAR_LOCALS];
+        let mut iters: [ScalarIter<'v, 'a>; SCALAR_ITERS] = [None; SCALAR_ITERS];
+        let mut cost = self.cost;
+        let var = |slot: u32| -> Option<Scalar> {
+            match self.vars.get(slot as usize).copied().flatten()? {
+                Ok(v) => Scalar::of(v),
+                Err(_) => None,
+            }
+        };
+        macro_rules! push {
+            ($v:expr) => {{
+                let v = $v;
+                *stack.get_mut(sp)? = v;
+                sp += 1;
+            }};
+        }
+        macro_rules! pop {
+            () => {{
+                sp = sp.checked_sub(1)?;
+                *stack.get(sp)?
+            }};
+        }
+        macro_rules! src {
+            ($s:expr) => {
+                match $s {
+                    Src::Stack => pop!(),
+                    Src::Const(k) => *consts.get(k as usize)?,
+                    Src::Var { slot, cost: c } => {
+                        cost = cost.saturating_add(c as u64);
+                        var(slot)?
+                    }
+                    Src::Local { slot, cost: c } => {
+                        cost = cost.saturating_add(c as u64);
+                        *locals.get(slot as usize)?
+                    }
+                }
+            };
+        }
         let mut pc = start as usize;
         loop {
             let ins = *code.get(pc)?;
             pc += 1;
             match ins {
-                Ins::Push(v) => m.push(v)?,
-                Ins::Var { slot, cost } => {
-                    m.cost = m.cost.saturating_add(cost as u64);
-                    match self.vars.get(slot as usize).copied().flatten()? {
-                        Ok(v) => m.push(Scalar::of(v)?)?,
-                        Err(_) => return None,
-                    }
+                Ins::Push(v) => push!(v),
+                Ins::Var { slot, cost: c } => {
+                    cost = cost.saturating_add(c as u64);
+                    push!(var(slot)?)
                 }
-                Ins::Local { slot, cost } => {
-                    m.cost = m.cost.saturating_add(cost as u64);
-                    let v = *m.locals.get(slot as usize)?;
-                    m.push(v)?;
+                Ins::Local { slot, cost: c } => {
+                    cost = cost.saturating_add(c as u64);
+                    push!(*locals.get(slot as usize)?)
                 }
                 Ins::SetLocal(slot) => {
-                    let v = m.pop()?;
-                    *m.locals.get_mut(slot as usize)? = v;
+                    let v = pop!();
+                    *locals.get_mut(slot as usize)? = v;
                 }
                 Ins::Bin { op, a, b } => {
                     // Popped in reverse: `b` was pushed last.
-                    let y = self.src(m, b)?;
-                    let x = self.src(m, a)?;
-                    m.cost = m.cost.saturating_add(1);
-                    m.push(scalar_arith(op, x, y)?)?;
+                    let y = src!(b);
+                    let x = src!(a);
+                    cost = cost.saturating_add(1);
+                    push!(scalar_arith(op, x, y)?)
                 }
                 Ins::NotStrictlyFalse => {
-                    let a = m.top()?;
-                    *a = Scalar::Bool(*a != Scalar::Bool(false));
-                    m.cost = m.cost.saturating_add(1);
+                    let v = pop!();
+                    cost = cost.saturating_add(1);
+                    push!(Scalar::Bool(v != Scalar::Bool(false)))
                 }
-                Ins::Logic { absorbing, end, src } => match self.src(m, src)? {
+                Ins::Logic { absorbing, end, src } => match src!(src) {
                     Scalar::Bool(b) if b == absorbing => {
-                        m.push(Scalar::Bool(b))?;
+                        push!(Scalar::Bool(b));
                         pc = end as usize;
                     }
                     Scalar::Bool(_) => {}
                     _ => return None,
                 },
-                Ins::Bool(src) => match self.src(m, src)? {
-                    v @ Scalar::Bool(_) => m.push(v)?,
+                Ins::Bool(src) => match src!(src) {
+                    v @ Scalar::Bool(_) => push!(v),
                     _ => return None,
                 },
-                Ins::LoopEnd { accu, top } => {
-                    let v = m.pop()?;
-                    *m.locals.get_mut(accu as usize)? = v;
-                    if m.cost > self.limit {
-                        return None;
-                    }
-                    pc = top as usize;
-                }
-                Ins::JumpUnless(to) => match m.pop()? {
+                Ins::JumpUnless(to) => match pop!() {
                     Scalar::Bool(true) => {}
                     Scalar::Bool(false) => pc = to as usize,
                     _ => return None,
                 },
                 Ins::Jump(to) => pc = to as usize,
-                Ins::IterStart { iter, slot, cost } => {
-                    m.cost = m.cost.saturating_add(cost as u64);
+                Ins::IterStart { iter, slot, cost: c } => {
+                    cost = cost.saturating_add(c as u64);
                     let list = match self.vars.get(slot as usize).copied().flatten()? {
                         Ok(Val::List(l)) => l,
                         _ => return None,
                     };
-                    *m.iters.get_mut(iter as usize)? = Some((list, 0));
+                    *iters.get_mut(iter as usize)? = Some((list, 0));
                 }
                 Ins::IterNext { iter, var, var2, two, end } => {
-                    let it = m.iters.get_mut(iter as usize)?.as_mut()?;
+                    let it = iters.get_mut(iter as usize)?.as_mut()?;
                     let (list, i) = (it.0, it.1);
                     let v = match list {
                         crate::cel::value::List::Owned { items, .. } => match items.get(i) {
@@ -1183,78 +1207,34 @@ impl<'a, 'v> Exec<'a, 'v> {
                     };
                     it.1 = i + 1;
                     if two {
-                        *m.locals.get_mut(var as usize)? = Scalar::Int(i64::try_from(i).ok()?);
-                        *m.locals.get_mut(var2 as usize)? = v;
+                        *locals.get_mut(var as usize)? = Scalar::Int(i64::try_from(i).ok()?);
+                        *locals.get_mut(var2 as usize)? = v;
                     } else {
-                        *m.locals.get_mut(var as usize)? = v;
+                        *locals.get_mut(var as usize)? = v;
                     }
                 }
-                Ins::AccuCond { accu, cost, stop, end } => {
-                    m.cost = m.cost.saturating_add(cost as u64);
-                    if *m.locals.get(accu as usize)? == Scalar::Bool(stop) {
+                Ins::AccuCond { accu, cost: c, stop, end } => {
+                    cost = cost.saturating_add(c as u64);
+                    if *locals.get(accu as usize)? == Scalar::Bool(stop) {
                         pc = end as usize;
                     }
                 }
                 Ins::LoopCond { end } => {
-                    if m.pop()? == Scalar::Bool(false) {
+                    if pop!() == Scalar::Bool(false) {
                         pc = end as usize;
                     }
                 }
-                Ins::Return => return m.pop(),
-            }
-        }
-    }
-}
-
-impl<'a, 'v> Exec<'a, 'v> {
-    /// An operand's value, charged as its op.
-    #[inline(always)]
-    fn src(&self, m: &mut Machine<'v, 'a>, s: Src) -> Option<Scalar> {
-        match s {
-            Src::Stack => m.pop(),
-            Src::Const(k) => self.plan.scalar.consts.get(k as usize).copied(),
-            Src::Var { slot, cost } => {
-                m.cost = m.cost.saturating_add(cost as u64);
-                match self.vars.get(slot as usize).copied().flatten()? {
-                    Ok(v) => Scalar::of(v),
-                    Err(_) => None,
+                Ins::LoopEnd { accu, top } => {
+                    let v = pop!();
+                    *locals.get_mut(accu as usize)? = v;
+                    if cost > limit {
+                        return None;
+                    }
+                    pc = top as usize;
                 }
-            }
-            Src::Local { slot, cost } => {
-                m.cost = m.cost.saturating_add(cost as u64);
-                m.locals.get(slot as usize).copied()
+                Ins::Return => return Some((pop!(), cost)),
             }
         }
-    }
-}
-
-/// The scalar path's state: its stack, comprehension variables, iterators and the cost
-/// so far.
-struct Machine<'v, 'a> {
-    stack: [Scalar; SCALAR_DEPTH],
-    sp: usize,
-    locals: [Scalar; SCALAR_LOCALS],
-    iters: [ScalarIter<'v, 'a>; SCALAR_ITERS],
-    cost: u64,
-}
-
-impl Machine<'_, '_> {
-    #[inline(always)]
-    fn push(&mut self, v: Scalar) -> Option<()> {
-        *self.stack.get_mut(self.sp)? = v;
-        self.sp += 1;
-        Some(())
-    }
-
-    #[inline(always)]
-    fn pop(&mut self) -> Option<Scalar> {
-        self.sp = self.sp.checked_sub(1)?;
-        self.stack.get(self.sp).copied()
-    }
-
-    #[inline(always)]
-    fn top(&mut self) -> Option<&mut Scalar> {
-        self.stack.get_mut(self.sp.checked_sub(1)?)
     }
 }
 
@@ -1425,7 +1405,7 @@ mod tests {
             "ss.exists(v, v.size() > 2)",
             "xs.all(i, v, i < 8 && v > 0)",
             "m.all(k, v, k != '')",
-            "x.exists(v, v > 0)",
+            "m.a.exists(v, v > 0)",
             "xs.exists(v, v > 0) && xs.all(v, v < 10)",
             "xs.exists(v, v < 0) ? 1 : 2",
             "ss.all(v, v.startsWith('a') || v.size() > 1)",
