@@ -674,6 +674,9 @@ mod tests {
             wide.clone(),
             "---\na: 1\n---\nb: 2\nc: 3\n".to_string(),
             "a:\n  - x: 1\n    y: 'q'   # t\n  - rule: \"a\n    b\"\n    z: 2\nlast: v".to_string(),
+            // Windows line breaks, and a value whose line ends in blanks.
+            DOC.replace('\n', "\r\n"),
+            "a:\n  b: x  \n  c:\n    d: 'y'\n".to_string(),
         ];
         // Every one-character insertion and deletion; each, when spliced, moves the
         // positions to where a whole reading puts them.
