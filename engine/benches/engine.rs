@@ -82,7 +82,9 @@ fn main() {
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared");
     // `--only-cel`: the CEL cases alone (the CRD cases take most of the run).
     let only_cel = std::env::args().any(|a| a == "--only-cel");
-    for case in CASES.iter().filter(|_| !only_cel) {
+    // `CRDLAB_BENCH_ONLY=<text>`: the CRD cases whose name holds it.
+    let only = std::env::var("CRDLAB_BENCH_ONLY").ok();
+    for case in CASES.iter().filter(|_| !only_cel).filter(|c| only.as_deref().is_none_or(|o| c.name.contains(o))) {
         let crd_path = shared.join("crds").join(case.crd);
         let Ok(crd_text) = std::fs::read_to_string(&crd_path) else {
             eprintln!("bench {} skipped: {} not found", case.name, crd_path.display());
@@ -234,6 +236,23 @@ fn bench_crd(case: &Case, crd_text: &str, vectors: &Path, runs: usize, validatio
         }
         report(case.name, "recompile", "re-compile after a rule edit (Engine)", median(recompile));
         report(case.name, "recompile_value", "  of which compiling the JSON", median(recompile_value));
+
+        // The playground's CRD edit, natively: `view::Workspace::analyze` (what the worker
+        // runs) after a one-rule edit, with the CRD's view (errors and rules with their
+        // ranges, schema nodes) and no object.
+        let mut ws = crdlab::view::Workspace::new();
+        let settings = crdlab::view::Settings::default();
+        let a = ws.analyze(crd_text, "", "", &settings);
+        assert!(a.crd.load_error.is_none(), "{:?}", a.crd.load_error);
+        let mut edit = Vec::new();
+        for n in 0..runs {
+            let edited = edit_first_rule(crd_text, n + 1).expect("a rule to edit");
+            let t = Instant::now();
+            let a = ws.analyze(&edited, "", "", &settings);
+            edit.push(t.elapsed());
+            assert!(a.crd.load_error.is_none());
+        }
+        report(case.name, "playground_edit", "playground CRD edit (Workspace, native)", median(edit));
     }
 
     // An example object of the vectors: the first create request against this CRD file.

@@ -127,6 +127,27 @@ fn main() {
             }
             eprintln!("{} x {}: {:?} each", mode, n, t.elapsed() / n as u32);
         }
+        "ws-edit" => {
+            // The playground's CRD edit: `view::Workspace::analyze` on the CRD, then on the
+            // CRD with one rule edited (`--toggle-collect='*ws_edit'` counts that one).
+            let edited = edit_one_rule(&text).expect("the CRD has a rule to edit");
+            let mut ws = crdlab::view::Workspace::new();
+            let settings = crdlab::view::Settings::default();
+            ws.analyze(&text, "", "", &settings);
+            let t = Instant::now();
+            let a = ws_edit(&mut ws, &edited, &settings);
+            eprintln!("playground CRD edit: {:?} ({} errors)", t.elapsed(), a.crd.errors.len());
+        }
+        "ws-cold" => {
+            // The same edited CRD in a fresh workspace: a whole reading and compile (what a
+            // CRD edit cost before the workspace compiled through an `Engine`).
+            let edited = edit_one_rule(&text).expect("the CRD has a rule to edit");
+            let mut ws = crdlab::view::Workspace::new();
+            let settings = crdlab::view::Settings::default();
+            let t = Instant::now();
+            let a = ws_edit(&mut ws, &edited, &settings);
+            eprintln!("playground CRD edit, fresh workspace: {:?} ({} errors)", t.elapsed(), a.crd.errors.len());
+        }
         other => panic!("unknown mode {}", other),
     }
 }
@@ -147,6 +168,11 @@ fn bump_first_rule(v: &mut serde_json::Value, i: usize) {
         }
     }
     walk(v, i);
+}
+
+#[inline(never)]
+fn ws_edit(ws: &mut crdlab::view::Workspace, text: &str, settings: &crdlab::view::Settings) -> crdlab::view::Analysis {
+    ws.analyze(text, "", "", settings)
 }
 
 #[inline(never)]

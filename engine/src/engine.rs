@@ -96,6 +96,9 @@ pub struct Engine {
     last_text: Option<IndexedText>,
     /// CRD texts read by re-reading one scalar of the last text (for tests and benchmarks).
     pub texts_spliced: u64,
+    /// The last text is read with where its nodes stand ([`Engine::crd_source`]), kept
+    /// across edits by the splice: for an editor that shows ranges ([`Engine::with_positions`]).
+    keep_positions: bool,
 }
 
 /// The documents of `text`: those of `last` when it is the same text, `last`'s with one
@@ -105,6 +108,7 @@ fn read_text<'l>(
     last: &'l mut Option<IndexedText>,
     text: &str,
     spliced_count: &mut u64,
+    positions: bool,
 ) -> Result<&'l [Value], LoadError> {
     let spliced = match last.as_mut() {
         Some(prev) if prev.text == text => true,
@@ -117,7 +121,7 @@ fn read_text<'l>(
     };
     if !spliced {
         *last = None;
-        *last = Some(IndexedText::read(text)?);
+        *last = Some(if positions { IndexedText::read_with_positions(text)? } else { IndexedText::read(text)? });
     }
     Ok(last.as_ref().map(|t| t.docs.as_slice()).unwrap_or(&[]))
 }
@@ -178,6 +182,24 @@ impl Engine {
         }
     }
 
+    /// An engine that keeps where the nodes of the last CRD text stand
+    /// ([`Engine::crd_source`]): the playground's, which shows ranges in that text.
+    pub fn with_positions() -> Engine {
+        Engine {
+            keep_positions: true,
+            ..Default::default()
+        }
+    }
+
+    /// The CRD document of `text` and where its nodes stand, when `text` is the last text
+    /// compiled and the engine keeps positions ([`Engine::with_positions`]).
+    pub fn crd_source(&self, text: &str) -> Option<(&Value, &crate::text::source_map::SourceMap)> {
+        let last = self.last_text.as_ref().filter(|t| t.text == text)?;
+        let maps = last.maps.as_ref()?;
+        let i = choose_crd_document(&last.docs).ok()?;
+        Some((last.docs.get(i)?, maps.get(i)?))
+    }
+
     /// The compiled CRD for `kube`, from the cache when the same CRD (and old CRD) was
     /// compiled before. `old` is the CRD being replaced: its presence makes the CRD an
     /// update, where unchanged rules compile in the stored-expressions environment.
@@ -222,6 +244,17 @@ impl Engine {
         old: Option<CrdInput<'_>>,
         kube: KubeVersion,
     ) -> Result<Arc<CompiledCrd>, String> {
+        self.compile_or_load_error(crd, old, kube).map_err(|e| e.to_string())
+    }
+
+    /// [`Engine::compile`] with the error as the loader gives it: a reading error keeps its
+    /// line and column apart (an editor underlines them).
+    pub fn compile_or_load_error(
+        &mut self,
+        crd: CrdInput<'_>,
+        old: Option<CrdInput<'_>>,
+        kube: KubeVersion,
+    ) -> Result<Arc<CompiledCrd>, LoadError> {
         let mut key = crd.key();
         if let Some(old) = &old {
             key.push(Cow::Borrowed("\u{0}old:"));
@@ -238,32 +271,38 @@ impl Engine {
             if same_source(source, &key) {
                 *used = self.uses;
                 let c = c.clone();
-                // The last text read follows the editor back (an undo) when one scalar differs.
+                // The last text read follows the editor back (an undo) when one scalar differs
+                // (or is read again, when it keeps positions: they must be this text's).
                 if let CrdInput::Text(text) | CrdInput::File { text, .. } = crd {
                     if let Some(prev) = self.last_text.as_mut() {
-                        if prev.text != text && prev.splice(text) {
-                            self.texts_spliced += 1;
+                        if prev.text != text {
+                            if prev.splice(text) {
+                                self.texts_spliced += 1;
+                            } else if self.keep_positions {
+                                read_text(&mut self.last_text, text, &mut self.texts_spliced, true)?;
+                            }
                         }
+                    } else if self.keep_positions {
+                        read_text(&mut self.last_text, text, &mut self.texts_spliced, true)?;
                     }
                 }
                 return Ok(c);
             }
         }
         let old_value = match &old {
-            Some(o) => Some(o.value().map_err(|e| format!("old CRD: {}", e))?),
+            Some(o) => Some(o.value().map_err(|e| LoadError::new(format!("old CRD: {}", e)))?),
             None => None,
         };
         let cc = &mut self.compile_cache;
         let compiled = match crd {
             // A text is read through the last text's reading (an edit re-reads little).
-            CrdInput::File { text, .. } | CrdInput::Text(text) => read_text(&mut self.last_text, text, &mut self.texts_spliced)
+            CrdInput::File { text, .. } | CrdInput::Text(text) => read_text(&mut self.last_text, text, &mut self.texts_spliced, self.keep_positions)
                 .and_then(|docs| {
                     let i = choose_crd_document(docs)?;
                     CompiledCrd::from_value_cached(&docs[i], old_value.as_deref(), kube, cc)
                 }),
             CrdInput::Json(v) => CompiledCrd::from_value_cached(v, old_value.as_deref(), kube, cc),
-        }
-        .map_err(|e| e.to_string())?;
+        }?;
         let compiled = Arc::new(compiled);
         self.keep(id, key.concat(), compiled.clone());
         Ok(compiled)

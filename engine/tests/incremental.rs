@@ -225,6 +225,60 @@ fn replace_first(text: &str, after: Option<&str>, from: &str, to: &str) -> Optio
     Some(format!("{}{}{}", &text[..at], to, &text[at + from.len()..]))
 }
 
+/// The edits an editor makes, each on the text the previous one left: (what, the edited
+/// text, whether it lies inside one scalar).
+fn text_edit_series(text: &str) -> Vec<(&'static str, String, bool)> {
+    let mut series: Vec<(&str, String, bool)> = Vec::new();
+    let mut last = text.to_string();
+    let mut push = |what: &'static str, edit: &dyn Fn(&str) -> Option<String>, scalar: bool| {
+        if let Some(t) = edit(&last) {
+            series.push((what, t.clone(), scalar));
+            last = t;
+        }
+    };
+    push("inside a rule", &|t| edit_rule(t, 7), true);
+    push("inside the rule again", &|t| edit_rule(t, 8), true);
+    push("a number", &|t| {
+        let at = find_line(t, "maxLength: ")?;
+        Some(replace_line(t, at, |l| format!("{}1", l)))
+    }, true);
+    push("a description", &|t| replace_first(t, Some("description: "), "description: ", "description: Edited. "), false);
+    push("a multi-byte character", &|t| replace_first(t, Some("description: "), "description: ", "description: é "), false);
+    push("back to ASCII", &|t| replace_first(t, Some("description: "), "description: é ", "description: "), false);
+    push("a rule after that", &|t| edit_rule(t, 9), false);
+    push("a key renamed", &|t| replace_first(t, None, "\n  group:", "\n  groupx:"), false);
+    push("the key back", &|t| replace_first(t, None, "\n  groupx:", "\n  group:"), false);
+    push("indentation", &|t| replace_first(t, None, "\n  group:", "\n   group:"), false);
+    push("indentation back", &|t| replace_first(t, None, "\n   group:", "\n  group:"), false);
+    push("invalid YAML", &|t| replace_first(t, None, "\n  group:", "\n  group: [x"), false);
+    push("fixed", &|t| replace_first(t, None, "\n  group: [x", "\n  group:"), false);
+    push("a scalar made invalid", &|t| {
+        let at = find_line(t, "rule: ")?;
+        Some(replace_line(t, at, |l| format!("{} '", l)))
+    }, false);
+    push("the scalar fixed", &|t| {
+        let at = find_line(t, "rule: ")?;
+        Some(replace_line(t, at, |l| l.strip_suffix(" '").unwrap_or(l).to_string()))
+    }, false);
+    push("a rule after a failed read", &|t| edit_rule(t, 10), false);
+    push("a document added", &|t| Some(format!("{}---\napiVersion: v1\nkind: CrdlabAdded\nmetadata: {{name: crdlab-x}}\n", t)), false);
+    push("an edit in the added document", &|t| replace_first(t, None, "kind: CrdlabAdded", "kind: CrdlabEdited"), false);
+    push("a flow collection", &|t| replace_first(t, None, "{name: crdlab-x}", "{name: crdlab-y}"), false);
+    push("a document before the CRD", &|t| Some(format!("kind: CrdlabOther\n---\n{}", t)), false);
+    push("its kind made the CRD's", &|t| replace_first(t, None, "kind: CrdlabOther", "kind: CustomResourceDefinition"), false);
+    push("deep: a type made invalid", &|t| replace_first(t, Some("x-kubernetes-validations:"), "type: string", "type: strin"), false);
+    push("deep: the type fixed", &|t| replace_first(t, Some("x-kubernetes-validations:"), "type: strin\n", "type: string\n"), false);
+    push("deep: a rule made invalid", &|t| {
+        let at = find_line(t, "rule: ")?;
+        Some(replace_line(t, at, |l| l.replacen("rule: ", "rule: self.nosuchfield || ", 1)))
+    }, false);
+    push("deep: the last rule edited", &|t| {
+        let at = t.rfind("rule: ")?;
+        Some(replace_line(t, at, |l| l.replacen("rule: ", "rule: true && ", 1).replace("rule: true && '", "rule: 'true && ").replace("rule: true && \"", "rule: \"true && ")))
+    }, false);
+    series
+}
+
 /// Edits an editor makes, each sent after the previous one to one engine (which re-reads
 /// a text edited inside one scalar by re-reading that scalar: `text::splice`), each
 /// answered as a fresh compile of the edited text answers; the ones inside one scalar are
@@ -239,44 +293,7 @@ fn text_edits_answer_as_fresh_reads() {
         };
         let objects: Vec<_> = objects(crd, &shared().join("vectors").join(vectors)).into_iter().take(1).collect();
         // (what, the edited text, whether it lies inside one scalar)
-        let mut series: Vec<(&str, String, bool)> = Vec::new();
-        let mut last = text.clone();
-        let mut push = |what: &'static str, edit: &dyn Fn(&str) -> Option<String>, scalar: bool| {
-            if let Some(t) = edit(&last) {
-                series.push((what, t.clone(), scalar));
-                last = t;
-            }
-        };
-        push("inside a rule", &|t| edit_rule(t, 7), true);
-        push("inside the rule again", &|t| edit_rule(t, 8), true);
-        push("a number", &|t| {
-            let at = find_line(t, "maxLength: ")?;
-            Some(replace_line(t, at, |l| format!("{}1", l)))
-        }, true);
-        push("a description", &|t| replace_first(t, Some("description: "), "description: ", "description: Edited. "), false);
-        push("a multi-byte character", &|t| replace_first(t, Some("description: "), "description: ", "description: é "), false);
-        push("back to ASCII", &|t| replace_first(t, Some("description: "), "description: é ", "description: "), false);
-        push("a rule after that", &|t| edit_rule(t, 9), false);
-        push("a key renamed", &|t| replace_first(t, None, "\n  group:", "\n  groupx:"), false);
-        push("the key back", &|t| replace_first(t, None, "\n  groupx:", "\n  group:"), false);
-        push("indentation", &|t| replace_first(t, None, "\n  group:", "\n   group:"), false);
-        push("indentation back", &|t| replace_first(t, None, "\n   group:", "\n  group:"), false);
-        push("invalid YAML", &|t| replace_first(t, None, "\n  group:", "\n  group: [x"), false);
-        push("fixed", &|t| replace_first(t, None, "\n  group: [x", "\n  group:"), false);
-        push("a scalar made invalid", &|t| {
-            let at = find_line(t, "rule: ")?;
-            Some(replace_line(t, at, |l| format!("{} '", l)))
-        }, false);
-        push("the scalar fixed", &|t| {
-            let at = find_line(t, "rule: ")?;
-            Some(replace_line(t, at, |l| l.strip_suffix(" '").unwrap_or(l).to_string()))
-        }, false);
-        push("a rule after a failed read", &|t| edit_rule(t, 10), false);
-        push("a document added", &|t| Some(format!("{}---\napiVersion: v1\nkind: CrdlabAdded\nmetadata: {{name: crdlab-x}}\n", t)), false);
-        push("an edit in the added document", &|t| replace_first(t, None, "kind: CrdlabAdded", "kind: CrdlabEdited"), false);
-        push("a flow collection", &|t| replace_first(t, None, "{name: crdlab-x}", "{name: crdlab-y}"), false);
-        push("a document before the CRD", &|t| Some(format!("kind: CrdlabOther\n---\n{}", t)), false);
-        push("its kind made the CRD's", &|t| replace_first(t, None, "kind: CrdlabOther", "kind: CustomResourceDefinition"), false);
+        let series = text_edit_series(&text);
         let mut engine = Engine::new();
         for (what, t, _) in std::iter::once(&("original", text.clone(), false)).chain(&series) {
             let spliced_before = engine.texts_spliced;
@@ -296,6 +313,48 @@ fn text_edits_answer_as_fresh_reads() {
             if series.iter().any(|(w, _, scalar)| w == what && *scalar) {
                 assert_eq!(engine.texts_spliced, spliced_before + 1, "{}: {:?} was not spliced", crd, what);
             }
+        }
+    }
+    assert!(checked > 0 || !shared().join("crds").exists(), "nothing compared");
+}
+
+/// The playground's workspace (`view::Workspace`, which compiles through an `Engine` that
+/// keeps the CRD's positions across edits) answers each edit of the series as a fresh
+/// workspace answers the edited text: the CRD's view (errors and rules with their ranges,
+/// costs, schema nodes), the object's view, and the CRD document it holds.
+#[test]
+fn workspace_edits_answer_as_fresh_workspaces() {
+    use crdlab::view::{Settings, Workspace};
+    let mut checked = 0;
+    for (crd, vectors) in CASES {
+        let Ok(text) = std::fs::read_to_string(shared().join("crds").join(crd)) else {
+            eprintln!("{} not found: skipped", crd);
+            continue;
+        };
+        let object = objects(crd, &shared().join("vectors").join(vectors))
+            .into_iter()
+            .next()
+            .map(|(_, o)| serde_json::to_string_pretty(&o).unwrap())
+            .unwrap_or_default();
+        let settings = Settings::default();
+        let mut ws = Workspace::new();
+        let answer = |ws: &mut Workspace, t: &str| {
+            let a = ws.analyze(t, &object, "", &settings);
+            let view = json!({"crd": &*a.crd, "object": a.object, "summary": a.summary});
+            (view, ws.crd_value().cloned())
+        };
+        for (what, t, _) in std::iter::once(("original", text.clone(), false)).chain(text_edit_series(&text)) {
+            let incremental = answer(&mut ws, &t);
+            let fresh = answer(&mut Workspace::new(), &t);
+            assert!(
+                incremental == fresh,
+                "{} after the edit {:?}: incremental {}\nfresh {}",
+                crd,
+                what,
+                serde_json::to_string(&incremental.0).unwrap(),
+                serde_json::to_string(&fresh.0).unwrap()
+            );
+            checked += 1;
         }
     }
     assert!(checked > 0 || !shared().join("crds").exists(), "nothing compared");

@@ -25,6 +25,7 @@ const LABELS = {
   read_yaml: '↳ of which reading the YAML',
   recompile: 're-compile after a one-rule edit',
   recompile_value: '↳ of which compiling the JSON',
+  playground_edit: "playground CRD edit (view::Workspace, native)",
   validate: 'validate an example object',
   evaluate: 'evaluate',
   program: 'evaluate, the program alone (no answer built)',

@@ -17,6 +17,7 @@ use crate::text::read_error::{MAX_BYTES, MAX_STREAM_JSON};
 use serde_json::Value;
 
 use crate::text::node_index::{Kind, NodeIndex, NONE};
+use crate::text::source_map::{NodeStyle, PathSeg, PosChildren, PosNode, Range, SourceMap};
 
 /// A text read with its index: what [`splice`] needs of the previous text.
 ///
@@ -35,6 +36,10 @@ pub struct IndexedText {
     /// Every document of the stream, as [`crate::text::yaml::read_documents`] reads them.
     pub docs: Vec<Value>,
     pub index: NodeIndex,
+    /// Where each document's nodes stand ([`crate::text::yaml::read_documents_with_positions`]),
+    /// when the text was read with them ([`IndexedText::read_with_positions`]); a splice
+    /// moves them with the edit, so an editor's ranges need no second reading.
+    pub maps: Option<Vec<SourceMap>>,
 }
 
 impl IndexedText {
@@ -45,6 +50,18 @@ impl IndexedText {
             text: text.to_string(),
             docs,
             index: index.unwrap_or_else(NodeIndex::unusable),
+            maps: None,
+        })
+    }
+
+    /// [`IndexedText::read`], keeping where each document's nodes stand (`maps`).
+    pub fn read_with_positions(text: &str) -> Result<IndexedText, crate::text::read_error::ReadError> {
+        let (docs, maps, index) = crate::text::yaml::read_documents_indexed_with_positions(text)?;
+        Ok(IndexedText {
+            text: text.to_string(),
+            docs,
+            index: index.unwrap_or_else(NodeIndex::unusable),
+            maps: Some(maps),
         })
     }
 
@@ -68,12 +85,12 @@ impl Change {
     /// The common prefix and suffix of the two texts (on character boundaries).
     pub fn between(old: &str, new: &str) -> Change {
         let (a, b) = (old.as_bytes(), new.as_bytes());
-        let mut from = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+        let mut from = common_prefix(a, b);
         while !old.is_char_boundary(from) || !new.is_char_boundary(from) {
             from -= 1;
         }
         let max = a.len().min(b.len()) - from;
-        let mut suffix = a.iter().rev().zip(b.iter().rev()).take(max).take_while(|(x, y)| x == y).count();
+        let mut suffix = common_suffix(&a[from..], &b[from..]).min(max);
         while !old.is_char_boundary(a.len() - suffix) || !new.is_char_boundary(b.len() - suffix) {
             suffix -= 1;
         }
@@ -83,6 +100,36 @@ impl Change {
             new_to: b.len() - suffix,
         }
     }
+}
+
+/// How many bytes `a` and `b` start with alike: blocks compared whole first (a CRD text is
+/// megabytes, and an edit's texts differ in a few bytes).
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 64;
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + BLOCK <= n && a[i..i + BLOCK] == b[i..i + BLOCK] {
+        i += BLOCK;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}
+
+/// How many bytes `a` and `b` end with alike ([`common_prefix`] from the end).
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 64;
+    let n = a.len().min(b.len());
+    let (ea, eb) = (a.len(), b.len());
+    let mut i = 0;
+    while i + BLOCK <= n && a[ea - i - BLOCK..ea - i] == b[eb - i - BLOCK..eb - i] {
+        i += BLOCK;
+    }
+    while i < n && a[ea - i - 1] == b[eb - i - 1] {
+        i += 1;
+    }
+    i
 }
 
 /// `prev` turned into the reading of `new` when the edit lies inside one scalar value of a
@@ -193,6 +240,21 @@ pub fn splice(prev: &mut IndexedText, new: &str) -> Option<()> {
     if *target != old_value {
         return None;
     }
+    // Where the nodes will stand, worked out before anything changes (`None`: read whole).
+    let moves = match prev.maps.as_ref() {
+        Some(maps) => {
+            let path: Vec<PathSeg> = steps
+                .iter()
+                .map(|s| match s {
+                    Ok(k) => PathSeg::Key(k.clone()),
+                    Err(i) => PathSeg::Index(*i),
+                })
+                .collect();
+            let edit = Edit { old, new, start, region_end, new_region_end, key_col, start_col };
+            Some(plan_moves(maps.get(d)?, path, &edit)?)
+        }
+        None => None,
+    };
     // The reader's size accounting, for the document and the stream.
     let json = (prev.index.docs[d].json + min_len_of_scalar(&value)).checked_sub(min_len_of_scalar(target))?;
     let stream: u64 = prev.index.docs.iter().enumerate().map(|(i, doc)| if i == d { json } else { doc.json }).sum();
@@ -212,9 +274,246 @@ pub fn splice(prev: &mut IndexedText, new: &str) -> Option<()> {
             nd.key = shift(nd.key);
         }
     }
+    if let (Some(moves), Some(maps)) = (moves, prev.maps.as_mut()) {
+        moves.apply(maps, d);
+    }
     prev.text.replace_range(c.from..c.old_to, &new[c.from..c.new_to]);
     debug_assert_eq!(prev.text, new);
     Some(())
+}
+
+/// A splice's edit as the positions see it: the scalar at byte `start` and the rest of its
+/// lines, up to `region_end` in `old` and `new_region_end` in `new` (the key at `key_col`,
+/// the scalar at `start_col`, in characters).
+struct Edit<'t> {
+    old: &'t str,
+    new: &'t str,
+    start: usize,
+    region_end: usize,
+    new_region_end: usize,
+    key_col: usize,
+    start_col: usize,
+}
+
+/// A point of a text in a [`Range`]'s units: 1-based line and UTF-16 column, UTF-16 offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Point {
+    line: u32,
+    col: u32,
+    off: u32,
+}
+
+/// Points of one text from the start of a line whose point is known on: what a splice
+/// computes of the few lines it re-read.
+struct Near<'t> {
+    text: &'t str,
+    /// The line's first byte, line and UTF-16 offset.
+    base: usize,
+    line: u32,
+    off: u32,
+}
+
+impl Near<'_> {
+    fn at(&self, byte: usize) -> Option<Point> {
+        let walked = self.text.get(self.base..byte)?;
+        let (mut line, mut off, mut line_off) = (self.line, self.off, self.off);
+        for ch in walked.chars() {
+            off += ch.len_utf16() as u32;
+            if ch == '\n' {
+                line += 1;
+                line_off = off;
+            }
+        }
+        Some(Point { line, col: off - line_off + 1, off })
+    }
+}
+
+fn range_of(a: Point, b: Point) -> Range {
+    Range {
+        start_line: a.line,
+        start_column: a.col,
+        end_line: b.line,
+        end_column: b.col,
+        start_offset: a.off,
+        end_offset: b.off,
+    }
+}
+
+fn start_of(r: &Range) -> Point {
+    Point { line: r.start_line, col: r.start_column, off: r.start_offset }
+}
+
+fn set_end(r: &mut Range, p: Point) {
+    r.end_line = p.line;
+    r.end_column = p.col;
+    r.end_offset = p.off;
+}
+
+/// How a splice moves the nodes of the positions: everything from the end of the re-read
+/// lines on shifts by the edit's length (and line count); the scalar and its ancestors'
+/// ends, which stand on those lines, are set anew.
+struct Moves {
+    /// Points at or after `from` (old text) move by `lines`/`units` (`cols` on the line of
+    /// `from` itself); bytes at or after `from_byte` by `bytes`.
+    from: Point,
+    lines: i64,
+    units: i64,
+    cols: i64,
+    from_byte: usize,
+    bytes: i64,
+    path: Vec<PathSeg>,
+    /// The scalar's value range, bytes and style.
+    scalar: (Range, (usize, usize), NodeStyle),
+    /// Per ancestor (from the root): its new value end (when it was the scalar's), and its head.
+    ancestors: Vec<(Option<(Point, usize)>, Range)>,
+}
+
+/// The end of the line holding `byte`, trailing blanks left out (never before `byte`): as
+/// the position builder's heads end.
+fn head_line_end(text: &str, byte: usize) -> usize {
+    let rest = &text[byte.min(text.len())..];
+    let line = rest.split('\n').next().unwrap_or("");
+    byte + line.trim_end().len()
+}
+
+/// Plans how the positions of the document `map` move when the scalar at `path` is
+/// re-read; `None` when they do not fit the plan (the caller reads the text whole).
+fn plan_moves(map: &SourceMap, path: Vec<PathSeg>, e: &Edit<'_>) -> Option<Moves> {
+    let old_node = map.get(&path)?;
+    if !matches!(old_node.children, PosChildren::Leaf) || old_node.value_bytes.0 != e.start {
+        return None;
+    }
+    let s = start_of(&old_node.value);
+    let base = e.old[..e.start].rfind('\n').map_or(0, |i| i + 1);
+    let line_off = s.off.checked_sub(s.col.checked_sub(1)?)?;
+    let old_near = Near { text: e.old, base, line: s.line, off: line_off };
+    let new_near = Near { text: e.new, base, line: s.line, off: line_off };
+    let old_end = old_near.at(e.region_end)?;
+    let new_end = new_near.at(e.new_region_end)?;
+    // The scalar re-read with positions at its columns (as `read_scalar` reads it).
+    let (rel, style) = scalar_extent(&e.new[e.start..e.new_region_end], e.key_col, e.start_col)?;
+    let scalar_bytes = (e.start, e.start + rel);
+    let scalar_end = new_near.at(scalar_bytes.1)?;
+    let scalar_range = range_of(new_near.at(e.start)?, scalar_end);
+    // Each ancestor ends where the scalar did (it was its last node), or after the lines.
+    let mut ancestors = Vec::with_capacity(path.len());
+    for depth in 0..path.len() {
+        let node = map.get(&path[..depth])?;
+        let (vs, ve) = node.value_bytes;
+        let (end, end_byte) = if ve == old_node.value_bytes.1 {
+            (Some((scalar_end, scalar_bytes.1)), scalar_bytes.1)
+        } else if ve >= e.region_end {
+            (None, (ve as i64 + e.new_region_end as i64 - e.region_end as i64) as usize)
+        } else {
+            return None;
+        };
+        let head_end = head_line_end(e.new, vs).min(end_byte).max(vs);
+        let head = if head_end < base {
+            node.head
+        } else {
+            range_of(start_of(&node.head), new_near.at(head_end)?)
+        };
+        ancestors.push((end, head));
+    }
+    Some(Moves {
+        from: old_end,
+        lines: new_end.line as i64 - old_end.line as i64,
+        units: new_end.off as i64 - old_end.off as i64,
+        cols: new_end.col as i64 - old_end.col as i64,
+        from_byte: e.region_end,
+        bytes: e.new_region_end as i64 - e.region_end as i64,
+        path,
+        scalar: (scalar_range, scalar_bytes, style),
+        ancestors,
+    })
+}
+
+impl Moves {
+    fn point(&self, line: &mut u32, col: &mut u32, off: &mut u32) {
+        if *off >= self.from.off {
+            if *line == self.from.line {
+                *col = (*col as i64 + self.cols) as u32;
+            }
+            *line = (*line as i64 + self.lines) as u32;
+            *off = (*off as i64 + self.units) as u32;
+        }
+    }
+
+    fn range(&self, r: &mut Range) {
+        self.point(&mut r.start_line, &mut r.start_column, &mut r.start_offset);
+        self.point(&mut r.end_line, &mut r.end_column, &mut r.end_offset);
+    }
+
+    fn byte(&self, b: &mut usize) {
+        if *b >= self.from_byte {
+            *b = (*b as i64 + self.bytes) as usize;
+        }
+    }
+
+    /// Moves every node of `maps` (document `doc` holds the scalar).
+    fn apply(self, maps: &mut [SourceMap], doc: usize) {
+        let mut stack: Vec<&mut PosNode> = maps.iter_mut().filter_map(|m| m.root.as_mut()).collect();
+        while let Some(n) = stack.pop() {
+            let PosNode { key, value, head, children, key_bytes, value_bytes, .. } = n;
+            // A node that ends before the re-read lines (and so does all it holds) stays.
+            if value.end_offset < self.from.off && key.is_none_or(|k| k.end_offset < self.from.off) {
+                continue;
+            }
+            if let Some(k) = key.as_mut() {
+                self.range(k);
+            }
+            self.range(value);
+            self.range(head);
+            if let Some((a, b)) = key_bytes.as_mut() {
+                self.byte(a);
+                self.byte(b);
+            }
+            self.byte(&mut value_bytes.0);
+            self.byte(&mut value_bytes.1);
+            match children {
+                PosChildren::Map(m) => stack.extend(m.values_mut()),
+                PosChildren::Seq(v) => stack.extend(v.iter_mut()),
+                PosChildren::Leaf => {}
+            }
+        }
+        // The scalar's ancestors and the scalar, set anew.
+        let Some(mut node) = maps.get_mut(doc).and_then(|m| m.root.as_mut()) else { return };
+        for (depth, (end, head)) in self.ancestors.iter().enumerate() {
+            if let Some((p, b)) = end {
+                set_end(&mut node.value, *p);
+                node.value_bytes.1 = *b;
+            }
+            node.head = *head;
+            let next = match (&mut node.children, &self.path[depth]) {
+                (PosChildren::Map(m), PathSeg::Key(k)) => m.get_mut(k),
+                (PosChildren::Seq(v), PathSeg::Index(i)) => v.get_mut(*i),
+                _ => None,
+            };
+            let Some(next) = next else { return };
+            node = next;
+        }
+        let (range, bytes, style) = self.scalar;
+        node.value = range;
+        node.head = range;
+        node.value_bytes = bytes;
+        node.style = style;
+    }
+}
+
+/// Where the scalar `region` ends (bytes into it) and how it is written, read as
+/// [`read_scalar`] reads it.
+fn scalar_extent(region: &str, key_col: usize, start_col: usize) -> Option<(usize, NodeStyle)> {
+    let mut doc = String::with_capacity(start_col + region.len() + 1);
+    doc.extend(std::iter::repeat_n(' ', key_col));
+    doc.push_str("k:");
+    doc.extend(std::iter::repeat_n(' ', start_col - key_col - 2));
+    doc.push_str(region);
+    doc.push('\n');
+    let (_, map) = crate::text::yaml::read_document_with_positions(&doc).ok()?;
+    let node = map.get(&[PathSeg::Key("k".into())])?;
+    // The prefix before the region is `start_col` ASCII characters.
+    let end = node.value_bytes.1.checked_sub(start_col)?;
+    (node.value_bytes.0 == start_col && matches!(node.children, PosChildren::Leaf)).then_some((end, node.style))
 }
 
 /// The scalar `region` (the rest of its lines) as the reader reads it at column `start_col`
@@ -338,13 +637,83 @@ mod tests {
     /// reading; returns whether the splice was taken.
     fn check(old: &str, new: &str) -> bool {
         let (docs, index) = read_documents_indexed(old).unwrap();
-        let mut prev = IndexedText { text: old.to_string(), docs, index: index.expect("indexed") };
+        let mut prev = IndexedText { text: old.to_string(), docs, index: index.expect("indexed"), maps: None };
         let spliced = splice(&mut prev, new).is_some();
         if spliced {
             assert_eq!(prev.docs, read_documents(new).unwrap(), "{:?} -> {:?}", old, new);
             assert_eq!(prev.text, new);
         }
+        // With positions: the same choice, and the positions a whole reading gives.
+        let mut positioned = IndexedText::read_with_positions(old).unwrap();
+        assert!(positioned.index.docs.len() == positioned.docs.len());
+        let spliced_too = splice(&mut positioned, new).is_some();
+        if spliced_too {
+            assert_positions(&positioned, new);
+        }
+        assert!(spliced_too <= spliced, "positions never allow more: {:?} -> {:?}", old, new);
         spliced
+    }
+
+    /// `t`'s documents and positions are those of a whole reading of `new`.
+    fn assert_positions(t: &IndexedText, new: &str) {
+        let fresh = crate::text::yaml::read_documents_with_positions(new).unwrap();
+        assert_eq!(t.text, new);
+        assert_eq!(t.docs, fresh.iter().map(|(v, _)| v.clone()).collect::<Vec<_>>());
+        let maps = t.maps.as_ref().expect("positions kept");
+        assert_eq!(maps.len(), fresh.len());
+        for (m, (_, f)) in maps.iter().zip(&fresh) {
+            assert_eq!(m, f, "positions after the edit to {:?}", new);
+        }
+    }
+
+    #[test]
+    fn positions_move_with_the_edit() {
+        let wide = DOC.replace("a:\n", "é:\n").replace("d: x", "d: é");
+        let texts = [
+            DOC.to_string(),
+            wide.clone(),
+            "---\na: 1\n---\nb: 2\nc: 3\n".to_string(),
+            "a:\n  - x: 1\n    y: 'q'   # t\n  - rule: \"a\n    b\"\n    z: 2\nlast: v".to_string(),
+            // Windows line breaks, and a value whose line ends in blanks.
+            DOC.replace('\n', "\r\n"),
+            "a:\n  b: x  \n  c:\n    d: 'y'\n".to_string(),
+        ];
+        // Every one-character insertion and deletion; each, when spliced, moves the
+        // positions to where a whole reading puts them.
+        let mut spliced = 0;
+        for text in &texts {
+            let chars: Vec<(usize, char)> = text.char_indices().collect();
+            for &(i, ch) in &chars {
+                for new in [
+                    format!("{}x{}", &text[..i], &text[i..]),
+                    format!("{} {}", &text[..i], &text[i..]),
+                    format!("{}ü{}", &text[..i], &text[i..]),
+                    format!("{}{}", &text[..i], &text[i + ch.len_utf8()..]),
+                    format!("{}\n{}", &text[..i], &text[i..]),
+                ] {
+                    if crate::text::yaml::read_documents(&new).is_err() {
+                        continue;
+                    }
+                    let mut t = IndexedText::read_with_positions(text).unwrap();
+                    if splice(&mut t, &new).is_some() {
+                        assert_positions(&t, &new);
+                        spliced += 1;
+                    }
+                }
+            }
+        }
+        assert!(spliced > 100, "{spliced}");
+        // Edit after edit.
+        let mut t = IndexedText::read_with_positions(DOC).unwrap();
+        let one = DOC.replace("b: 1", "b: 1234");
+        let two = one.replace("name: x", "name: xyz");
+        let three = two.replace("plain text", "plain");
+        let four = three.replace("d: x", "d: y");
+        let five = four.replace("self.x > 0", "self.x >\n    0");
+        for n in [&one, &two, &three, &four, &five] {
+            assert!(splice(&mut t, n).is_some(), "{:?}", n);
+            assert_positions(&t, n);
+        }
     }
 
     const DOC: &str = "a:\n  b: 1\n  rule: \"self.x > 0\"\n  list:\n  - name: x\n    rule: 'a'\nc: plain text # c\nd: x\n";
@@ -364,7 +733,7 @@ mod tests {
         assert!(check(stream, &stream.replace("a: 1", "a: x")));
         // Later edits use the shifted positions.
         let (docs, index) = read_documents_indexed(DOC).unwrap();
-        let mut prev = IndexedText { text: DOC.to_string(), docs, index: index.unwrap() };
+        let mut prev = IndexedText { text: DOC.to_string(), docs, index: index.unwrap(), maps: None };
         let one = DOC.replace("b: 1", "b: 1234");
         let two = one.replace("name: x", "name: xyz");
         let three = two.replace("plain text", "plain");
@@ -412,5 +781,19 @@ mod tests {
         assert_eq!(Change::between("aaa", "aa"), Change { from: 2, old_to: 3, new_to: 2 });
         let c = Change::between("xé", "xè");
         assert!(c.from == 1 && c.old_to == 3 && c.new_to == 3);
+        // Across and inside the blocks compared whole: as a byte-by-byte comparison finds.
+        let base: String = (0..300).map(|i| (b'a' + (i % 26) as u8) as char).collect();
+        for at in [0, 1, 63, 64, 65, 127, 128, 200, 299, 300] {
+            for (ins, del) in [("X", 0), ("", 1), ("XYZ", 2), ("aa", 0)] {
+                let del = del.min(base.len() - at);
+                let new = format!("{}{}{}", &base[..at], ins, &base[at + del..]);
+                let (a, b) = (base.as_bytes(), new.as_bytes());
+                let from = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+                let max = a.len().min(b.len()) - from;
+                let suffix = a.iter().rev().zip(b.iter().rev()).take(max).take_while(|(x, y)| x == y).count();
+                let want = Change { from, old_to: a.len() - suffix, new_to: b.len() - suffix };
+                assert_eq!(Change::between(&base, &new), want, "{at} {ins:?} {del}");
+            }
+        }
     }
 }

@@ -48,6 +48,22 @@ pub fn read_documents_indexed(full: &str) -> Result<(Vec<Value>, Option<NodeInde
     Ok((docs.into_iter().map(|(v, _)| v).collect(), index))
 }
 
+/// [`read_documents_indexed`] and [`read_documents_with_positions`] in one reading: the
+/// documents, where their nodes stand, and the index (a reader that keeps positions across
+/// edits, [`crate::text::splice::IndexedText::read_with_positions`]).
+pub fn read_documents_indexed_with_positions(
+    full: &str,
+) -> Result<(Vec<Value>, Vec<SourceMap>, Option<NodeIndex>), ReadError> {
+    let text = strip_bom(full);
+    let mut index = (text.len() == full.len()).then(NodeIndex::new);
+    let docs = read_documents_impl(text, true, &mut index)?;
+    let (values, maps) = docs
+        .into_iter()
+        .map(|(v, p)| (v, p.unwrap_or_else(|| SourceMap::empty(text))))
+        .unzip();
+    Ok((values, maps, index))
+}
+
 fn read_documents_impl(
     text: &str,
     track: bool,

@@ -7,6 +7,7 @@ use crate::engine::{CrdInput, Engine};
 use crate::crd::CompiledCrd;
 use crate::strategy;
 use crate::text::positions::{self, Source};
+use crate::text::source_map::SourceMap;
 use crate::version::KubeVersion;
 use crate::view::diagnostics::Diagnostic;
 use crate::view::kubectl;
@@ -31,18 +32,24 @@ pub struct Analysis {
 struct CrdState {
     text: String,
     kube: KubeVersion,
-    source: Option<Source>,
     compiled: Option<Arc<CompiledCrd>>,
     view: Arc<CrdView>,
 }
 
 /// Keeps the compiled CRD between analyses; one per editor.
-#[derive(Default)]
 pub struct Workspace {
     crd: Option<CrdState>,
-    /// Compiles the CRD for the other releases of a comparison (its cache keeps each
-    /// release's compiled CRD while only the objects change).
+    /// Compiles the CRD (for the other releases of a comparison too): an edit re-reads and
+    /// re-compiles only what it changed, and the engine keeps where the CRD's nodes stand
+    /// across edits (its cache keeps each release's compiled CRD while only the objects
+    /// change).
     engine: Engine,
+}
+
+impl Default for Workspace {
+    fn default() -> Workspace {
+        Workspace { crd: None, engine: Engine::with_positions() }
+    }
 }
 
 impl Workspace {
@@ -57,7 +64,8 @@ impl Workspace {
 
     /// The CRD document of the last analysis.
     pub fn crd_value(&self) -> Option<&Value> {
-        self.crd.as_ref().and_then(|c| c.source.as_ref()).map(|s| &s.value)
+        let state = self.crd.as_ref()?;
+        self.engine.crd_source(&state.text).map(|(v, _)| v)
     }
 
     /// Analyses the texts. `old_object` empty means a create; `object` empty, CRD checks only.
@@ -110,7 +118,7 @@ impl Workspace {
         };
         let fresh = matches!(&self.crd, Some(c) if c.text == crd && c.kube == kube);
         if !fresh {
-            self.crd = Some(compile_crd(crd, kube));
+            self.crd = Some(compile_crd(&mut self.engine, crd, kube));
         }
         let state = self.crd.as_ref().expect("set above");
         let view = state.view.clone();
@@ -163,12 +171,11 @@ fn read_error(text: &str, message: String, line: Option<usize>, column: Option<u
     InputError { message, range }
 }
 
-fn compile_crd(text: &str, kube: KubeVersion) -> CrdState {
+fn compile_crd(engine: &mut Engine, text: &str, kube: KubeVersion) -> CrdState {
     let mut view = CrdView { kubernetes_version: kube.to_string(), ..Default::default() };
     let fail = |view: CrdView| CrdState {
         text: text.to_string(),
         kube,
-        source: None,
         compiled: None,
         view: Arc::new(view),
     };
@@ -179,22 +186,24 @@ fn compile_crd(text: &str, kube: KubeVersion) -> CrdState {
         });
         return fail(view);
     }
-    let source = match Source::read_crd(text) {
-        Ok(s) => s,
+    // Through the engine: an edit inside one scalar re-reads that scalar (the positions
+    // move with it) and re-compiles what it changed.
+    let compiled = engine.compile_or_load_error(CrdInput::Text(text), None, kube);
+    let Some((value, map)) = engine.crd_source(text) else {
+        // Not read (a reading error, or no CRD document in the text).
+        let e = compiled.err().unwrap_or_else(|| crate::text::crd_document::LoadError::new("the CRD text could not be read"));
+        view.load_error = Some(read_error(text, e.message, e.line, e.column));
+        return fail(view);
+    };
+    let compiled = match compiled {
+        Ok(c) => c,
         Err(e) => {
-            view.load_error = Some(read_error(text, e.message.clone(), e.line, e.column));
+            view.load_error = Some(InputError { message: e.to_string(), range: None });
             return fail(view);
         }
     };
-    let compiled = match CompiledCrd::from_value(&source.value, kube) {
-        Ok(c) => Arc::new(c),
-        Err(e) => {
-            view.load_error = Some(InputError { message: e.to_string(), range: None });
-            return CrdState { text: text.to_string(), kube, source: Some(source), compiled: None, view: Arc::new(view) };
-        }
-    };
     let reports: Vec<_> = compiled.crd_errors.iter().map(|e| e.to_report_for(kube)).collect();
-    view.errors = crate::view::diagnostics::crd_diagnostics(&reports, Some(&source));
+    view.errors = crate::view::diagnostics::diagnostics(&reports, |f| positions::crd_range(f, value, map));
     view.warnings = compiled.crd_warnings.clone();
     view.versions = compiled.versions.iter().map(|v| v.name.clone()).collect();
     view.storage_version = compiled.version(None).map(|v| v.name.clone());
@@ -204,9 +213,9 @@ fn compile_crd(text: &str, kube: KubeVersion) -> CrdState {
     view.per_version = compiled
         .versions
         .iter()
-        .map(|v| version_view(&compiled, v, &source, &view.errors))
+        .map(|v| version_view(&compiled, v, value, map, &view.errors))
         .collect();
-    CrdState { text: text.to_string(), kube, source: Some(source), compiled: Some(compiled), view: Arc::new(view) }
+    CrdState { text: text.to_string(), kube, compiled: Some(compiled), view: Arc::new(view) }
 }
 
 /// JSON pointer escaping (RFC 6901).
@@ -249,7 +258,8 @@ fn rule_errors(errors: &[Diagnostic], version_index: usize, schema_path: &str) -
 fn version_view(
     compiled: &CompiledCrd,
     v: &crate::crd::CompiledVersion,
-    source: &Source,
+    value: &Value,
+    map: &SourceMap,
     errors: &[Diagnostic],
 ) -> VersionView {
     let mut out = VersionView { name: v.name.clone(), ..Default::default() };
@@ -260,9 +270,9 @@ fn version_view(
         out.total_share_percent = e.total_share_percent;
         for r in e.rules {
             let pointer = schema_path_pointer(v.index, &r.schema_path);
-            let entry = source.value.pointer(&pointer);
+            let entry = value.pointer(&pointer);
             let s = |k: &str| entry.and_then(|e| e.get(k)).and_then(Value::as_str).unwrap_or("").to_string();
-            let range = positions::rule_range(&r.schema_path, v.index, &source.value, &source.map).map(|l| l.range);
+            let range = positions::rule_range(&r.schema_path, v.index, value, map).map(|l| l.range);
             out.rules.push(RuleView {
                 pointer,
                 field: r.field.clone(),
@@ -286,45 +296,58 @@ fn version_view(
         }
     }
     if let Some(schema) = &v.schema {
-        let base = format!("/spec/versions/{}/schema/openAPIV3Schema", v.index);
-        let mut steps = Vec::new();
-        schema_nodes(schema, &base, &mut steps, &mut out.nodes);
+        let mut pointer = format!("/spec/versions/{}/schema/openAPIV3Schema", v.index);
+        schema_nodes(schema, &mut pointer, &mut String::new(), 0, &mut out.nodes);
     }
     out
 }
 
 /// Lists the nodes of a structural schema in document order (bounded: a schema has at most
 /// a few thousand nodes, and recursion depth is the schema's, which the reader bounds).
+/// `pointer` and `field` (as [`explain::field_of`] prints it, empty at the root) grow and
+/// shrink with the walk: each node costs its own strings only.
 fn schema_nodes(
     node: &crate::crd::model::JsonSchemaProps,
-    pointer: &str,
-    steps: &mut Vec<explain::Step>,
+    pointer: &mut String,
+    field: &mut String,
+    depth: usize,
     out: &mut Vec<SchemaNode>,
 ) {
     if out.len() >= 20_000 {
         return;
     }
     out.push(SchemaNode {
-        field: explain::field_of(steps),
-        pointer: pointer.to_string(),
+        field: if field.is_empty() { "<root>".to_string() } else { field.clone() },
+        pointer: pointer.clone(),
         type_name: node.type_.clone().unwrap_or_default(),
-        depth: steps.len(),
+        depth,
         rule_count: node.x_validations.len(),
     });
+    let (p_len, f_len) = (pointer.len(), field.len());
     for (k, p) in &node.properties {
-        steps.push(explain::Step::Property(k.clone()));
-        schema_nodes(p, &format!("{}/properties/{}", pointer, pointer_escape(k)), steps, out);
-        steps.pop();
+        pointer.push_str("/properties/");
+        pointer.push_str(&pointer_escape(k));
+        if !field.is_empty() {
+            field.push('.');
+        }
+        field.push_str(k);
+        schema_nodes(p, pointer, field, depth + 1, out);
+        pointer.truncate(p_len);
+        field.truncate(f_len);
     }
     if let Some(i) = node.items_schema() {
-        steps.push(explain::Step::Items);
-        schema_nodes(i, &format!("{}/items", pointer), steps, out);
-        steps.pop();
+        pointer.push_str("/items");
+        field.push_str("[*]");
+        schema_nodes(i, pointer, field, depth + 1, out);
+        pointer.truncate(p_len);
+        field.truncate(f_len);
     }
     if let Some(a) = node.additional_properties_schema() {
-        steps.push(explain::Step::AdditionalProperties);
-        schema_nodes(a, &format!("{}/additionalProperties", pointer), steps, out);
-        steps.pop();
+        pointer.push_str("/additionalProperties");
+        field.push_str("[*]");
+        schema_nodes(a, pointer, field, depth + 1, out);
+        pointer.truncate(p_len);
+        field.truncate(f_len);
     }
 }
 
