@@ -762,7 +762,7 @@ fn test_suites(paths: &[String], releases: Option<&str>, output: TestOutput, upd
         }
     };
     let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(8);
-    let mut report = crdlab::analysis::suite::run_files(&files, &releases, threads);
+    let mut report = crdlab::analysis::suite::run_files(&inputs::FsFiles, &files, &releases, threads);
     if update {
         let mut rewritten = 0;
         for s in &report.suites {
@@ -782,7 +782,7 @@ fn test_suites(paths: &[String], releases: Option<&str>, output: TestOutput, upd
         }
         if rewritten > 0 {
             // Report what the rewritten suites now do.
-            report = crdlab::analysis::suite::run_files(&files, &releases, threads);
+            report = crdlab::analysis::suite::run_files(&inputs::FsFiles, &files, &releases, threads);
         }
     }
     let cwd = std::env::current_dir().ok();
