@@ -126,9 +126,34 @@ impl Report {
 /// compiles what it needs and drops it when done).
 pub fn run_files(fs: &dyn SuiteFiles, files: &[PathBuf], releases: &[KubeVersion], threads: usize) -> Report {
     let start = Instant::now();
+    // Suites are read on the threads; their CRD files are found in turn (the layout reads
+    // each directory once for all suites); then the suites are prepared on the threads.
+    let threads = threads.max(1);
+    let read: Vec<Result<Suite, String>> = par_map(files, threads, |f| {
+        let text = fs.read(f).map_err(|e| format!("could not read the suite: {}", e))?;
+        parse_suite(&text)
+    });
     let mut layout = Layout::new(fs);
-    let plans: Vec<Plan> = files.iter().map(|f| Plan::of_file(fs, &mut layout, f, releases)).collect();
+    let found: Vec<(PathBuf, Result<(Suite, Vec<CrdFile>), (String, Suite, String)>)> = files
+        .iter()
+        .zip(read)
+        .map(|(f, r)| {
+            let r = match r {
+                Err(e) => Err((String::new(), Suite::default(), e)),
+                Ok(suite) => match layout.crd_files(f, suite.crd.as_deref(), suite.crd_name.as_deref(), &suite.feature_gates) {
+                    Ok(crds) => Ok((suite, crds)),
+                    Err(e) => Err((suite.name.clone(), suite, e)),
+                },
+            };
+            (f.clone(), r)
+        })
+        .collect();
     drop(layout);
+    let plans: Vec<Plan> = par_map(&found, threads, |(f, r)| match r {
+        Ok((suite, crds)) => Plan::of_suite(f, suite.clone(), crds, releases),
+        Err((name, suite, e)) => Plan::failed(f, name.clone(), suite.clone(), e.clone()),
+    });
+    drop(found);
     // Jobs: the suites of one directory on one release, the directories with the most
     // tests first (the threads take jobs in turn, the small ones even out the end).
     let mut groups: Vec<Vec<usize>> = Vec::new();
@@ -189,6 +214,29 @@ pub fn run_files(fs: &dyn SuiteFiles, files: &[PathBuf], releases: &[KubeVersion
     Report { releases: releases.to_vec(), suites, elapsed: start.elapsed() }
 }
 
+/// `f` over `items` on up to `threads` threads (each a run of the items), the results in
+/// order. A panic in a thread is resumed here.
+fn par_map<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = threads.clamp(1, items.len().max(1));
+    if threads == 1 {
+        return items.iter().map(f).collect();
+    }
+    let run = items.len().div_ceil(threads);
+    let f = &f;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = items
+            .chunks(run)
+            .map(|part| {
+                std::thread::Builder::new()
+                    .stack_size(256 * 1024 * 1024)
+                    .spawn_scoped(s, move || part.iter().map(f).collect::<Vec<R>>())
+                    .expect("a runner thread starts")
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+    })
+}
+
 /// A case's verdict on one release, with the warnings of its writes (`None` where it
 /// did not run or has none to give: skipped tests, cost bounds).
 type Outcome = (Verdict, Option<Vec<String>>);
@@ -222,30 +270,6 @@ struct FilePlan {
 }
 
 impl Plan {
-    /// Reads a suite file and finds its CRD files.
-    fn of_file(fs: &dyn SuiteFiles, layout: &mut Layout, path: &Path, releases: &[KubeVersion]) -> Plan {
-        let mut plan = Plan::failed(path, String::new(), Suite::default(), String::new());
-        let text = match fs.read(path) {
-            Ok(t) => t,
-            Err(e) => {
-                plan.error = Some(format!("could not read the suite: {}", e));
-                return plan;
-            }
-        };
-        let suite = match parse_suite(&text) {
-            Ok(s) => s,
-            Err(e) => {
-                plan.error = Some(e);
-                return plan;
-            }
-        };
-        let files = match layout.crd_files(path, suite.crd.as_deref(), suite.crd_name.as_deref(), &suite.feature_gates) {
-            Ok(f) => f,
-            Err(e) => return Plan::failed(path, suite.name.clone(), suite, e),
-        };
-        Plan::of_suite(path, suite, &files, releases)
-    }
-
     fn failed(path: &Path, name: String, suite: Suite, error: String) -> Plan {
         let error = (!error.is_empty()).then_some(error);
         Plan { path: path.to_path_buf(), name, error, suite, objects: Vec::new(), files: Vec::new(), holds: Vec::new(), suite_holds: Vec::new() }
