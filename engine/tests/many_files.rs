@@ -167,3 +167,61 @@ fn validate_many_reads_stdin_and_strict_fails_skipped_kinds() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: -:"), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// `--old`: an object with an old one of the same apiVersion, kind, namespace and name is
+/// an update (ratcheting keeps an unchanged invalid value, as the apiserver does from 1.30);
+/// any other is a create; old objects without a new one are not reported.
+#[test]
+fn validate_many_with_old_objects_validates_updates() {
+    let crds = many_crds("many-crds-old");
+    let objs = dir("many-objs-new");
+    let olds = dir("many-objs-old");
+    let widget = |name: &str, ns: &str, replicas: u32, label: &str| {
+        format!("apiVersion: example.com/v1\nkind: Widget\nmetadata: {{name: {}, namespace: {}, labels: {{l: {}}}}}\nspec: {{replicas: {}}}\n", name, ns, label, replicas)
+    };
+    // `kept`: replicas 7 (over the maximum) unchanged, a label changed: ratcheted on update.
+    // `moved`: the old one is in another namespace, so it is a create and 7 is refused.
+    std::fs::write(objs.join("new.yaml"), format!("{}---\n{}", widget("kept", "a", 7, "new"), widget("moved", "a", 7, "x"))).unwrap();
+    std::fs::write(olds.join("old.yaml"), format!("{}---\n{}---\n{}", widget("kept", "a", 7, "old"), widget("moved", "b", 7, "x"), widget("gone", "a", 1, "x"))).unwrap();
+    let run = |extra: &[&str]| {
+        let out = crdlab().args(["validate", "--crds"]).arg(&crds).arg(&objs).arg("--old").arg(&olds).args(extra).output().unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (code, stdout, _) = run(&[]);
+    assert_eq!(code, Some(1), "{}", stdout);
+    assert!(stdout.contains("  1:1: update: Widget kept is valid"), "{}", stdout);
+    assert!(stdout.contains("  6:1: The Widget.example.com \"moved\" is invalid:"), "{}", stdout);
+    assert!(stdout.contains("2 objects: 1 valid, 1 invalid, 0 skipped (1 update)"), "{}", stdout);
+    assert!(!stdout.contains("gone"), "{}", stdout);
+
+    // JSON records say which operation each object was.
+    let (_, stdout, _) = run(&["-o", "json"]);
+    let records: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(records.len(), 2);
+    assert_eq!((records[0]["operation"].as_str(), records[0]["status"].as_str()), (Some("update"), Some("valid")));
+    assert_eq!((records[1]["operation"].as_str(), records[1]["status"].as_str()), (Some("create"), Some("invalid")));
+
+    // Without ratcheting (or before 1.30, where it is off by default) the update is refused too.
+    for extra in [&["--no-ratcheting"][..], &["--kubernetes-version", "1.29"][..]] {
+        let (code, stdout, _) = run(extra);
+        assert_eq!(code, Some(1), "{:?}: {}", extra, stdout);
+        assert!(stdout.contains("  1:1: update: The Widget.example.com \"kept\" is invalid:"), "{:?}: {}", extra, stdout);
+        assert!(stdout.contains("2 objects: 0 valid, 2 invalid"), "{:?}: {}", extra, stdout);
+    }
+    // 1.29 has the gate: --ratcheting turns it on.
+    let (code, stdout, _) = run(&["--kubernetes-version", "1.29", "--ratcheting"]);
+    assert_eq!(code, Some(1), "{}", stdout);
+    assert!(stdout.contains("update: Widget kept is valid"), "{}", stdout);
+
+    // Only valid objects: exit 0.
+    std::fs::write(objs.join("new.yaml"), widget("kept", "a", 7, "new")).unwrap();
+    let (code, stdout, _) = run(&[]);
+    assert_eq!(code, Some(0), "{}", stdout);
+
+    // Old objects come from files: stdin holds the new ones; an unreadable path exits 2.
+    let out = crdlab().args(["validate", "--crds"]).arg(&crds).arg(&objs).args(["--old", "-"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--old reads files and directories"));
+    let out = crdlab().args(["validate", "--crds"]).arg(&crds).arg(&objs).args(["--old", "/nonexistent/crdlab-old"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -104,8 +104,10 @@ enum Command {
         /// With --crds: objects whose kind no CRD defines fail instead of being skipped.
         #[arg(long, requires = "crds")]
         strict: bool,
-        /// The stored object: its presence makes the request an update.
-        #[arg(long, conflicts_with = "crds")]
+        /// The stored object: its presence makes the request an update. With --crds: files
+        /// or directories of stored objects (`--old a/,b.yaml`); an object with the
+        /// apiVersion, kind, namespace and name of one is validated as an update of it.
+        #[arg(long)]
         old: Option<String>,
         /// The CRD being replaced: its presence makes the CRD an update, where rules
         /// unchanged from it compile in the stored-expressions environment.
@@ -312,7 +314,7 @@ fn run() -> ExitCode {
             diff(&old, &new, config.as_deref(), objects.as_deref(), kubernetes_version.as_deref(), output)
         }
         Command::Versions { crd, version, output } => versions(&crd, version.as_deref(), output),
-        Command::Validate { crds, objects, strict, kubernetes_version, no_ratcheting, output, .. } if !crds.is_empty() => {
+        Command::Validate { crds, objects, strict, old, kubernetes_version, no_ratcheting, ratcheting, output, .. } if !crds.is_empty() => {
             let kube = match kubernetes_version.as_deref().map_or(Ok(crdlab::KubeVersion::LATEST), crdlab::KubeVersion::parse) {
                 Ok(k) => k,
                 Err(e) => {
@@ -328,7 +330,23 @@ fn run() -> ExitCode {
                 ValidateOutput::Junit => validate_many::Format::Junit,
                 ValidateOutput::Tap => validate_many::Format::Tap,
             };
-            let opts = validate_many::Options { kube, ratcheting: !no_ratcheting, strict, format };
+            // Neither flag: what the release ships, as for one object.
+            let asked = if no_ratcheting {
+                Some(false)
+            } else if ratcheting {
+                Some(true)
+            } else {
+                None
+            };
+            let ratcheting = match kube.ratcheting(asked) {
+                Ok(r) => r,
+                Err(e) => {
+                    eprintln!("error: {}", e);
+                    return ExitCode::from(2);
+                }
+            };
+            let old = old.map(|o| o.split(',').filter(|p| !p.is_empty()).map(str::to_string).collect()).unwrap_or_default();
+            let opts = validate_many::Options { kube, ratcheting, old, strict, format };
             validate_many::run(&crds, &objects, &opts)
         }
         Command::Validate { crd, object, old, old_crd, version, kubernetes_version, status, no_ratcheting, ratcheting, output, .. }
@@ -762,7 +780,7 @@ fn test_suites(paths: &[String], releases: Option<&str>, output: TestOutput, upd
         }
     };
     let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(8);
-    let mut report = crdlab::analysis::suite::run_files(&files, &releases, threads);
+    let mut report = crdlab::analysis::suite::run_files(&inputs::FsFiles, &files, &releases, threads);
     if update {
         let mut rewritten = 0;
         for s in &report.suites {
@@ -782,7 +800,7 @@ fn test_suites(paths: &[String], releases: Option<&str>, output: TestOutput, upd
         }
         if rewritten > 0 {
             // Report what the rewritten suites now do.
-            report = crdlab::analysis::suite::run_files(&files, &releases, threads);
+            report = crdlab::analysis::suite::run_files(&inputs::FsFiles, &files, &releases, threads);
         }
     }
     let cwd = std::env::current_dir().ok();

@@ -4,11 +4,47 @@
 //! `<suite dir>/../../zz_generated.crd-manifests/` named `crdName`, kept by the gates their
 //! feature set enables for the first cluster profile they include, read from the
 //! repository's `payload-manifests/featuregates/`.
+//!
+//! The library reads no file system (it runs in wasm too): the caller hands it a
+//! [`SuiteFiles`], which the CLI implements over `std::fs`.
 
 use crate::text::crd_document::parse_crd_text;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
+
+/// How deep the walk of a feature-gate directory goes (a pathological tree ends here).
+const MAX_DIR_DEPTH: usize = 64;
+
+/// The files a run reads, as its caller provides them. Errors are the reader's reason
+/// (the layout adds which file). Shared by the runner's threads.
+pub trait SuiteFiles: Sync {
+    /// A file's text.
+    fn read(&self, path: &Path) -> Result<String, String>;
+    /// A directory's entries, each with whether it is a directory to walk into (a
+    /// symbolic link to a directory is best left out: walks must end).
+    fn list(&self, dir: &Path) -> Result<Vec<(PathBuf, bool)>, String>;
+    /// Whether `path` is a directory.
+    fn is_dir(&self, path: &Path) -> bool;
+    /// `path` absolute with `.`/`..` resolved, where the search for the repository's
+    /// feature gates starts (the runner reads them from the repository root). By
+    /// default the path with `.` and `..` resolved lexically.
+    fn canonical(&self, path: &Path) -> Option<PathBuf> {
+        let mut out = PathBuf::new();
+        for c in path.components() {
+            match c {
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    if !out.pop() {
+                        out.push("..");
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+        Some(out)
+    }
+}
 
 /// The feature-set annotation of a CRD manifest or a FeatureGate manifest.
 const FEATURE_SET: &str = "release.openshift.io/feature-set";
@@ -35,15 +71,19 @@ impl CrdFile {
 
 /// Reads files once for all the suites of a run: CRD directories and feature-gate
 /// manifests are shared by many suites.
-#[derive(Default)]
-pub struct Layout {
+pub struct Layout<'f> {
+    files: &'f dyn SuiteFiles,
     /// Each directory's files: path, text, and the CRD read from it once needed.
     #[allow(clippy::type_complexity)]
     dirs: HashMap<PathBuf, Vec<(PathBuf, String, Option<Option<Value>>)>>,
     gates: HashMap<PathBuf, Vec<(serde_json::Map<String, Value>, HashMap<String, bool>)>>,
 }
 
-impl Layout {
+impl<'f> Layout<'f> {
+    pub fn new(files: &'f dyn SuiteFiles) -> Layout<'f> {
+        Layout { files, dirs: HashMap::new(), gates: HashMap::new() }
+    }
+
     /// The CRD files a suite at `suite_path` with `crd`/`crdName` and `featureGates` runs against.
     pub fn crd_files(
         &mut self,
@@ -55,7 +95,7 @@ impl Layout {
         let dir = suite_path.parent().unwrap_or(Path::new("."));
         if let Some(file) = crd.filter(|c| !c.is_empty()) {
             let path = dir.join(file);
-            let text = std::fs::read_to_string(&path).map_err(|e| format!("could not read CRD file {}: {}", path.display(), e))?;
+            let text = self.files.read(&path).map_err(|e| format!("could not read CRD file {}: {}", path.display(), e))?;
             let value = parse_crd_text(&text).map_err(|e| format!("{}: {}", path.display(), e))?;
             return Ok(vec![CrdFile { path, value }]);
         }
@@ -125,16 +165,16 @@ impl Layout {
     /// parsed (CRD directories hold megabytes of YAML, most of it other CRDs').
     fn dir(&mut self, dir: &Path, name: &str) -> Result<Vec<CrdFile>, String> {
         if !self.dirs.contains_key(dir) {
-            let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
+            let mut names: Vec<PathBuf> = self
+                .files
+                .list(dir)
                 .map_err(|e| format!("could not read {}: {}", dir.display(), e))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.is_file())
+                .into_iter()
+                .filter(|(_, is_dir)| !is_dir)
+                .map(|(p, _)| p)
                 .collect();
             names.sort();
-            let texts = names
-                .into_iter()
-                .filter_map(|p| std::fs::read_to_string(&p).ok().map(|t| (p, t, None)))
-                .collect();
+            let texts = names.into_iter().filter_map(|p| self.files.read(&p).ok().map(|t| (p, t, None))).collect();
             self.dirs.insert(dir.to_path_buf(), texts);
         }
         let mut out = Vec::new();
@@ -161,9 +201,9 @@ impl Layout {
         versions: &BTreeSet<u64>,
         crd_path: &Path,
     ) -> Result<HashMap<String, bool>, String> {
-        let root = find_gates_dir(manifests).ok_or_else(|| format!("no payload-manifests/featuregates directory above {}", manifests.display()))?;
+        let root = find_gates_dir(self.files, manifests).ok_or_else(|| format!("no payload-manifests/featuregates directory above {}", manifests.display()))?;
         if !self.gates.contains_key(&root) {
-            let loaded = load_gates(&root)?;
+            let loaded = load_gates(self.files, &root)?;
             self.gates.insert(root.clone(), loaded);
         }
         let default_sets: BTreeSet<String> = ["Default".to_string()].into();
@@ -196,22 +236,25 @@ fn major_versions(annotations: Option<&serde_json::Map<String, Value>>) -> BTree
 
 /// The nearest `payload-manifests/featuregates` at or above `from` (the runner reads it
 /// from the repository root).
-fn find_gates_dir(from: &Path) -> Option<PathBuf> {
-    let abs = std::fs::canonicalize(from).ok()?;
-    abs.ancestors().map(|a| a.join("payload-manifests").join("featuregates")).find(|p| p.is_dir())
+fn find_gates_dir(files: &dyn SuiteFiles, from: &Path) -> Option<PathBuf> {
+    let abs = files.canonical(from)?;
+    abs.ancestors().map(|a| a.join("payload-manifests").join("featuregates")).find(|p| files.is_dir(p))
 }
 
 /// Every FeatureGate manifest under `root`, in `filepath.WalkDir`'s lexical order: its
 /// annotations and its first `status.featureGates` entry's enabled/disabled gates.
-fn load_gates(root: &Path) -> Result<Vec<(serde_json::Map<String, Value>, HashMap<String, bool>)>, String> {
+#[allow(clippy::type_complexity)]
+fn load_gates(fs: &dyn SuiteFiles, root: &Path) -> Result<Vec<(serde_json::Map<String, Value>, HashMap<String, bool>)>, String> {
     let mut files = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let entries = std::fs::read_dir(&d).map_err(|e| format!("could not read {}: {}", d.display(), e))?;
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
+    let mut stack = vec![(root.to_path_buf(), 0usize)];
+    while let Some((d, depth)) = stack.pop() {
+        if depth > MAX_DIR_DEPTH {
+            return Err(format!("{}: directories nest deeper than {} levels", d.display(), MAX_DIR_DEPTH));
+        }
+        let entries = fs.list(&d).map_err(|e| format!("could not read {}: {}", d.display(), e))?;
+        for (p, is_dir) in entries {
+            if is_dir {
+                stack.push((p, depth + 1));
             } else {
                 files.push(p);
             }
@@ -220,7 +263,7 @@ fn load_gates(root: &Path) -> Result<Vec<(serde_json::Map<String, Value>, HashMa
     files.sort();
     let mut out = Vec::new();
     for f in files {
-        let text = std::fs::read_to_string(&f).map_err(|e| format!("could not read {}: {}", f.display(), e))?;
+        let text = fs.read(&f).map_err(|e| format!("could not read {}: {}", f.display(), e))?;
         let doc = crate::text::yaml::read_document(&text).map_err(|e| format!("{}: {}", f.display(), e))?;
         let annotations = doc.pointer("/metadata/annotations").and_then(Value::as_object).cloned().unwrap_or_default();
         let mut status = HashMap::new();

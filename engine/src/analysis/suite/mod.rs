@@ -4,10 +4,12 @@
 //!
 //! - [`format`]: reading a suite file, with each test's line;
 //! - [`layout`]: which CRD files a suite runs against (`crd:`, or `crdName:` in openshift's
-//!   layout with feature-set and feature-gate selection);
+//!   layout with feature-set and feature-gate selection), read through the caller's
+//!   [`SuiteFiles`] (the library touches no file system);
 //! - [`run`]: the runner (create, status write, update, status update, `initialCRDPatches`
 //!   with the runner's sentinel, comparison of the stored object ignoring server-generated
-//!   metadata), one compile per CRD file and release, suites on parallel threads.
+//!   metadata), one compile per CRD file and release; files read and suites prepared once
+//!   for all releases, (suite directory, release) jobs on parallel threads.
 //!
 //! crdlab adds optional fields, ignored by openshift's runner:
 //! - `kubernetesVersions` (suite or test): the releases the tests hold on; on others they
@@ -24,4 +26,5 @@ pub mod run;
 pub mod update;
 
 pub use format::{is_suite, parse_suite, Suite, Test, TestKind};
+pub use layout::{CrdFile, SuiteFiles};
 pub use run::{run_files, Case, Failure, Report, SuiteReport, Verdict};

@@ -118,3 +118,31 @@ pub fn crds(paths: &[String]) -> Result<Vec<(Document, CustomResourceDefinition)
         })
         .collect()
 }
+
+/// The file system as `crdlab test`'s runner reads it (the library reads none itself).
+pub struct FsFiles;
+
+impl crdlab::analysis::suite::SuiteFiles for FsFiles {
+    fn read(&self, path: &Path) -> Result<String, String> {
+        std::fs::read_to_string(path).map_err(|e| e.to_string())
+    }
+    fn list(&self, dir: &Path) -> Result<Vec<(PathBuf, bool)>, String> {
+        let mut out = Vec::new();
+        for e in std::fs::read_dir(dir).map_err(|e| e.to_string())?.flatten() {
+            let p = e.path();
+            // Symbolic links to directories are left out: the walks must end.
+            let link = std::fs::symlink_metadata(&p).map(|m| m.file_type().is_symlink()).unwrap_or(false);
+            match (p.is_dir(), link) {
+                (true, true) => {}
+                (is_dir, _) => out.push((p, is_dir)),
+            }
+        }
+        Ok(out)
+    }
+    fn is_dir(&self, path: &Path) -> bool {
+        path.is_dir()
+    }
+    fn canonical(&self, path: &Path) -> Option<PathBuf> {
+        std::fs::canonicalize(path).ok()
+    }
+}

@@ -3,7 +3,9 @@
 //!
 //! Every CRD is read once; objects (files, directories, stdin; multi-document files and
 //! Lists) are matched to their CRD by apiVersion and kind and validated as creates, in
-//! parallel over the machine's cores. A compiled CRD holds `Rc`s (it is built for one
+//! parallel over the machine's cores. With `--old`, an object whose apiVersion, kind,
+//! namespace and name some old object has is validated as an update of it (ratcheting as
+//! the release does it, as for one object); old objects with no new one are not reported. A compiled CRD holds `Rc`s (it is built for one
 //! thread), so each worker thread compiles the CRDs its objects need, once.
 
 use crate::inputs;
@@ -38,6 +40,8 @@ pub enum Format {
 pub struct Options {
     pub kube: KubeVersion,
     pub ratcheting: bool,
+    /// `--old`: files and directories of the stored objects (updates).
+    pub old: Vec<String>,
     pub strict: bool,
     pub format: Format,
 }
@@ -54,8 +58,24 @@ struct Object {
 }
 
 /// A text's documents with their source maps (a List's items share their List's map).
+/// A JSON text's maps are built only when asked for (to place an error, or an item of a
+/// List): most objects are valid, and the map took half the time of reading a JSON file.
 struct Text {
-    docs: Vec<(Value, SourceMap)>,
+    docs: std::cell::OnceCell<Vec<(Value, SourceMap)>>,
+    /// A JSON text, kept to build its maps when needed.
+    json: Option<String>,
+    /// Where a JSON text's one document starts (line, column): its first non-blank character.
+    json_root: Option<(u32, u32)>,
+}
+
+impl Text {
+    /// The document's value and map (`None` if the text no longer reads: it did once).
+    fn doc(&self, index: usize) -> Option<(&Value, &SourceMap)> {
+        let docs = self.docs.get_or_init(|| {
+            self.json.as_deref().and_then(|t| crdlab::text::yaml::read_documents_with_positions(t).ok()).unwrap_or_default()
+        });
+        docs.get(index).map(|(d, m)| (d, m))
+    }
 }
 
 /// What happened to one object.
@@ -92,22 +112,40 @@ pub fn run(crd_paths: &[String], object_paths: &[String], opts: &Options) -> Exi
             return ExitCode::from(2);
         }
     };
+    let olds = match read_old(&opts.old) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {}", e);
+            return ExitCode::from(2);
+        }
+    };
+    let old_of = match_old(&objects, &olds);
     let objects_read = started.elapsed() - crds_read;
-    let (verdicts, timing) = validate_all(&crds, &by_kind, &objects, opts);
+    let (verdicts, timing) = validate_all(&crds, &by_kind, &objects, &old_of, opts);
+    let updates = old_of.iter().filter(|o| o.is_some()).count();
     let elapsed = started.elapsed();
     let (mut valid, mut invalid, mut skipped) = (0usize, 0usize, 0usize);
     let mut current_file: Option<&str> = None;
     let mut findings: Vec<Finding> = Vec::new();
     let mut cases: Vec<CaseRecord> = Vec::new();
-    for (o, v) in objects.iter().zip(&verdicts) {
+    for ((o, v), old) in objects.iter().zip(&verdicts).zip(&old_of) {
+        let update = old.is_some();
+        // Updates say so where the format has room (creates read as before).
+        let op = if update { "update: " } else { "" };
         match v {
             Verdict::Valid { .. } => valid += 1,
             Verdict::Invalid { .. } => invalid += 1,
             Verdict::Skipped(_) => skipped += 1,
         }
-        let map = texts.get(&o.file).and_then(|t| t.docs.get(o.document)).map(|(d, m)| (d, m));
+        let text = texts.get(&o.file);
         let at = |field: &str| -> Option<(u32, u32)> {
-            let (doc, map) = map?;
+            let text = text?;
+            if field.is_empty() && o.item.is_none() {
+                if let Some(root) = text.json_root {
+                    return Some(root);
+                }
+            }
+            let (doc, map) = text.doc(o.document)?;
             let mut segs = Vec::new();
             if let Some(i) = o.item {
                 segs.push(FieldSeg::Field("items".into()));
@@ -122,10 +160,13 @@ pub fn run(crd_paths: &[String], object_paths: &[String], opts: &Options) -> Exi
         let name = o.value.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
         match opts.format {
             Format::Junit | Format::Tap => {
-                let doc = match o.item {
+                let mut doc = match o.item {
                     Some(i) => format!("document {}, item {}", o.document + 1, i + 1),
                     None => format!("document {}", o.document + 1),
                 };
+                if update {
+                    doc.push_str(", update");
+                }
                 let title = if name.is_empty() { kind.to_string() } else { format!("{} {}", kind, name) };
                 let mut case = CaseRecord { group: o.file.clone(), name: format!("{} ({})", title, doc), file: o.file.clone(), line, ..Default::default() };
                 match v {
@@ -146,7 +187,7 @@ pub fn run(crd_paths: &[String], object_paths: &[String], opts: &Options) -> Exi
                 cases.push(case);
             }
             Format::Sarif | Format::Github => {
-                let finding = |l: u32, c: u32, level, rule: &str, message: String| Finding { file: o.file.clone(), line: l, column: c, level, rule: rule.to_string(), message };
+                let finding = |l: u32, c: u32, level, rule: &str, message: String| Finding { file: o.file.clone(), line: l, column: c, level, rule: rule.to_string(), message: format!("{}{}", op, message) };
                 match v {
                     Verdict::Valid { warnings } | Verdict::Invalid { warnings, .. } => {
                         if let Verdict::Invalid { errors, .. } = v {
@@ -180,7 +221,8 @@ pub fn run(crd_paths: &[String], object_paths: &[String], opts: &Options) -> Exi
                 let mut record = json!({
                     "file": o.file, "document": o.document, "line": line, "column": column,
                     "apiVersion": o.value.get("apiVersion"), "kind": kind, "name": name,
-                    "status": status, "errors": errors, "warnings": warnings,
+                    "status": status, "operation": if update { "update" } else { "create" },
+                    "errors": errors, "warnings": warnings,
                 });
                 if let Some(i) = o.item {
                     record["item"] = i.into();
@@ -198,7 +240,7 @@ pub fn run(crd_paths: &[String], object_paths: &[String], opts: &Options) -> Exi
                 let what = if name.is_empty() { kind.to_string() } else { format!("{} {}", kind, name) };
                 match v {
                     Verdict::Valid { warnings } => {
-                        println!("  {}:{}: {} is valid", line, column, what);
+                        println!("  {}:{}: {}{} is valid", line, column, op, what);
                         for w in warnings {
                             println!("    Warning: {}", w);
                         }
@@ -206,7 +248,7 @@ pub fn run(crd_paths: &[String], object_paths: &[String], opts: &Options) -> Exi
                     Verdict::Invalid { errors, warnings } => {
                         let kg = crate::kind_group(&o.value);
                         let shown = if name.is_empty() { "<no name>" } else { name };
-                        println!("  {}:{}: The {} \"{}\" is invalid:", line, column, kg, shown);
+                        println!("  {}:{}: {}The {} \"{}\" is invalid:", line, column, op, kg, shown);
                         for (field, message, _) in errors {
                             let (l, c) = at(field).unwrap_or((line, column));
                             println!("    {}:{}: {}", l, c, message);
@@ -215,7 +257,7 @@ pub fn run(crd_paths: &[String], object_paths: &[String], opts: &Options) -> Exi
                             println!("    Warning: {}", w);
                         }
                     }
-                    Verdict::Skipped(why) => println!("  {}:{}: {} skipped: {}", line, column, what, why),
+                    Verdict::Skipped(why) => println!("  {}:{}: {}{} skipped: {}", line, column, op, what, why),
                 }
             }
         }
@@ -225,12 +267,13 @@ pub fn run(crd_paths: &[String], object_paths: &[String], opts: &Options) -> Exi
     let per_object = (objects_read + timing.validating).as_secs_f64();
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
     let summary = format!(
-        "{} object{}: {} valid, {} invalid, {} skipped in {:.0} ms; {} CRD{} read in {:.0} ms, {} compiled in {:.0} ms; objects read in {:.0} ms and validated in {:.0} ms ({:.0} objects/s on {} thread{})",
+        "{} object{}: {} valid, {} invalid, {} skipped{} in {:.0} ms; {} CRD{} read in {:.0} ms, {} compiled in {:.0} ms; objects read in {:.0} ms and validated in {:.0} ms ({:.0} objects/s on {} thread{})",
         objects.len(),
         if objects.len() == 1 { "" } else { "s" },
         valid,
         invalid,
         skipped,
+        if opts.old.is_empty() { String::new() } else { format!(" ({} update{})", updates, if updates == 1 { "" } else { "s" }) },
         ms(elapsed),
         crds.len(),
         if crds.len() == 1 { "" } else { "s" },
@@ -298,6 +341,46 @@ fn read_objects(paths: &[String]) -> Result<(HashMap<String, Text>, Vec<Object>)
     Ok((texts, objects))
 }
 
+/// The old objects of `--old`'s files and directories (stdin holds the new ones).
+fn read_old(paths: &[String]) -> Result<Vec<Object>, String> {
+    if paths.is_empty() {
+        return Ok(Vec::new());
+    }
+    if paths.iter().any(|p| p == "-") {
+        return Err("--old reads files and directories, not stdin".into());
+    }
+    let files: Vec<String> = inputs::files(paths)?.iter().map(|f| f.display().to_string()).collect();
+    type Read = Result<Vec<Object>, String>;
+    let read: Vec<Read> = in_parallel(&files, 16, |part| part.iter().map(|f| read_one(f, None).map(|(_, _, objs)| objs)).collect::<Vec<Read>>())
+        .into_iter()
+        .flatten()
+        .collect();
+    let mut out = Vec::new();
+    for r in read {
+        out.extend(r?);
+    }
+    Ok(out)
+}
+
+/// What matches an old object to a new one: apiVersion, kind, namespace and name, as written.
+fn identity(v: &Value) -> Option<(&str, &str, &str, &str)> {
+    let s = |p: &str| v.pointer(p).and_then(Value::as_str).unwrap_or("");
+    let name = s("/metadata/name");
+    // An object without a name (generateName) is always a create.
+    (!name.is_empty()).then(|| (s("/apiVersion"), s("/kind"), s("/metadata/namespace"), name))
+}
+
+/// For each object, the old object it updates (the first with its identity), if any.
+fn match_old<'o>(objects: &[Object], olds: &'o [Object]) -> Vec<Option<&'o Value>> {
+    let mut index: HashMap<(&str, &str, &str, &str), &Value> = HashMap::new();
+    for o in olds {
+        if let Some(id) = identity(&o.value) {
+            index.entry(id).or_insert(&o.value);
+        }
+    }
+    objects.iter().map(|o| identity(&o.value).and_then(|id| index.get(&id).copied())).collect()
+}
+
 /// One text's documents and objects (`text`: already read, else read from `file`).
 fn read_one(file: &str, text: Option<&str>) -> Result<(String, Text, Vec<Object>), String> {
     let owned;
@@ -308,6 +391,37 @@ fn read_one(file: &str, text: Option<&str>) -> Result<(String, Text, Vec<Object>
             &owned
         }
     };
+    // A JSON text (one document, no byte-order mark): read without positions, its values
+    // moved into the objects; positions come later where an error needs them.
+    let blanks = text.len() - text.trim_start_matches([' ', '\t', '\r', '\n']).len();
+    if text[blanks..].starts_with(['{', '[']) {
+        let mut docs = crdlab::text::yaml::read_documents(text).map_err(|e| inputs::read_error(file, e.line, e.column, &e.message))?;
+        if docs.len() == 1 {
+            let value = docs.pop().unwrap_or_default();
+            let before = &text[..blanks];
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            let mut objects = Vec::new();
+            match value {
+                Value::Null => {}
+                value if inputs::list_items(&value).is_some() => {
+                    let items = match value {
+                        Value::Object(mut m) => match m.remove("items") {
+                            Some(Value::Array(items)) => items,
+                            _ => Vec::new(),
+                        },
+                        _ => Vec::new(),
+                    };
+                    for (i, item) in items.into_iter().enumerate() {
+                        objects.push(Object { file: file.to_string(), document: 0, item: Some(i), value: item });
+                    }
+                }
+                value => objects.push(Object { file: file.to_string(), document: 0, item: None, value }),
+            }
+            let t = Text { docs: std::cell::OnceCell::new(), json: Some(text.to_string()), json_root: Some((line as u32, column as u32)) };
+            return Ok((file.to_string(), t, objects));
+        }
+    }
     let docs = crdlab::text::yaml::read_documents_with_positions(text).map_err(|e| inputs::read_error(file, e.line, e.column, &e.message))?;
     let mut objects = Vec::new();
     for (document, (value, _)) in docs.iter().enumerate() {
@@ -323,7 +437,8 @@ fn read_one(file: &str, text: Option<&str>) -> Result<(String, Text, Vec<Object>
             None => objects.push(Object { file: file.to_string(), document, item: None, value: value.clone() }),
         }
     }
-    Ok((file.to_string(), Text { docs }, objects))
+    let docs = std::cell::OnceCell::from(docs);
+    Ok((file.to_string(), Text { docs, json: None, json_root: None }, objects))
 }
 
 /// How the work went: the longest thread's compile and validation times.
@@ -340,17 +455,18 @@ type CrdIndex = HashMap<(String, String), Vec<usize>>;
 
 /// Every object's verdict, in order; the work split over the machine's cores. Each thread
 /// first compiles the CRDs its objects need, then validates them.
-fn validate_all(crds: &[inputs::Document], by_kind: &CrdIndex, objects: &[Object], opts: &Options) -> (Vec<Verdict>, Timing) {
-    let results = in_parallel(objects, 32, |part| {
+fn validate_all(crds: &[inputs::Document], by_kind: &CrdIndex, objects: &[Object], old_of: &[Option<&Value>], opts: &Options) -> (Vec<Verdict>, Timing) {
+    let pairs: Vec<(&Object, Option<&Value>)> = objects.iter().zip(old_of.iter().copied()).collect();
+    let results = in_parallel(&pairs, 32, |part| {
         let t0 = Instant::now();
         let mut compiled: HashMap<usize, Result<CompiledCrd, String>> = HashMap::new();
-        for o in part {
+        for (o, _) in part {
             if let Some(i) = crd_of(o, crds, by_kind) {
                 compiled.entry(i).or_insert_with(|| compile(&crds[i], opts.kube));
             }
         }
         let t1 = Instant::now();
-        let verdicts = part.iter().map(|o| verdict(o, crds, by_kind, &compiled, opts)).collect::<Vec<_>>();
+        let verdicts = part.iter().map(|(o, old)| verdict(o, *old, crds, by_kind, &compiled, opts)).collect::<Vec<_>>();
         (verdicts, compiled.len(), t1 - t0, t1.elapsed())
     });
     let mut timing = Timing { threads: results.len(), ..Timing::default() };
@@ -410,7 +526,7 @@ fn compile(doc: &inputs::Document, kube: KubeVersion) -> Result<CompiledCrd, Str
     Ok(c)
 }
 
-fn verdict(o: &Object, crds: &[inputs::Document], by_kind: &CrdIndex, compiled: &HashMap<usize, Result<CompiledCrd, String>>, opts: &Options) -> Verdict {
+fn verdict(o: &Object, old: Option<&Value>, crds: &[inputs::Document], by_kind: &CrdIndex, compiled: &HashMap<usize, Result<CompiledCrd, String>>, opts: &Options) -> Verdict {
     let api_version = o.value.get("apiVersion").and_then(Value::as_str).unwrap_or("");
     let kind = o.value.get("kind").and_then(Value::as_str).unwrap_or("");
     let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
@@ -434,7 +550,7 @@ fn verdict(o: &Object, crds: &[inputs::Document], by_kind: &CrdIndex, compiled: 
         };
     };
     let options = ValidateOptions { ratcheting: opts.ratcheting, ..ValidateOptions::default() };
-    match validate_object(crd, ver, &o.value, None, &options) {
+    match validate_object(crd, ver, &o.value, old, &options) {
         Err(e) => Verdict::Invalid { errors: vec![(String::new(), e, "Request error")], warnings: vec![] },
         Ok(out) => {
             let mut warnings: Vec<String> = out.unknown_fields.iter().map(|u| format!("unknown field \"{}\"", u)).collect();
