@@ -243,7 +243,11 @@ impl Runner {
             }
         };
         rep.name = suite.name.clone();
-        let files = match self.layout.crd_files(path, suite.crd.as_deref(), suite.crd_name.as_deref(), &suite.feature_gates) {
+        let found = match &suite.crd_inline {
+            Some(v) => Ok(vec![CrdFile { path: path.to_path_buf(), value: v.clone() }]),
+            None => self.layout.crd_files(path, suite.crd.as_deref(), suite.crd_name.as_deref(), &suite.feature_gates),
+        };
+        let files = match found {
             Ok(f) => f,
             Err(e) => {
                 rep.error = Some(e);
