@@ -63,7 +63,9 @@ test('a changed expectedError fails with the apiserver\'s message', () => {
 });
 
 test('the suite may carry its CRD inline under crd:', () => {
-  const inline = SUITE.replace(/^crd: crd\.yaml$/m, 'crd:\n' + CRD.split('\n').filter((l) => !l.startsWith('#') && l !== '---').map((l) => '  ' + l).join('\n'));
+  // (A function as the replacement: the CRD's patterns hold `$'`, a replacement pattern.)
+  const indented = CRD.split('\n').filter((l) => !l.startsWith('#') && l !== '---').map((l) => '  ' + l).join('\n');
+  const inline = SUITE.replace(/^crd: crd\.yaml$/m, () => 'crd:\n' + indented);
   const r = crdlab.runSuite(inline);
   assert.equal(r.suites[0].error, null);
   assert.equal(r.summary.tests, TEST_COUNT);
