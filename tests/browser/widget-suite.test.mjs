@@ -55,7 +55,7 @@ async function addWidget(page, suite) {
 }
 
 test('the widget shows a suite\'s results', { timeout: 120_000 }, async () => {
-  const { page, pageErrors } = await openPage(browser, baseUrl);
+  const { page, pageErrors } = await openPage(browser.context, baseUrl);
   await addWidget(page, SUITE);
   await page.waitForFunction(() => document.querySelector('#suite-widget')?.result?.suite, null, { timeout: WAIT });
   const report = await page.evaluate(() => document.querySelector('#suite-widget').result.suite);
