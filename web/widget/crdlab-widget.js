@@ -632,8 +632,9 @@ class CrdlabExample extends HTMLElement {
       oldCrd: '',
       settings: { version: request.version ?? null, kubernetesVersion: request.kubernetesVersion ?? null, ratcheting: null, status: false },
       tab: 'suite' in this._docs ? 'tests' : 'results',
-      suite: this._docs.suite ?? '',
     };
+    // As the playground writes it: no `suite` key without one.
+    if ('suite' in this._docs) state.suite = this._docs.suite;
     try {
       const frag = await shareFragment(state);
       if (seq !== this._linkSeq) return;
