@@ -325,7 +325,10 @@ impl Program {
             }
         });
         let model = CostModel::for_release(checked.release_minor);
-        let compact = plan::build(&checked.expr, &plan);
+        // The compact plan is native only: in wasm it would cost about as much download as
+        // the npm package's size budget leaves (800 KB gzip), and the tree walker gives the
+        // same answers and costs (it is the plan's reference).
+        let compact = if cfg!(target_arch = "wasm32") { None } else { plan::build(&checked.expr, &plan) };
         Ok(Program {
             checked,
             env,
