@@ -577,7 +577,7 @@ fn explain_rule(
         }
     }
     // The loosest bound (the largest value) first: the least intrusive change.
-    out.fixes.sort_by(|a, b| b.value.cmp(&a.value));
+    crate::go::sort::sort_by(&mut out.fixes, |a, b| b.value.cmp(&a.value));
     // No single bound does it: the same bound on every unbounded node on the path.
     if out.fixes.is_empty() && targets.len() > 1 {
         if let Some((value, cost)) =
@@ -606,7 +606,7 @@ fn breakdown(
 ) -> Vec<CostTerm> {
     let mut terms: Vec<CostTerm> = Vec::new();
     let mut sorted: Vec<&NodeTrace> = trace.iter().collect();
-    sorted.sort_by(|a, b| b.total.max.cmp(&a.total.max).then(a.depth.cmp(&b.depth)));
+    crate::go::sort::sort_by(&mut sorted, |a, b| b.total.max.cmp(&a.total.max).then(a.depth.cmp(&b.depth)));
     let threshold = max_cost / 100;
     for t in sorted {
         if terms.len() >= 6 {

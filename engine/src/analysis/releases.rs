@@ -62,7 +62,7 @@ pub fn parse_releases(s: &str) -> Result<Vec<KubeVersion>, String> {
             }
         }
     }
-    out.sort();
+    crate::go::sort::sort(&mut out);
     out.dedup();
     Ok(out)
 }
@@ -332,7 +332,7 @@ pub fn label(set: &[KubeVersion]) -> String {
 /// ```
 pub fn compare(engine: &mut Engine, inputs: &Inputs<'_>, releases: &[KubeVersion]) -> Comparison {
     let mut releases = releases.to_vec();
-    releases.sort();
+    crate::go::sort::sort(&mut releases);
     releases.dedup();
     releases.truncate(max_releases());
     // The object texts are read once: reading them does not depend on the release.
@@ -461,7 +461,7 @@ fn group(answers: &[ReleaseAnswer]) -> Vec<Grouped> {
     }
     // Common messages first, then by oldest release; the sort is stable, so each keeps
     // the answers' order.
-    groups.sort_by_key(|g| (!g.everywhere, g.releases.first().copied()));
+    crate::go::sort::sort_by_key(&mut groups, |g| (!g.everywhere, g.releases.first().copied()));
     groups
 }
 
@@ -538,7 +538,7 @@ impl ReleaseCosts {
 /// each once), compiled through `engine`'s cache.
 pub fn compare_costs(engine: &mut Engine, crd: CrdInput<'_>, version: Option<&str>, releases: &[KubeVersion]) -> Vec<ReleaseCosts> {
     let mut releases = releases.to_vec();
-    releases.sort();
+    crate::go::sort::sort(&mut releases);
     releases.dedup();
     releases.truncate(max_releases());
     releases

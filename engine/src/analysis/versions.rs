@@ -259,7 +259,7 @@ fn compile_reason(rule: &ValidationRule, error: &str, below: u32) -> String {
                 .map(|p| (p, *n))
         })
         .collect();
-    called.sort();
+    crate::go::sort::sort(&mut called);
     // `format.named(` also matches `named(`: keep the qualified name only.
     let names: Vec<&str> = called
         .iter()

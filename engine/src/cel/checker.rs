@@ -128,7 +128,7 @@ pub fn format_issues(source: &Source, issues: &[CheckIssue]) -> String {
             (l, c, i.message.as_str())
         })
         .collect();
-    located.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    crate::go::sort::sort_by(&mut located, |a, b| (a.0, a.1).cmp(&(b.0, b.1)));
     located.iter().map(|(l, c, m)| source.format_error(*l, *c, m)).collect::<Vec<_>>().join("\n")
 }
 

@@ -2103,7 +2103,7 @@ fn rule_field_errors(s: &JsonSchemaProps, p: &Path, kube: KubeVersion, errs: &mu
             if !RULE_REASONS.iter().any(|t| t.reason() == reason.as_str()) {
                 // `sets.List(supportedValidationReason)`: the names sorted.
                 let mut valid: Vec<String> = RULE_REASONS.iter().map(|t| t.reason().to_string()).collect();
-                valid.sort();
+                crate::go::sort::sort(&mut valid);
                 errs.push(FieldError::not_supported(
                     rp.child("reason"),
                     BadValue::Str(reason.clone()),
@@ -2595,7 +2595,7 @@ impl TotalCost {
         self.most_expensive.push((p, cost));
         // Go's sort.Slice on at most 5 elements is an insertion sort: stable, ties keep
         // the order they were observed in.
-        self.most_expensive.sort_by(|a, b| b.1.cmp(&a.1));
+        crate::go::sort::sort_by(&mut self.most_expensive, |a, b| b.1.cmp(&a.1));
         self.most_expensive.truncate(4);
     }
 }

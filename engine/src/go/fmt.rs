@@ -74,7 +74,7 @@ fn sharp_into(v: &Value, out: &mut String, top: bool) {
         }
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
+            crate::go::sort::sort(&mut keys);
             out.push_str("map[string]interface {}{");
             for (i, k) in keys.iter().enumerate() {
                 if i > 0 {

@@ -66,7 +66,7 @@ fn marshal_into(v: &Value, out: &mut String) {
         }
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
+            crate::go::sort::sort(&mut keys);
             out.push('{');
             for (i, k) in keys.iter().enumerate() {
                 if i > 0 {

@@ -49,7 +49,7 @@ const META_FIELDS: &[(&str, Shape)] = &[
 pub fn coerce(obj: &mut Value, s: Option<&JsonSchemaProps>) -> (Option<FieldError>, Vec<String>) {
     let mut unknown = Vec::new();
     let err = coerce_node(&Path::root(), obj, s, true, &mut unknown).err();
-    unknown.sort();
+    crate::go::sort::sort(&mut unknown);
     (err, unknown)
 }
 
@@ -736,7 +736,7 @@ pub fn validate_object_meta_update(
     if old.get("deletionTimestamp").is_some_and(|v| !v.is_null()) {
         let old_fin = string_list(old, "finalizers");
         let mut extra: Vec<String> = string_list(new, "finalizers").into_iter().filter(|f| !old_fin.contains(f)).collect();
-        extra.sort();
+        crate::go::sort::sort(&mut extra);
         extra.dedup();
         if !extra.is_empty() {
             let list = format!("[]string{{{}}}", extra.iter().map(|s| crate::go::strconv::quote(s)).collect::<Vec<_>>().join(", "));

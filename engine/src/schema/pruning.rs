@@ -10,7 +10,7 @@ const META_FIELDS: [&str; 3] = ["apiVersion", "kind", "metadata"];
 pub fn prune(obj: &mut Value, s: Option<&JsonSchemaProps>, is_resource_root: bool) -> Vec<String> {
     let mut p = Pruner { paths: Vec::new(), parent: String::new() };
     p.prune(obj, s, is_resource_root);
-    p.paths.sort();
+    crate::go::sort::sort(&mut p.paths);
     p.paths
 }
 

@@ -169,7 +169,7 @@ pub fn splice(prev: &mut IndexedText, new: &str) -> Option<()> {
         .filter(|&x| x != NONE)
         .map(|x| x as usize)
         .collect();
-    wanted.sort_unstable();
+    crate::go::sort::sort(&mut wanted);
     wanted.dedup();
     let bytes = chars_to_bytes(old, &wanted)?;
     let byte = |ch: u32| -> Option<usize> { wanted.binary_search(&(ch as usize)).ok().map(|i| bytes[i]) };

@@ -1141,7 +1141,7 @@ mod tests {
         let mut errs = Vec::new();
         validate(s, &Path::root(), &v, &mut errs);
         let mut m: Vec<String> = errs.iter().map(|e| e.message()).collect();
-        m.sort();
+        crate::go::sort::sort(&mut m);
         m
     }
 
@@ -1149,7 +1149,7 @@ mod tests {
         let mut errs = Vec::new();
         validate_update(s, &Path::root(), &v, &old, ratcheting, &mut errs);
         let mut m: Vec<String> = errs.iter().map(|e| e.message()).collect();
-        m.sort();
+        crate::go::sort::sort(&mut m);
         m
     }
 
@@ -1459,7 +1459,7 @@ mod tests {
             validate_for(kube, &s, &Path::root(), &v, &mut errs);
             // Field and detail (the value printed is the converter's business).
             let mut m = errs.iter().map(|e| format!("{}: {}", e.field, e.detail)).collect::<Vec<_>>();
-            m.sort();
+            crate::go::sort::sort(&mut m);
             m
         };
         assert_eq!(run(27), vec!["cfg: cfg in body should have at least 2 properties"]);

@@ -51,7 +51,7 @@ impl Settings {
     pub fn compared_releases(&self, target: KubeVersion) -> Option<Vec<KubeVersion>> {
         let mut all = vec![target];
         all.extend(self.compare.iter().filter_map(|c| KubeVersion::parse(c).ok()));
-        all.sort();
+        crate::go::sort::sort(&mut all);
         all.dedup();
         (all.len() > 1).then_some(all)
     }
@@ -67,7 +67,7 @@ impl Settings {
         if selected {
             kept.push(release);
         }
-        kept.sort();
+        crate::go::sort::sort(&mut kept);
         Settings { compare: kept.iter().map(|v| v.to_string()).collect(), ..self.clone() }
     }
 }

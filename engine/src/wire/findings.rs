@@ -37,7 +37,7 @@ pub struct Finding {
 /// relative URIs, as code scanning resolves them against the repository.
 pub fn write_sarif(tool: &str, version: &str, information_uri: &str, findings: &[Finding]) -> String {
     let mut rules: Vec<&str> = findings.iter().map(|f| f.rule.as_str()).collect();
-    rules.sort_unstable();
+    crate::go::sort::sort(&mut rules);
     rules.dedup();
     let results: Vec<Value> = findings
         .iter()

@@ -154,7 +154,7 @@ impl Reader<'_, '_> {
                 // The JSON route reads the object into a serde_json map, which iterates its
                 // keys in byte order; the entries keep that order. A JavaScript object has
                 // no duplicate keys.
-                entries.sort_by(|a, b| a.0.cmp(&b.0));
+                crate::go::sort::sort_by(&mut entries, |a, b| a.0.cmp(&b.0));
                 if entries.windows(2).any(|w| w[0].0 == w[1].0) {
                     return None;
                 }

@@ -16,7 +16,7 @@ fn shown(p: &Path, base: Option<&Path>) -> String {
 /// The releases as ranges: `1.25–1.27, 1.30`.
 pub fn release_ranges(vs: &[KubeVersion]) -> String {
     let mut vs = vs.to_vec();
-    vs.sort();
+    crate::go::sort::sort(&mut vs);
     let mut parts: Vec<String> = Vec::new();
     let mut i = 0;
     while i < vs.len() {

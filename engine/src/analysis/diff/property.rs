@@ -441,7 +441,7 @@ fn enum_check(
             Some(Value::Array(items)) => items.iter().map(raw).collect(),
             _ => Vec::new(),
         };
-        s.sort();
+        crate::go::sort::sort(&mut s);
         s.dedup();
         s
     };
@@ -550,7 +550,7 @@ fn required_check(
     let old = names(a.remove("required"));
     let new = names(b.remove("required"));
     let mut added: Vec<String> = new.into_iter().filter(|n| !old.contains(n)).collect();
-    added.sort();
+    crate::go::sort::sort(&mut added);
     added.dedup();
     if !added.is_empty() && cfg.required_new {
         out.push(

@@ -102,7 +102,7 @@ fn group_findings(findings: &mut [Finding]) {
         Validator::SameVersion => 1,
         Validator::ServedVersion => 2,
     };
-    findings.sort_by(|a, b| {
+    crate::go::sort::sort_by(findings, |a, b| {
         let va = versions.iter().position(|v| *v == a.version);
         let vb = versions.iter().position(|v| *v == b.version);
         (rank(a.validator), va, &a.field).cmp(&(rank(b.validator), vb, &b.field))

@@ -78,7 +78,7 @@ pub fn load_objects_dir(dir: &str) -> Result<Vec<SampleObject>, String> {
                 )
         })
         .collect();
-    files.sort();
+    crate::go::sort::sort(&mut files);
     let mut out = Vec::new();
     for f in files {
         let text = std::fs::read_to_string(&f)

@@ -125,7 +125,7 @@ fn served_pairs(crd: &Side, cfg: &Config) -> Vec<Finding> {
             v.get("served").and_then(Value::as_bool) == Some(true) && !schema_of(v).is_null()
         })
         .collect();
-    served.sort_by(|a, b| compare_kube_aware(name_of(a), name_of(b)));
+    crate::go::sort::sort_by(&mut served, |a, b| compare_kube_aware(name_of(a), name_of(b)));
     for (i, a) in served.iter().enumerate() {
         for b in &served[i + 1..] {
             let pair = format!("{} -> {}", name_of(a), name_of(b));

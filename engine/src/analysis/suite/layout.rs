@@ -173,7 +173,7 @@ impl<'f> Layout<'f> {
                 .filter(|(_, is_dir)| !is_dir)
                 .map(|(p, _)| p)
                 .collect();
-            names.sort();
+            crate::go::sort::sort(&mut names);
             let texts = names.into_iter().filter_map(|p| self.files.read(&p).ok().map(|t| (p, t, None))).collect();
             self.dirs.insert(dir.to_path_buf(), texts);
         }
@@ -260,7 +260,7 @@ fn load_gates(fs: &dyn SuiteFiles, root: &Path) -> Result<Vec<(serde_json::Map<S
             }
         }
     }
-    files.sort();
+    crate::go::sort::sort(&mut files);
     let mut out = Vec::new();
     for f in files {
         let text = fs.read(&f).map_err(|e| format!("could not read {}: {}", f.display(), e))?;

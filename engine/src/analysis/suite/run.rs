@@ -169,7 +169,7 @@ pub fn run_files(fs: &dyn SuiteFiles, files: &[PathBuf], releases: &[KubeVersion
         }
     }
     let weight = |g: &Vec<usize>| g.iter().map(|&i| plans[i].weight()).sum::<usize>();
-    groups.sort_by_key(|g| std::cmp::Reverse(weight(g)));
+    crate::go::sort::sort_by_key(&mut groups, |g| std::cmp::Reverse(weight(g)));
     let jobs: Vec<(&[usize], usize)> = groups.iter().flat_map(|g| (0..releases.len()).map(move |r| (g.as_slice(), r))).collect();
     let run_job = |runner: &mut Runner, (group, r): (&[usize], usize)| -> Vec<(usize, Vec<Outcome>)> {
         runner.compiled.clear();
@@ -879,7 +879,7 @@ fn diff_values(path: &str, expected: &Value, got: &Value, out: &mut Vec<String>)
     match (expected, got) {
         (Value::Object(e), Value::Object(g)) => {
             let mut keys: Vec<&String> = e.keys().chain(g.keys().filter(|k| !e.contains_key(*k))).collect();
-            keys.sort();
+            crate::go::sort::sort(&mut keys);
             for k in keys {
                 let p = if path.is_empty() { k.clone() } else { format!("{}.{}", path, k) };
                 match (e.get(k), g.get(k)) {

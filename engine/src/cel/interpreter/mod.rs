@@ -18,7 +18,30 @@ use crate::cel::hash::{FastMap, FastSet};
 use std::rc::Rc;
 use std::sync::Arc;
 
+#[cfg(not(target_arch = "wasm32"))]
 mod plan;
+
+/// In wasm the compact plan is left out (see [`Program::new`]). This uninhabited stand-in
+/// keeps the callers as they are: a `Program`'s plan is then provably absent, so the
+/// compiler drops the plan's code from the module (an `Option` merely always `None` kept it).
+#[cfg(target_arch = "wasm32")]
+mod plan {
+    pub(super) enum Plan {}
+
+    impl Plan {
+        pub(super) fn run<'a, 'v>(
+            &'a self,
+            _: &'a super::Program,
+            _: impl Fn(&str) -> Option<Result<&'v super::Val<'a>, &'v super::EvalError>>,
+            _: Option<u64>,
+        ) -> Option<(super::EvalResult<'a>, u64)>
+        where
+            'a: 'v,
+        {
+            match *self {}
+        }
+    }
+}
 
 /// A compiled program: checked AST, environment, and the plan of every node, built once.
 pub struct Program {
@@ -328,7 +351,10 @@ impl Program {
         // The compact plan is native only: in wasm it would cost about as much download as
         // the npm package's size budget leaves (800 KB gzip), and the tree walker gives the
         // same answers and costs (it is the plan's reference).
-        let compact = if cfg!(target_arch = "wasm32") { None } else { plan::build(&checked.expr, &plan) };
+        #[cfg(not(target_arch = "wasm32"))]
+        let compact = plan::build(&checked.expr, &plan);
+        #[cfg(target_arch = "wasm32")]
+        let compact = None;
         Ok(Program {
             checked,
             env,

@@ -1013,7 +1013,7 @@ fn format_aggregate(
                 }
                 pairs.push((key, value));
             }
-            pairs.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+            crate::go::sort::sort_by(&mut pairs, |a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
             out.push('{');
             for (i, (k, val)) in pairs.iter().enumerate() {
                 out.push_str(k);

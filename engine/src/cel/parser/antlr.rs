@@ -93,7 +93,7 @@ pub(crate) fn parse(
             }
         }
     }
-    errors.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    crate::go::sort::sort_by(&mut errors, |a, b| (a.0, a.1).cmp(&(b.0, b.1)));
     Err(errors.iter().map(|(l, c, m)| plain.format_error(*l, *c, m)).collect::<Vec<_>>().join("\n"))
 }
 

@@ -278,7 +278,7 @@ fn decl_type_named(s: &JsonSchemaProps, name: &mut String) -> Option<Type> {
                     }
                 }
             }
-            fields.sort_by(|a, b| a.0.cmp(&b.0));
+            crate::go::sort::sort_by(&mut fields, |a, b| a.0.cmp(&b.0));
             Some(Type::Object(Arc::new(ObjectType {
                 name: name.clone(),
                 fields,
@@ -1025,7 +1025,7 @@ impl<'c> RuleCompiler<'c> {
             let mut h = crate::schema::fingerprint::Hasher128::new();
             for set in [&p.rules, &p.message_expressions] {
                 let mut v: Vec<&String> = set.iter().collect();
-                v.sort();
+                crate::go::sort::sort(&mut v);
                 v.hash(&mut h);
             }
             h.finish128()

@@ -70,7 +70,7 @@ pub(crate) fn entries_in_order(n: &PosNode) -> Vec<(&String, &PosNode)> {
         PosChildren::Map(m) => m.iter().collect(),
         _ => Vec::new(),
     };
-    v.sort_by_key(|(_, c)| c.key_bytes.map(|k| k.0).unwrap_or(c.value_bytes.0));
+    crate::go::sort::sort_by_key(&mut v, |(_, c)| c.key_bytes.map(|k| k.0).unwrap_or(c.value_bytes.0));
     v
 }
 

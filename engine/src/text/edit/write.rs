@@ -467,7 +467,7 @@ impl FlowFormat {
 /// the map's order.
 pub(crate) fn ordered_keys(m: &Map<String, Value>) -> Vec<&String> {
     let mut keys: Vec<&String> = m.keys().collect();
-    keys.sort_by_key(|k| match k.as_str() {
+    crate::go::sort::sort_by_key(&mut keys, |k| match k.as_str() {
         "name" => 0,
         "rule" => 1,
         _ => 2,
