@@ -26,13 +26,14 @@ fn main() {
     for e in &list {
         let _ = writeln!(
             out,
-            "    Example {{ id: {:?}, title: {:?}, description: {:?}, crd: {}, object: {}, old_object: {}, kubernetes_version: {:?}, status: {} }},",
+            "    Example {{ id: {:?}, title: {:?}, description: {:?}, crd: {}, object: {}, old_object: {}, suite: {}, kubernetes_version: {:?}, status: {} }},",
             s(e, "id"),
             s(e, "title"),
             s(e, "description"),
             file(e, "crd"),
             file(e, "object"),
             file(e, "oldObject"),
+            file(e, "suite"),
             s(e, "kubernetesVersion"),
             e.get("status").and_then(|v| v.as_bool()).unwrap_or(false),
         );

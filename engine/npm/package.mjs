@@ -68,7 +68,7 @@ function cacheResets(text) {
 
 /**
  * The entry point crdlab.js: wrap/TARGET.js with wrap/core.js inside, exporting each function
- * of the glue through `wrapFunction` (compile, compileExpression, validate, evaluate, diff,
+ * of the glue through `wrapFunction` (compile, compileExpression, validate, evaluate, diff, runSuite,
  * version, and the test hook __crdlabPanicOnNextCall), CompiledCrd, Expression and InternalError; InternalError added to
  * crdlab.d.ts. The glue is kept as crdlab_glue.js (web, nodejs) or crdlab_bg.js (bundler),
  * patched where a restart needs it: web gets `__crdlab_restart` (a fresh instance of the

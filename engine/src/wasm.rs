@@ -6,7 +6,9 @@
 //! - [`compile`]: a [`CompiledCrdHandle`] (`CompiledCrd` in JS) to validate many objects
 //!   against without recompiling (an editor revalidating per keystroke);
 //! - [`evaluate`]: expression mode; [`compile_expression`]: an [`ExpressionHandle`]
-//!   (`Expression` in JS) to evaluate many times without re-compiling; [`version`].
+//!   (`Expression` in JS) to evaluate many times without re-compiling; [`version`];
+//! - [`run_suite`]: a CRD test suite (`crdlab test`'s format) run against a CRD, answered
+//!   with `crdlab test -o json`'s report.
 //!
 //! Every error, warning, compile error and rule carries, where it came from text, the range
 //! to underline ([`crate::text::source_map::Range`]: 1-based lines, 1-based UTF-16 columns, UTF-16
@@ -77,6 +79,21 @@ export interface CostExplanation {
   crd: string; version: string; kubernetesVersion: string; rules: RuleCostExplanation[];
   total: number; perRuleLimit: number; perCrdLimit: number; totalSharePercent: number;
 }
+/** Options of `runSuite`: one release, or several (`["1.30", "1.37"]`, `"1.29-1.32"`, `"all"`); default the latest. */
+export interface RunSuiteOptions { kubernetesVersion?: string; kubernetesVersions?: string | string[]; }
+/** Why a test failed on a release: the step, what was expected, what the apiserver answered. */
+export interface SuiteFailure { step: string; summary: string; expected: string | null; actual: string | null; diff: string[]; text: string; }
+/** One test (× CRD file) of a suite, with its verdict on each release. */
+export interface SuiteCase {
+  name: string; kind: "onCreate" | "onUpdate" | "expectedCost"; line: number; crdFile: string; passed: boolean;
+  results: { kubernetesVersion: string; status: "pass" | "fail" | "skip"; warnings?: string[]; failure?: SuiteFailure }[];
+}
+/** What `runSuite` answers: the report of `crdlab test -o json`. */
+export interface SuiteRunReport {
+  kubernetesVersions: string[];
+  summary: { suites: number; tests: number; passed: number; failed: number; suiteErrors: number; seconds: number };
+  suites: { file: string; name: string; error: string | null; cases: SuiteCase[] }[];
+}
 /** What `diff` answers. */
 export interface DiffReport {
   breaking: boolean;
@@ -104,6 +121,11 @@ extern "C" {
     pub type EvaluateOptionsArg;
     #[wasm_bindgen(typescript_type = "Record<string, JsonValue>")]
     pub type VarsArg;
+    #[wasm_bindgen(typescript_type = "RunSuiteOptions")]
+    pub type RunSuiteOptionsArg;
+    /// YAML text (checked by hand: a number would otherwise be a trap-free but unclear error).
+    #[wasm_bindgen(typescript_type = "string")]
+    pub type SuiteTextArg;
 }
 
 /// Reports a panic (a bug: it aborts the module) on the console, and keeps its text (where
@@ -243,7 +265,7 @@ pub struct ValidateRequest {
 }
 
 /// Options of [`compile`].
-#[derive(Tsify, Deserialize, Default)]
+#[derive(Tsify, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct CompileOptions {
     /// `"1.25"` to `"1.37"` (`version().kubernetesVersions`; default: the latest).
@@ -252,7 +274,7 @@ pub struct CompileOptions {
 }
 
 /// Options of `CompiledCrd.validate`.
-#[derive(Tsify, Deserialize, Default)]
+#[derive(Tsify, Default)]
 #[serde(rename_all = "camelCase")]
 #[tsify(rename = "ValidateOptions")]
 pub struct ObjectOptions {
@@ -271,7 +293,7 @@ pub struct ObjectOptions {
 }
 
 /// Options of [`evaluate`].
-#[derive(Tsify, Deserialize, Default)]
+#[derive(Tsify, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct EvaluateOptions {
     /// CEL types of the variables (`int`, `list(string)`, ...; default `dyn`).
@@ -399,11 +421,72 @@ fn document(v: &JsValue, what: &str) -> Result<Doc, JsValue> {
     ))
 }
 
-/// Options through serde-wasm-bindgen; `undefined`/`null` are the defaults.
-fn options<T: for<'de> Deserialize<'de> + Default>(
-    v: Option<impl Into<JsValue>>,
-    what: &str,
-) -> Result<T, JsValue> {
+/// An options object, read by hand: a serde derive read through serde-wasm-bindgen costs
+/// module size per options type, and these are a few optional strings and booleans. Keys
+/// it does not know are ignored and `undefined`/`null` values are absent, as serde reads
+/// them; a value of the wrong type is refused in serde's words.
+struct Opts<'a> {
+    obj: JsValue,
+    what: &'a str,
+}
+
+/// Options types of the API, read from an [`Opts`].
+trait FromOpts: Default {
+    fn from_opts(o: &Opts) -> Result<Self, JsValue>;
+}
+
+impl Opts<'_> {
+    fn get(&self, key: &str) -> Option<JsValue> {
+        js_sys::Reflect::get(&self.obj, &JsValue::from_str(key)).ok().filter(|v| !is_absent(v))
+    }
+
+    fn invalid(&self, v: &JsValue, expected: &str) -> JsValue {
+        js_error(&format!("{}: invalid type: {}, expected {}", self.what, unexpected(v), expected), self.what, None)
+    }
+
+    fn string(&self, key: &str) -> Result<Option<String>, JsValue> {
+        self.get(key).map(|v| v.as_string().ok_or_else(|| self.invalid(&v, "a string"))).transpose()
+    }
+
+    fn bool(&self, key: &str) -> Result<Option<bool>, JsValue> {
+        self.get(key).map(|v| v.as_bool().ok_or_else(|| self.invalid(&v, "a boolean"))).transpose()
+    }
+
+    /// An object of strings (`varTypes`).
+    fn string_map(&self, key: &str) -> Result<Option<BTreeMap<String, String>>, JsValue> {
+        let Some(v) = self.get(key) else { return Ok(None) };
+        if !v.is_object() || js_sys::Array::is_array(&v) {
+            return Err(self.invalid(&v, "a map"));
+        }
+        let mut out = BTreeMap::new();
+        for entry in js_sys::Object::entries(v.unchecked_ref()).iter() {
+            let pair: js_sys::Array = entry.unchecked_into();
+            let (k, val) = (pair.get(0).as_string().unwrap_or_default(), pair.get(1));
+            out.insert(k, val.as_string().ok_or_else(|| self.invalid(&val, "a string"))?);
+        }
+        Ok(Some(out))
+    }
+}
+
+/// A JS value as serde's `Unexpected` names it in "invalid type" errors.
+fn unexpected(v: &JsValue) -> String {
+    if let Some(b) = v.as_bool() {
+        format!("boolean `{}`", b)
+    } else if let Some(n) = v.as_f64() {
+        format!("floating point `{}`", n)
+    } else if let Some(s) = v.as_string() {
+        format!("string {:?}", s)
+    } else if js_sys::Array::is_array(v) {
+        "sequence".into()
+    } else if v.is_object() {
+        "map".into()
+    } else {
+        type_name(v)
+    }
+}
+
+/// An options argument; `undefined`/`null` are the defaults.
+fn options<T: FromOpts>(v: Option<impl Into<JsValue>>, what: &str) -> Result<T, JsValue> {
     match v.map(Into::into) {
         Some(v) if !is_absent(&v) => {
             if !v.is_object() || js_sys::Array::is_array(&v) {
@@ -413,15 +496,57 @@ fn options<T: for<'de> Deserialize<'de> + Default>(
                     None,
                 ));
             }
-            serde_wasm_bindgen::from_value(v).map_err(|e| {
-                js_error(
-                    &format!("{}: {}", what, js_message(&JsValue::from(e))),
-                    what,
-                    None,
-                )
-            })
+            T::from_opts(&Opts { obj: v, what })
         }
         _ => Ok(T::default()),
+    }
+}
+
+impl FromOpts for CompileOptions {
+    fn from_opts(o: &Opts) -> Result<Self, JsValue> {
+        Ok(CompileOptions { kubernetes_version: o.string("kubernetesVersion")? })
+    }
+}
+
+impl FromOpts for ObjectOptions {
+    fn from_opts(o: &Opts) -> Result<Self, JsValue> {
+        Ok(ObjectOptions {
+            version: o.string("version")?,
+            subresource: o.string("subresource")?,
+            ratcheting: o.bool("ratcheting")?,
+            emulate_request: o.bool("emulateRequest")?,
+        })
+    }
+}
+
+impl FromOpts for EvaluateOptions {
+    fn from_opts(o: &Opts) -> Result<Self, JsValue> {
+        Ok(EvaluateOptions { var_types: o.string_map("varTypes")?, kubernetes_version: o.string("kubernetesVersion")? })
+    }
+}
+
+/// Options of [`run_suite`] (declared by hand in the TypeScript section: `kubernetesVersions`
+/// is a string or a list).
+#[derive(Default)]
+struct RunSuiteOptions {
+    kubernetes_version: Option<String>,
+    /// `kubernetesVersions` as given: a string, or the items of a list.
+    kubernetes_versions: Option<Vec<String>>,
+}
+
+impl FromOpts for RunSuiteOptions {
+    fn from_opts(o: &Opts) -> Result<Self, JsValue> {
+        let kubernetes_versions = match o.get("kubernetesVersions") {
+            None => None,
+            Some(v) if js_sys::Array::is_array(&v) => Some(
+                js_sys::Array::from(&v)
+                    .iter()
+                    .map(|i| i.as_string().ok_or_else(|| o.invalid(&i, "a string")))
+                    .collect::<Result<Vec<_>, _>>()?,
+            ),
+            Some(v) => Some(vec![v.as_string().ok_or_else(|| o.invalid(&v, "a string or a list of strings"))?]),
+        };
+        Ok(RunSuiteOptions { kubernetes_version: o.string("kubernetesVersion")?, kubernetes_versions })
     }
 }
 
@@ -945,4 +1070,64 @@ pub fn diff(
     let opts = crate::analysis::diff::side::Options { config, objects: Vec::new(), kubernetes_version };
     let report = crate::analysis::diff::run::diff(old_crd, new_crd, &opts).map_err(|e| js_error(&e, "crd", None))?;
     to_js(&report)
+}
+
+// ---------------------------------------------------------------------------------------
+// runSuite(suite, crd, options)
+
+/// Runs a CRD test suite (openshift/api's format, `crdlab test`'s: YAML text) against `crd`
+/// (YAML/JSON text or an object), or, when `crd` is absent, against the CRD manifest the
+/// suite holds under `crd:`; on `options.kubernetesVersion` or each of
+/// `options.kubernetesVersions` (default: the latest). Answers `crdlab test -o json`'s
+/// report; failed tests are in it, not thrown. A suite or CRD that cannot be read, or a bad
+/// option, throws.
+#[wasm_bindgen(js_name = runSuite, unchecked_return_type = "SuiteRunReport")]
+pub fn run_suite(
+    suite: SuiteTextArg,
+    crd: Option<DocumentArg>,
+    options: Option<RunSuiteOptionsArg>,
+) -> Result<JsValue, JsValue> {
+    let _call = enter()?;
+    let suite = JsValue::from(suite);
+    let Some(suite) = suite.as_string() else {
+        return Err(js_error(&format!("suite must be YAML text, not {}", type_name(&suite)), "suite", None));
+    };
+    let crd: Option<String> = match crd.map(JsValue::from).filter(|v| !is_absent(v)) {
+        None => None,
+        Some(v) => Some(match document(&v, "crd")? {
+            Doc::Text(t) => t,
+            Doc::Json(j) => j.to_string(),
+        }),
+    };
+    let releases = suite_releases(self::options(options, "options")?)?;
+    let start = js_sys::Date::now();
+    let mut report = crate::analysis::suite::run_texts(&suite, crd.as_deref(), &releases)
+        .map_err(|e| js_error(&e.message, e.input.as_str(), None))?;
+    report.elapsed = std::time::Duration::from_secs_f64(((js_sys::Date::now() - start) / 1000.0).max(0.0));
+    to_js(&crate::wire::suite::json_report(&report, None))
+}
+
+/// The releases `runSuite` runs on: `kubernetesVersion` (one), or `kubernetesVersions`
+/// (each item as the CLI's `--kubernetes-version` takes it: `1.30`, `1.29-1.32`, `all`);
+/// the latest when neither.
+fn suite_releases(o: RunSuiteOptions) -> Result<Vec<KubeVersion>, JsValue> {
+    let mut out = Vec::new();
+    match (o.kubernetes_version, o.kubernetes_versions) {
+        (Some(_), Some(_)) => {
+            return Err(js_error("options: give kubernetesVersion or kubernetesVersions, not both", "options", None));
+        }
+        (Some(v), None) => out.push(kube_version(Some(&v), "options")?),
+        (None, Some(list)) => {
+            for item in list {
+                out.extend(crate::analysis::releases::parse_releases(&item).map_err(|e| js_error(&e, "options", None))?);
+            }
+            out.sort();
+            out.dedup();
+        }
+        (None, None) => {}
+    }
+    if out.is_empty() {
+        out.push(KubeVersion::LATEST);
+    }
+    Ok(out)
 }

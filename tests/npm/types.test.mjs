@@ -15,8 +15,8 @@ import { installInto, outDir } from './load.mjs';
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
 const USAGE = `
-import { compile, validate, evaluate, compileExpression, version, CompiledCrd, Expression, InternalError } from 'crdlab';
-import type { Answer, Diagnostic, Range, Rule, EvalResult, JsonValue, ValidateRequest } from 'crdlab';
+import { compile, validate, evaluate, compileExpression, version, runSuite, CompiledCrd, Expression, InternalError } from 'crdlab';
+import type { Answer, Diagnostic, Range, Rule, EvalResult, JsonValue, ValidateRequest, SuiteRunReport, SuiteCase } from 'crdlab';
 
 const crd: CompiledCrd = compile('kind: CustomResourceDefinition', { kubernetesVersion: '1.30' });
 const errors: Diagnostic[] = crd.crdErrors;
@@ -36,6 +36,10 @@ const e2: EvalResult = compiled.evaluate({ x: 2 });
 const compileError: string | undefined = compiled.compileError;
 compiled.free();
 const v: string[] = version().kubernetesVersions;
+const report: SuiteRunReport = runSuite('tests: {}', 'kind: CustomResourceDefinition', { kubernetesVersions: ['1.30', '1.37'] });
+const inline: SuiteRunReport = runSuite('crd: {}', undefined, { kubernetesVersion: '1.37' });
+const firstCase: SuiteCase | undefined = report.suites[0]?.cases[0];
+const status: 'pass' | 'fail' | 'skip' | undefined = firstCase?.results[0]?.status;
 crd.free();
 const caught: string[] = [];
 try {
@@ -58,10 +62,14 @@ crd.validate('x', null, { subresource: 'scale' });
 compileExpression('x', { varTypes: { x: 1 } });
 // @ts-expect-error: variables are JSON values
 compileExpression('x').evaluate({ x: () => 1 });
+// @ts-expect-error: a suite is YAML text
+runSuite({ tests: {} });
+// @ts-expect-error: releases are strings
+runSuite('x', 'y', { kubernetesVersions: [1.3] });
 // @ts-expect-error: a request's fields are typed
 validate({ crd: 'x', ratcheting: 'yes' });
 
-export { errors, first, offsets, defaulted, c, t, e2, compileError, v, caught };
+export { errors, first, offsets, defaulted, c, t, e2, compileError, v, caught, inline, status };
 `;
 
 test('a TypeScript program type-checks against the package with tsc --strict', () => {

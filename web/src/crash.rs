@@ -27,6 +27,7 @@ pub struct Snapshot {
     pub object: AttrValue,
     pub old_object: AttrValue,
     pub old_crd: AttrValue,
+    pub suite: AttrValue,
     pub settings: Settings,
     pub tab: &'static str,
 }
@@ -40,6 +41,7 @@ impl Snapshot {
             old_crd: self.old_crd.to_string(),
             settings: self.settings.clone(),
             tab: self.tab.to_string(),
+            suite: self.suite.to_string(),
         }
     }
 }

@@ -6,7 +6,8 @@
 //! the objects change). The engine runs in a Web Worker ([`worker`]): typing never waits on
 //! it, and edits made while it works are coalesced into its next job.
 //! The panes are components that render what they are given and report changes through
-//! callbacks: [`toolbar::Toolbar`], [`results::Results`], [`rules::Rules`], [`diff::Diff`].
+//! callbacks: [`toolbar::Toolbar`], [`results::Results`], [`rules::Rules`], [`diff::Diff`],
+//! [`tests_tab::Tests`].
 //! They are struct components: none needs hooks, and Yew's hook machinery would add wasm
 //! for each of them.
 //! What the engine knows (budgets, releases, the edit policy for rule fields) comes from
@@ -17,6 +18,7 @@ mod diff;
 mod editor;
 mod results;
 mod rules;
+mod tests_tab;
 mod toolbar;
 mod worker;
 
@@ -44,6 +46,8 @@ pub struct Example {
     pub crd: &'static str,
     pub object: &'static str,
     pub old_object: &'static str,
+    /// Its test suite (`crdlab test`'s format), for the tests tab; empty when it has none.
+    pub suite: &'static str,
     pub kubernetes_version: &'static str,
     pub status: bool,
 }
@@ -87,6 +91,7 @@ pub enum Tab {
     Results,
     Rules,
     Diff,
+    Tests,
 }
 
 impl Tab {
@@ -95,12 +100,14 @@ impl Tab {
             Tab::Results => "results",
             Tab::Rules => "rules",
             Tab::Diff => "diff",
+            Tab::Tests => "tests",
         }
     }
     fn from_id(s: &str) -> Tab {
         match s {
             "rules" => Tab::Rules,
             "diff" => Tab::Diff,
+            "tests" => Tab::Tests,
             _ => Tab::Results,
         }
     }
@@ -118,6 +125,10 @@ pub enum Msg {
     Object(AttrValue),
     OldObject(AttrValue),
     OldCrd(AttrValue),
+    /// The tests tab's suite was edited.
+    Suite(AttrValue),
+    /// A test was clicked: its object and old object go into the editors.
+    LoadTest((String, String)),
     /// What the engine worker answered.
     Engine(worker::Event),
     Settings(Settings),
@@ -143,6 +154,8 @@ struct Callbacks {
     object: Callback<AttrValue>,
     old_object: Callback<AttrValue>,
     old_crd: Callback<AttrValue>,
+    suite: Callback<AttrValue>,
+    load_test: Callback<(String, String)>,
     settings: Callback<Settings>,
     example: Callback<String>,
     share: Callback<()>,
@@ -159,6 +172,8 @@ impl Callbacks {
             object: link.callback(Msg::Object),
             old_object: link.callback(Msg::OldObject),
             old_crd: link.callback(Msg::OldCrd),
+            suite: link.callback(Msg::Suite),
+            load_test: link.callback(Msg::LoadTest),
             settings: link.callback(Msg::Settings),
             example: link.callback(Msg::Example),
             share: link.callback(|()| Msg::Share),
@@ -178,6 +193,8 @@ pub struct App {
     object: AttrValue,
     old_object: AttrValue,
     old_crd: AttrValue,
+    /// The tests tab's suite.
+    suite: AttrValue,
     settings: Settings,
     tab: Tab,
     dark: bool,
@@ -205,6 +222,8 @@ pub struct App {
     rule_base: Option<AttrValue>,
     /// The diff tab's report, from the engine's last answer that asked for it.
     diff: Option<Rc<diff::Outcome>>,
+    /// The tests tab's run, from the engine's last answer that asked for it.
+    tests: Option<Rc<tests_tab::Outcome>>,
     notice: Option<String>,
     /// The text of the panic the page restarted after ([`crash`]); nothing is analysed
     /// until the next edit.
@@ -267,6 +286,7 @@ impl App {
             old_crd: self.old_crd.to_string(),
             settings: self.settings.clone(),
             tab: self.tab.id().to_string(),
+            suite: self.suite.to_string(),
         }
     }
 
@@ -278,6 +298,7 @@ impl App {
         self.old_crd = s.old_crd.into();
         self.settings = s.settings;
         self.tab = Tab::from_id(&s.tab);
+        self.suite = s.suite.into();
         self.example = AttrValue::default();
     }
 
@@ -287,6 +308,7 @@ impl App {
         self.object = AttrValue::Static(e.object);
         self.old_object = AttrValue::Static(e.old_object);
         self.show_old = !e.old_object.is_empty();
+        self.suite = AttrValue::Static(e.suite);
         self.settings = Settings {
             version: None,
             kubernetes_version: if e.kubernetes_version.is_empty() { None } else { Some(e.kubernetes_version.to_string()) },
@@ -305,6 +327,7 @@ impl App {
             object: self.object.clone(),
             old_object: self.old_object.clone(),
             old_crd: self.old_crd.clone(),
+            suite: self.suite.clone(),
             settings: self.settings.clone(),
             tab: self.tab.id(),
         });
@@ -328,11 +351,13 @@ impl App {
             matrix,
             nodes: self.tab == Tab::Rules,
             diff: self.tab == Tab::Diff && !self.old_crd.trim().is_empty(),
+            suite: self.tab == Tab::Tests && !self.suite.trim().is_empty(),
             panic: crash::take_forced(),
         };
         let old_object = if self.show_old { self.old_object.clone() } else { AttrValue::default() };
         let old_crd = if job.diff { self.old_crd.clone() } else { AttrValue::default() };
-        self.client.submit(worker::Pending { job, crd: self.crd.clone(), object: self.object.clone(), old_object, old_crd });
+        let suite = if job.suite { self.suite.clone() } else { AttrValue::default() };
+        self.client.submit(worker::Pending { job, crd: self.crd.clone(), object: self.object.clone(), old_object, old_crd, suite });
     }
 
     /// Takes in an answer; whether to render (only the answer to the newest texts is shown).
@@ -350,6 +375,9 @@ impl App {
                 record_timing("engine", ms);
                 if answer.diffed {
                     self.diff = answer.diff.map(Rc::new);
+                }
+                if answer.suited {
+                    self.tests = answer.suite.map(Rc::new);
                 }
                 if let Some(rows) = answer.matrix {
                     self.matrix = Some((Arc::as_ptr(&self.crd_view) as usize, Rc::new(rows)));
@@ -392,6 +420,7 @@ impl App {
                 self.crd_view = Arc::default();
                 self.crd_view_nodes = false;
                 self.diff = None;
+                self.tests = None;
                 self.matrix_asked = false;
                 self.edit_started = None;
                 crash::set_untouched(true);
@@ -483,6 +512,7 @@ impl Component for App {
             object: AttrValue::default(),
             old_object: AttrValue::default(),
             old_crd: AttrValue::default(),
+            suite: AttrValue::default(),
             settings: Settings::default(),
             tab: Tab::Results,
             dark: prefers_dark(),
@@ -498,6 +528,7 @@ impl Component for App {
             matrix: None,
             rule_base: None,
             diff: None,
+            tests: None,
             notice: None,
             crashed: None,
             share_url: None,
@@ -550,6 +581,7 @@ impl Component for App {
                     "Digit4" => Msg::Tab(Tab::Results),
                     "Digit5" => Msg::Tab(Tab::Rules),
                     "Digit6" => Msg::Tab(Tab::Diff),
+                    "Digit7" => Msg::Tab(Tab::Tests),
                     _ => return,
                 };
                 e.prevent_default();
@@ -585,6 +617,19 @@ impl Component for App {
                 self.old_crd = t;
                 self.analyze();
             }
+            Msg::Suite(t) => {
+                self.suite = t;
+                if self.suite.trim().is_empty() {
+                    self.tests = None;
+                }
+                self.analyze();
+            }
+            Msg::LoadTest((object, old_object)) => {
+                self.object = object.into();
+                self.show_old = !old_object.trim().is_empty();
+                self.old_object = old_object.into();
+                self.analyze();
+            }
             Msg::Engine(e) => {
                 let t0 = now();
                 let render = self.answer(e);
@@ -605,6 +650,10 @@ impl Component for App {
                 }
                 // The diff is computed by the engine while the diff tab is shown.
                 if t == Tab::Diff && self.crashed.is_none() && !self.old_crd.trim().is_empty() {
+                    self.analyze();
+                }
+                // So is the suite's run while the tests tab is shown.
+                if t == Tab::Tests && self.crashed.is_none() && !self.suite.trim().is_empty() {
                     self.analyze();
                 }
             }
@@ -730,6 +779,14 @@ impl Component for App {
         });
         let rule_count: usize = self.analysis.crd.per_version.iter().map(|v| v.rules.len()).sum();
         let error_count = self.analysis.object.as_ref().map(|o| o.errors.len()).unwrap_or(0);
+        let tests_label = match self.tests.as_deref() {
+            Some(Ok(v)) if !self.suite.trim().is_empty() => {
+                let failed = v.tests.iter().filter(|t| t.status == "fail").count();
+                if failed > 0 { format!("Tests ({} failed)", failed) } else { format!("Tests ({})", v.tests.len()) }
+            }
+            _ => "Tests".to_string(),
+        };
+        let example_suite = EXAMPLES.iter().find(|e| e.id == self.example.as_str()).map(|e| e.suite).filter(|s| !s.is_empty());
         html! {
             <div class="app">
                 <toolbar::Toolbar settings={self.settings.clone()} example={self.example.clone()} crd={Same(self.analysis.crd.clone())}
@@ -790,6 +847,7 @@ impl Component for App {
                             { tab_button(Tab::Results, &format!("Results{}", if error_count > 0 { format!(" ({})", error_count) } else { String::new() }), "4") }
                             { tab_button(Tab::Rules, &format!("Rules ({})", rule_count), "5") }
                             { tab_button(Tab::Diff, "Diff", "6") }
+                            { tab_button(Tab::Tests, &tests_label, "7") }
                         </div>
                         <div role="tabpanel" id={format!("panel-{}", self.tab.id())} aria-labelledby={format!("tab-{}", self.tab.id())} class="panel">
                             {
@@ -811,6 +869,14 @@ impl Component for App {
                                         html! {
                                             <diff::Diff old_crd={self.old_crd.clone()} report={report.map(Same)} dark={self.dark}
                                                 on_old_crd={cb.old_crd.clone()} on_copy={cb.copy_crd.clone()} />
+                                        }
+                                    }
+                                    Tab::Tests => {
+                                        // Not after a crash until the next edit: the suite may be what panicked.
+                                        let outcome = if self.crashed.is_some() || self.suite.trim().is_empty() { None } else { self.tests.clone() };
+                                        html! {
+                                            <tests_tab::Tests suite={self.suite.clone()} outcome={outcome.map(Same)} dark={self.dark}
+                                                on_suite={cb.suite.clone()} on_load={cb.load_test.clone()} {example_suite} />
                                         }
                                     }
                                 }

@@ -51,6 +51,9 @@ pub struct Job {
     /// Also diff the old CRD (sent beside, as `oldCrd`) against the CRD (the diff tab).
     #[serde(default)]
     pub diff: bool,
+    /// Also run the tests tab's suite (sent beside, as `suite`) against the CRD.
+    #[serde(default)]
+    pub suite: bool,
     /// Panic with this text as the analysis starts (the recovery test's hook,
     /// [`crate::crash::panic_on_next_analysis`]).
     #[serde(default)]
@@ -79,6 +82,12 @@ pub struct Answer {
     pub diffed: bool,
     /// The diff (`None`: no old CRD).
     pub diff: Option<crate::diff::Outcome>,
+    /// The job asked for the suite's run ([`Job::suite`]).
+    #[serde(default)]
+    pub suited: bool,
+    /// The suite's run (`None`: no suite).
+    #[serde(default)]
+    pub suite: Option<crate::tests_tab::Outcome>,
 }
 
 /// The worker's state: the CRD text it holds, and the workspace that keeps it compiled.
@@ -93,6 +102,8 @@ pub struct Engine {
     sent_nodes: bool,
     /// The last diff, recomputed only when an input changed.
     diff: crate::diff::Cache,
+    /// The last run of the tests tab's suite, repeated only when an input changed.
+    tests: crate::tests_tab::Cache,
 }
 
 /// The CRD half without its schema nodes.
@@ -180,9 +191,17 @@ impl Engine {
             compile_ms,
             diffed: job.diff,
             diff: diff.map(|d| (*d).clone()),
+            ..Default::default()
         };
         self.sent = Some(view);
         (answer, edited.then(|| self.crd.clone()))
+    }
+
+    /// Runs the tests tab's suite against the CRD the last [`Engine::handle`] analysed (after
+    /// its rule edits), into its answer.
+    pub fn run_suite(&self, answer: &mut Answer, suite: &str, settings: &Settings) {
+        answer.suited = true;
+        answer.suite = self.tests.outcome(suite, &self.crd, settings).map(|o| (*o).clone());
     }
 
     /// Forgets what the UI was sent (a new client).
@@ -239,7 +258,11 @@ pub fn serve() {
         let old_crd = get_str(&data, "oldCrd").unwrap_or_default();
         let Ok(mut engine) = engine.try_borrow_mut() else { return };
         let t0 = now();
-        let (answer, crd) = engine.handle(job, get_str(&data, "crd"), &object, &old_object, &old_crd);
+        let suite_settings = job.suite.then(|| job.settings.clone());
+        let (mut answer, crd) = engine.handle(job, get_str(&data, "crd"), &object, &old_object, &old_crd);
+        if let Some(settings) = suite_settings {
+            engine.run_suite(&mut answer, &get_str(&data, "suite").unwrap_or_default(), &settings);
+        }
         drop(engine);
         let t1 = now();
         let json = serde_json::to_string(&answer).unwrap_or_default();
@@ -278,6 +301,8 @@ pub struct Pending {
     pub old_object: AttrValue,
     /// The diff tab's old CRD (sent only with [`Job::diff`]).
     pub old_crd: AttrValue,
+    /// The tests tab's suite (sent only with [`Job::suite`]).
+    pub suite: AttrValue,
 }
 
 struct Inner {
@@ -518,7 +543,11 @@ impl Client {
             gloo_timers::callback::Timeout::new(0, move || {
                 let t0 = now();
                 let job = std::mem::take(&mut p.job);
-                let (answer, crd) = engine.borrow_mut().handle(job, crd.map(|c| c.to_string()), &p.object, &p.old_object, &p.old_crd);
+                let suite_settings = job.suite.then(|| job.settings.clone());
+                let (mut answer, crd) = engine.borrow_mut().handle(job, crd.map(|c| c.to_string()), &p.object, &p.old_object, &p.old_crd);
+                if let Some(settings) = suite_settings {
+                    engine.borrow().run_suite(&mut answer, &p.suite, &settings);
+                }
                 me.0.borrow_mut().busy = false;
                 let fresh = me.0.borrow().pending.is_none();
                 let cb = me.0.borrow().on_event.clone();
@@ -539,6 +568,9 @@ impl Client {
         set(&msg, "oldObject", &js(&p.old_object));
         if p.job.diff {
             set(&msg, "oldCrd", &js(&p.old_crd));
+        }
+        if p.job.suite {
+            set(&msg, "suite", &js(&p.suite));
         }
         if let Some(w) = &inner.worker {
             if let Err(e) = w.post_message(&msg) {

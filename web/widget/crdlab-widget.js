@@ -23,8 +23,9 @@ const ENGINE_URL = new URL(`${ENGINE_DIR}crdlab.js`, BASE);
 const WASM_URL = new URL(`${ENGINE_DIR}crdlab_bg.wasm`, BASE);
 const EDITOR_URL = new URL('crdlab-editor.js', BASE);
 
-const ROLES = ['crd', 'object', 'old-object'];
-const ROLE_LABEL = { crd: 'CRD', object: 'Object', 'old-object': 'Old object (stored)' };
+// `suite`: an optional test suite (`crdlab test`'s format) run against the CRD at every edit.
+const ROLES = ['crd', 'object', 'old-object', 'suite'];
+const ROLE_LABEL = { crd: 'CRD', object: 'Object', 'old-object': 'Old object (stored)', suite: 'Tests' };
 
 // ---- The engine and the editors: loaded once per page, on the first widget's demand ----
 
@@ -535,8 +536,38 @@ class CrdlabExample extends HTMLElement {
     this._answer = answer;
     this._setState(answer.verdict === 'accepted' ? 'valid' : 'invalid');
     this._showAnswer(answer);
+    this._runSuite();
     this._updateLink(request);
     this._emit();
+  }
+
+  /** The suite block's run (`runSuite`), shown under the answer; its report is `result.suite`. */
+  _runSuite() {
+    if (!('suite' in this._docs)) return;
+    const v = this.getAttribute('kubernetes-version');
+    let r;
+    try {
+      r = this._engine.runSuite(this._docs.suite, this._docs.crd, v ? { kubernetesVersion: v } : null);
+    } catch (e) {
+      if (isInternal(e)) forgetCompiled();
+      this._out.append(el('pre', 'out err', `Tests: ${e && e.message}`));
+      return;
+    }
+    this._answer.suite = r;
+    const s = r.summary;
+    const ul = el('ul');
+    ul.dataset.testid = 'suite';
+    for (const c of r.suites[0]?.cases ?? []) {
+      const f = c.results.find((x) => x.failure)?.failure;
+      const li = el('li', f ? 'err' : '', `${f ? '✗' : '✓'} ${c.name} (line ${c.line})`);
+      li.dataset.status = f ? 'fail' : 'pass';
+      if (f) li.append(el('pre', 'out', f.text));
+      ul.append(li);
+    }
+    const err = r.suites[0]?.error;
+    if (err) ul.append(el('li', 'err', err));
+    const title = `Tests: ${s.passed} of ${s.tests} passed${s.failed ? `, ${s.failed} failed` : ''}`;
+    this._out.append(details(title, ul, s.failed > 0 || !!err, 'suite-summary'));
   }
 
   _emit() {
@@ -600,8 +631,10 @@ class CrdlabExample extends HTMLElement {
       oldObject: request.oldObject ?? '',
       oldCrd: '',
       settings: { version: request.version ?? null, kubernetesVersion: request.kubernetesVersion ?? null, ratcheting: null, status: false },
-      tab: 'results',
+      tab: 'suite' in this._docs ? 'tests' : 'results',
     };
+    // As the playground writes it: no `suite` key without one.
+    if ('suite' in this._docs) state.suite = this._docs.suite;
     try {
       const frag = await shareFragment(state);
       if (seq !== this._linkSeq) return;
@@ -641,6 +674,7 @@ function namedRole(block) {
   if (/\bold-?object\b/i.test(classes)) return 'old-object';
   if (/(^|[\s-])crd\b/i.test(classes)) return 'crd';
   if (/(^|[\s-])object\b/i.test(classes)) return 'object';
+  if (/(^|[\s-])suite\b/i.test(classes)) return 'suite';
   return null;
 }
 
@@ -658,7 +692,8 @@ function upgradeMarkdown(root = document) {
       if (role && !(role in docs)) docs[role] = dedent(b.textContent);
       else unnamed.push(b);
     }
-    for (const role of ROLES) if (!(role in docs) && unnamed.length) docs[role] = dedent(unnamed.shift().textContent);
+    // Unnamed blocks are the CRD, the object and the old object, in order; a suite is named.
+    for (const role of ROLES.slice(0, 3)) if (!(role in docs) && unnamed.length) docs[role] = dedent(unnamed.shift().textContent);
     const w = document.createElement('crdlab-example');
     for (const a of div.attributes) {
       const m = /^data-(kubernetes-version|version|load|editable|playground-url|theme)$/.exec(a.name);

@@ -23,9 +23,13 @@ pub struct State {
     pub old_crd: String,
     #[serde(default)]
     pub settings: crate::view::model::Settings,
-    /// The pane shown (`results`, `rules`, `diff`, ...).
+    /// The pane shown (`results`, `rules`, `diff`, `tests`).
     #[serde(default)]
     pub tab: String,
+    /// The tests tab's suite (added later: links made before it decode with none, and a
+    /// state without one encodes as they did).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub suite: String,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -106,6 +110,7 @@ mod tests {
                 compare: vec!["1.29".into(), "1.32".into()],
             },
             tab: "rules".into(),
+            suite: "tests:\n  onCreate: []\n".into(),
         };
         let f = encode(&s);
         assert!(f.starts_with("s=1."));
@@ -113,6 +118,18 @@ mod tests {
         assert!(f.bytes().all(|b| b.is_ascii_alphanumeric() || b"=.-_".contains(&b)));
         assert_eq!(decode(&format!("#{}", f)).unwrap(), Some(s.clone()));
         assert_eq!(decode(&f).unwrap(), Some(s));
+    }
+
+    #[test]
+    fn links_made_before_the_suite_field_still_open() {
+        // A link of the format before `suite` existed (its JSON has no such key).
+        let json = br#"{"crd":"c","object":"o","oldObject":"","oldCrd":"","settings":{},"tab":"diff"}"#;
+        let old = format!("s=1.{}", raw_url_encode(&miniz_oxide::deflate::compress_to_vec(json, 9)));
+        let s = decode(&old).unwrap().unwrap();
+        assert_eq!((s.crd.as_str(), s.tab.as_str(), s.suite.as_str()), ("c", "diff", ""));
+        // Without a suite, the state encodes without the key, as before.
+        let again = serde_json::to_string(&s).unwrap();
+        assert!(!again.contains("suite"), "{}", again);
     }
 
     #[test]

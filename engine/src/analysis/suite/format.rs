@@ -13,6 +13,10 @@ pub struct Suite {
     pub name: String,
     /// `crd`: a CRD file relative to the suite file.
     pub crd: Option<String>,
+    /// crdlab's inline CRD: `crd` holding the CRD manifest itself (a mapping) instead of
+    /// a file name, so that one file carries the suite and its CRD (the npm package and
+    /// the playground have no files to name).
+    pub crd_inline: Option<Value>,
     /// `crdName`: the CRD by name, found in openshift's layout.
     pub crd_name: Option<String>,
     /// `featureGates`: gates a CRD file's feature set must enable (`-Gate`: disable).
@@ -88,20 +92,35 @@ pub struct Test {
 /// Whether a YAML document is a suite: a top-level `tests` map with `onCreate` or
 /// `onUpdate`, and `crd` or `crdName`.
 pub fn is_suite(doc: &Value) -> bool {
-    let tests = doc.get("tests");
-    let has_table = tests.is_some_and(|t| t.get("onCreate").is_some() || t.get("onUpdate").is_some());
-    has_table && (doc.get("crd").is_some() || doc.get("crdName").is_some())
+    has_tests(doc) && (doc.get("crd").is_some() || doc.get("crdName").is_some())
+}
+
+/// A top-level `tests` map with `onCreate` or `onUpdate`.
+fn has_tests(doc: &Value) -> bool {
+    doc.get("tests").is_some_and(|t| t.get("onCreate").is_some() || t.get("onUpdate").is_some())
 }
 
 /// Reads a suite file's text; the error says what is wrong, with a line where it can.
 pub fn parse_suite(text: &str) -> Result<Suite, String> {
+    parse_suite_with(text, false)
+}
+
+/// [`parse_suite`] for a suite whose CRD the caller gives (`crd_given`): then `crd` and
+/// `crdName` may be absent, since the suite is run against that CRD whatever they say.
+pub fn parse_suite_with(text: &str, crd_given: bool) -> Result<Suite, String> {
     let (doc, map) = read_document_with_positions(text).map_err(|e| e.to_string())?;
-    if !is_suite(&doc) {
-        return Err("not a test suite: it needs a top-level `tests` with `onCreate` or `onUpdate`, and `crd` or `crdName`".into());
+    if !(is_suite(&doc) || crd_given && has_tests(&doc)) {
+        return Err(if crd_given {
+            "not a test suite: it needs a top-level `tests` with `onCreate` or `onUpdate`".into()
+        } else {
+            "not a test suite: it needs a top-level `tests` with `onCreate` or `onUpdate`, and `crd` or `crdName`".into()
+        });
     }
+    let crd_inline = doc.get("crd").filter(|c| c.is_object()).cloned();
     let mut s = Suite {
         name: string_field(&doc, "name", &[], &map)?,
-        crd: opt_string(&doc, "crd", &[], &map)?,
+        crd: if crd_inline.is_some() { None } else { opt_string(&doc, "crd", &[], &map)? },
+        crd_inline,
         crd_name: opt_string(&doc, "crdName", &[], &map)?,
         feature_gates: string_list(&doc, "featureGates", &[], &map)?,
         version: opt_string(&doc, "version", &[], &map)?,

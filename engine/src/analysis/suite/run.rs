@@ -140,6 +140,11 @@ pub fn run_files(fs: &dyn SuiteFiles, files: &[PathBuf], releases: &[KubeVersion
         .map(|(f, r)| {
             let r = match r {
                 Err(e) => Err((String::new(), Suite::default(), e)),
+                // A suite may carry its CRD inline (crdlab's extension): no file to find.
+                Ok(suite) if suite.crd_inline.is_some() => {
+                    let value = suite.crd_inline.clone().unwrap_or(Value::Null);
+                    Ok((suite, vec![CrdFile { path: f.clone(), value }]))
+                }
                 Ok(suite) => match layout.crd_files(f, suite.crd.as_deref(), suite.crd_name.as_deref(), &suite.feature_gates) {
                     Ok(crds) => Ok((suite, crds)),
                     Err(e) => Err((suite.name.clone(), suite, e)),
