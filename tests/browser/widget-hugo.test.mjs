@@ -14,8 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { launchBrowser, openPage, root, serveStatic, stopServer, WAIT } from '../support/harness.mjs';
+import { buildWidget } from '../support/widgets.mjs';
 
-const npmDir = path.resolve(root, process.env.CRDLAB_NPM_DIR || 'target/npm');
 const hugo = process.env.HUGO || '/usr/bin/hugo';
 
 let tmp;
@@ -27,7 +27,7 @@ before(async () => {
   if (!fs.existsSync(hugo)) throw new Error(`${hugo} is missing: run scripts/install-tools`);
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'crdlab-widget-hugo-'));
   fs.cpSync(path.join(root, 'tests', 'widget', 'hugo'), path.join(tmp, 'src'), { recursive: true });
-  execFileSync(process.execPath, [path.join(root, 'web', 'widget', 'build.mjs'), path.join(tmp, 'src', 'static', 'crdlab'), path.join(npmDir, 'web')], { stdio: 'ignore' });
+  buildWidget(path.join(tmp, 'src', 'static', 'crdlab'));
   execFileSync(hugo, ['--quiet', '--destination', path.join(tmp, 'site')], { cwd: path.join(tmp, 'src'), stdio: 'inherit' });
   ({ server, url: baseUrl } = await serveStatic([['/', path.join(tmp, 'site')]]));
   browser = await launchBrowser({ viewport: { width: 1100, height: 300 } });

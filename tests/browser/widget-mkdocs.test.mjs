@@ -15,8 +15,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { launchBrowser, openPage, root, serveStatic, stopServer, WAIT } from '../support/harness.mjs';
+import { buildWidget } from '../support/widgets.mjs';
 
-const npmDir = path.resolve(root, process.env.CRDLAB_NPM_DIR || 'target/npm');
 const mkdocs = path.join(root, 'tools', 'mkdocs-venv', 'bin', 'mkdocs');
 
 let tmp;
@@ -28,7 +28,7 @@ before(async () => {
   if (!fs.existsSync(mkdocs)) throw new Error(`${mkdocs} is missing: run scripts/install-tools`);
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'crdlab-widget-mkdocs-'));
   fs.cpSync(path.join(root, 'tests', 'widget', 'mkdocs'), path.join(tmp, 'src'), { recursive: true });
-  execFileSync(process.execPath, [path.join(root, 'web', 'widget', 'build.mjs'), path.join(tmp, 'src', 'docs', 'assets', 'crdlab'), path.join(npmDir, 'web')], { stdio: 'ignore' });
+  buildWidget(path.join(tmp, 'src', 'docs', 'assets', 'crdlab'));
   execFileSync(mkdocs, ['build', '--quiet', '--strict', '--site-dir', path.join(tmp, 'site')], { cwd: path.join(tmp, 'src'), stdio: 'inherit' });
   ({ server, url: baseUrl } = await serveStatic([['/', path.join(tmp, 'site')]]));
   browser = await launchBrowser({ viewport: { width: 1100, height: 400 } });

@@ -10,10 +10,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { launchBrowser, openPage, root, serveStatic, stopServer, WAIT } from '../support/harness.mjs';
+import { buildWidget } from '../support/widgets.mjs';
 
-const npmDir = path.resolve(root, process.env.CRDLAB_NPM_DIR || 'target/npm');
 const etcd = (f) => fs.readFileSync(path.join(root, 'static', 'examples', 'etcd', f), 'utf8');
 const SUITE = etcd('suite.yaml');
 const TESTS = (SUITE.match(/^  - name: /gm) || []).length;
@@ -25,7 +24,7 @@ let browser;
 
 before(async () => {
   out = fs.mkdtempSync(path.join(os.tmpdir(), 'crdlab-widget-suite-'));
-  execFileSync(process.execPath, [path.join(root, 'web', 'widget', 'build.mjs'), out, path.join(npmDir, 'web')], { encoding: 'utf8' });
+  buildWidget(out);
   ({ server, url: baseUrl } = await serveStatic([['/widget/', out], ['/', path.join(root, 'tests', 'widget')]], { home: '/page.html' }));
   browser = await launchBrowser({ viewport: { width: 1280, height: 800 } });
 });

@@ -16,10 +16,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { execFileSync } from 'node:child_process';
 import { launchBrowser, openPage, root, serveStatic, stopServer, WAIT } from '../support/harness.mjs';
+import { buildWidget, npmDir } from '../support/widgets.mjs';
 
-const npmDir = path.resolve(root, process.env.CRDLAB_NPM_DIR || 'target/npm');
 const dist = path.resolve(root, process.env.DIST || 'dist');
 // The YAML reader refuses alias bombs once issue 16's limits are in the engine.
 const aliasLimit = fs.readFileSync(path.join(npmDir, 'web', 'crdlab_bg.wasm')).includes('document contains excessive aliasing');
@@ -35,7 +34,7 @@ let playgroundUrl;
 
 before(async () => {
   out = fs.mkdtempSync(path.join(os.tmpdir(), 'crdlab-widget-'));
-  const log = execFileSync(process.execPath, [path.join(root, 'web', 'widget', 'build.mjs'), out, path.join(npmDir, 'web')], { encoding: 'utf8' });
+  const log = buildWidget(out);
   for (const l of log.split('\n')) if (l.startsWith('web/widget:')) console.log(l);
   ({ server, url: baseUrl } = await serveStatic(
     [

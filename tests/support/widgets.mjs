@@ -2,6 +2,18 @@
 // engine/src/testing.rs): spec.replicas (required, minimum 1), maxReplicas, name (maxLength
 // 5), tags, and one rule on spec.
 
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { root } from './harness.mjs';
+
+/** The npm package's build the widget tests read: CRDLAB_NPM_DIR, default target/npm. */
+export const npmDir = path.resolve(root, process.env.CRDLAB_NPM_DIR || 'target/npm');
+
+/** Builds the docs-page widget (web/widget/build.mjs) from the npm package's web build into `dir`; returns the build's log. */
+export function buildWidget(dir) {
+  return execFileSync(process.execPath, [path.join(root, 'web', 'widget', 'build.mjs'), dir, path.join(npmDir, 'web')], { encoding: 'utf8' });
+}
+
 /**
  * The CRD text with `rule` (YAML as written: quote it yourself when it needs quoting) and
  * `more`: further properties of spec, YAML lines indented 14 spaces.
