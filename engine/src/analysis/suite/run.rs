@@ -16,6 +16,7 @@ use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -42,13 +43,14 @@ const NOT_FOUND: &str = "the server could not find the requested resource";
 #[derive(Clone, Debug, PartialEq)]
 pub enum Verdict {
     Pass,
-    Fail(Failure),
+    /// Shared: a refused CRD fails every test of its file on that release alike.
+    Fail(Arc<Failure>),
     /// Not run: the release is outside the test's `kubernetesVersions`.
     Skip,
 }
 
 /// Why a test failed: which step, what was expected, what the apiserver answered.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Failure {
     /// `create`, `status update of initial`, `update`, `status update`, `stored object`, …
     pub step: String,
@@ -78,6 +80,12 @@ pub struct Case {
     pub results: Vec<(KubeVersion, Verdict)>,
     /// Warnings the apiserver returned (ratcheted CEL errors), per release.
     pub warnings: Vec<(KubeVersion, Vec<String>)>,
+}
+
+impl Verdict {
+    fn fail(f: Failure) -> Verdict {
+        Verdict::Fail(Arc::new(f))
+    }
 }
 
 impl Case {
@@ -172,7 +180,7 @@ pub fn run_files(fs: &dyn SuiteFiles, files: &[PathBuf], releases: &[KubeVersion
     groups.sort_by_key(|g| std::cmp::Reverse(weight(g)));
     let jobs: Vec<(&[usize], usize)> = groups.iter().flat_map(|g| (0..releases.len()).map(move |r| (g.as_slice(), r))).collect();
     let run_job = |runner: &mut Runner, (group, r): (&[usize], usize)| -> Vec<(usize, Vec<Outcome>)> {
-        runner.compiled.clear();
+        runner.clear();
         group.iter().map(|&i| (i, runner.run_plan(&plans[i], r, releases[r]))).collect()
     };
     let threads = threads.clamp(1, jobs.len().max(1));
@@ -262,9 +270,10 @@ struct FilePlan {
     file_name: String,
     /// Names the compiled CRD of this file (and variant) within a job.
     key: String,
-    base: Value,
+    /// Shared with the layout's read of the file when the suite keeps all its versions.
+    base: Arc<Value>,
     /// Each distinct patch list's CRD (with the sentinel `patched`), by its key.
-    patched: HashMap<String, Result<Value, Failure>>,
+    patched: HashMap<String, Result<Value, Arc<Failure>>>,
     /// The CRD restored after the patched create (with the sentinel `restored`).
     restored: Option<Value>,
 }
@@ -300,17 +309,15 @@ impl Plan {
             let mut patched = HashMap::new();
             for t in suite.on_update.iter().filter(|t| !t.initial_crd_patches.is_empty()) {
                 patched.entry(patches_key(&t.initial_crd_patches)).or_insert_with(|| {
-                    let mut v = apply_patches(&base, &t.initial_crd_patches).map_err(|e| Failure {
-                        step: "initialCRDPatches".into(),
-                        summary: format!("could not apply patch: {}", e),
-                        ..Default::default()
+                    let mut v = apply_patches(&base, &t.initial_crd_patches).map_err(|e| {
+                        Arc::new(Failure { step: "initialCRDPatches".into(), summary: format!("could not apply patch: {}", e), ..Default::default() })
                     })?;
                     add_sentinel(&mut v, "patched");
                     Ok(v)
                 });
             }
             let restored = (!patched.is_empty()).then(|| {
-                let mut r = base.clone();
+                let mut r = Value::clone(&base);
                 add_sentinel(&mut r, "restored");
                 r
             });
@@ -342,7 +349,7 @@ impl Plan {
             for (name, kind, index, line) in tests.chain(bounds) {
                 let mut case = Case { name, kind, index, line, crd_file: file.file_name.clone(), results: Vec::new(), warnings: Vec::new() };
                 for (&kube, o) in releases.iter().zip(outcomes.iter_mut()) {
-                    let (verdict, warnings) = o.next().unwrap_or((Verdict::Fail(Failure { step: "run".into(), summary: "the runner did not run this case".into(), ..Default::default() }), None));
+                    let (verdict, warnings) = o.next().unwrap_or_else(|| (Verdict::fail(Failure { step: "run".into(), summary: "the runner did not run this case".into(), ..Default::default() }), None));
                     case.results.push((kube, verdict));
                     if let Some(w) = warnings {
                         case.warnings.push((kube, w));
@@ -386,10 +393,19 @@ fn holds(suite: &Suite, releases: &[KubeVersion]) -> Result<(Vec<Vec<bool>>, Vec
 #[derive(Default)]
 pub struct Runner {
     cache: CompileCache,
-    compiled: HashMap<(String, KubeVersion), Result<Rc<CompiledCrd>, String>>,
+    compiled: HashMap<(String, KubeVersion), Result<Rc<CompiledCrd>, Rc<str>>>,
+    /// A refused CRD's failure for each step that meets it, made once and shared by every
+    /// test it fails (its text is the CRD's whole error list, often kilobytes).
+    refused: HashMap<(String, KubeVersion, &'static str), Arc<Failure>>,
 }
 
 impl Runner {
+    /// Drops what the last job compiled (a job's CRDs are not needed by the next).
+    fn clear(&mut self) {
+        self.compiled.clear();
+        self.refused.clear();
+    }
+
     /// Runs a suite read already against the given CRD files, on this thread (for callers
     /// without a file system: the CRD given as a value).
     pub fn run_suite(&mut self, suite: &Suite, files: &[CrdFile], releases: &[KubeVersion]) -> Result<Vec<Case>, String> {
@@ -428,7 +444,7 @@ impl Runner {
                 } else {
                     match self.compile(&file.key, &file.base, kube) {
                         Ok(crd) => check_cost(&crd, bound),
-                        Err(e) => Verdict::Fail(Failure { step: "CRD".into(), summary: e, ..Default::default() }),
+                        Err(e) => Verdict::fail(Failure { step: "CRD".into(), summary: e.to_string(), ..Default::default() }),
                     }
                 };
                 out.push((verdict, None));
@@ -438,7 +454,7 @@ impl Runner {
     }
 
     /// The compiled CRD for a key (file and variant) and release; compiled once.
-    fn compile(&mut self, key: &str, value: &Value, kube: KubeVersion) -> Result<Rc<CompiledCrd>, String> {
+    fn compile(&mut self, key: &str, value: &Value, kube: KubeVersion) -> Result<Rc<CompiledCrd>, Rc<str>> {
         let k = (key.to_string(), kube);
         if let Some(c) = self.compiled.get(&k) {
             return c.clone();
@@ -451,26 +467,39 @@ impl Runner {
             }
             Ok(c) => Ok(Rc::new(c)),
         };
+        let r = r.map_err(Rc::from);
         self.compiled.insert(k, r.clone());
         r
     }
 
-    fn run_test(&mut self, t: &Test, objs: &Objects, file: &FilePlan, kube: KubeVersion, warnings: &mut Vec<String>) -> Result<(), Failure> {
-        let crd_fail = |step: &str, e: String| Failure { step: step.into(), summary: format!("the CRD is refused: {}", e), ..Default::default() };
+    /// [`Runner::compile`] for a test's step: a refused CRD fails it with the one failure
+    /// that step shares with every other test on that CRD and release.
+    fn compile_for(&mut self, key: &str, value: &Value, kube: KubeVersion, step: &'static str) -> Result<Rc<CompiledCrd>, Arc<Failure>> {
+        self.compile(key, value, kube).map_err(|e| {
+            self.refused
+                .entry((key.to_string(), kube, step))
+                .or_insert_with(|| Arc::new(Failure { step: step.into(), summary: format!("the CRD is refused: {}", e), ..Default::default() }))
+                .clone()
+        })
+    }
+
+    fn run_test(&mut self, t: &Test, objs: &Objects, file: &FilePlan, kube: KubeVersion, warnings: &mut Vec<String>) -> Result<(), Arc<Failure>> {
         let key = file.key.as_str();
-        let crd = self.compile(key, &file.base, kube).map_err(|e| crd_fail("CRD", e))?;
-        let initial = objs.initial.clone()?;
+        let crd = self.compile_for(key, &file.base, kube, "CRD")?;
+        // The objects are read once for all releases: borrowed, copied only to be changed.
+        let initial = objs.initial.as_ref().map_err(|f| Arc::new(f.clone()))?;
+        let expected = || objs.expected.as_ref().map_err(|f| Arc::new(f.clone()));
         match t.kind {
             TestKind::OnCreate => {
-                let res = write(&crd, &initial, None, Write::Create, kube, warnings);
+                let res = write(&crd, initial, None, Write::Create, kube, warnings);
                 let stored = match expect_step("create", res, &t.expected_error, "expectedError")? {
                     Some(s) => s,
                     None => return Ok(()),
                 };
-                compare(&stored, objs.expected.as_ref().map_err(Clone::clone)?)
+                compare(&stored, expected()?).map_err(Arc::new)
             }
             TestKind::OnUpdate => {
-                let mut initial = initial;
+                let mut initial = std::borrow::Cow::Borrowed(initial);
                 // initialCRDPatches: the patched CRD (with the runner's sentinel property)
                 // while the initial object is created.
                 let patched = if t.initial_crd_patches.is_empty() {
@@ -480,11 +509,11 @@ impl Runner {
                     let v = match file.patched.get(&pk) {
                         Some(Ok(v)) => v,
                         Some(Err(f)) => return Err(f.clone()),
-                        None => return Err(Failure { step: "initialCRDPatches".into(), summary: "the patched CRD was not built".into(), ..Default::default() }),
+                        None => return Err(Arc::new(Failure { step: "initialCRDPatches".into(), summary: "the patched CRD was not built".into(), ..Default::default() })),
                     };
                     let pkey = format!("{}\u{0}patched\u{0}{}", key, pk);
-                    let c = self.compile(&pkey, v, kube).map_err(|e| crd_fail("initialCRDPatches", e))?;
-                    set_field(&mut initial, "sentinel", Value::String(format!("{}+patched", UID)));
+                    let c = self.compile_for(&pkey, v, kube, "initialCRDPatches")?;
+                    set_field(initial.to_mut(), "sentinel", Value::String(format!("{}+patched", UID)));
                     Some(c)
                 };
                 let create_crd = patched.clone().unwrap_or_else(|| crd.clone());
@@ -509,10 +538,10 @@ impl Runner {
                     // The restored CRD (with the sentinel "+restored") must accept the
                     // stored object again; then the sentinel property goes and reads prune it.
                     let Some(restored) = &file.restored else {
-                        return Err(Failure { step: "restored CRD".into(), summary: "the restored CRD was not built".into(), ..Default::default() });
+                        return Err(Arc::new(Failure { step: "restored CRD".into(), summary: "the restored CRD was not built".into(), ..Default::default() }));
                     };
                     let rkey = format!("{}\u{0}restored", key);
-                    let rc = self.compile(&rkey, restored, kube).map_err(|e| crd_fail("restored CRD", e))?;
+                    let rc = self.compile_for(&rkey, restored, kube, "restored CRD")?;
                     let mut obj = stored.clone();
                     set_field(&mut obj, "sentinel", Value::String(format!("{}+restored", UID)));
                     stored = write(&rc, &obj, Some(&stored), Write::Update, kube, warnings).map_err(|e| Failure {
@@ -546,7 +575,7 @@ impl Runner {
                         None => return Ok(()),
                     }
                 }
-                compare(&after, objs.expected.as_ref().map_err(Clone::clone)?)
+                compare(&after, expected()?).map_err(Arc::new)
             }
         }
     }
@@ -694,7 +723,7 @@ fn rewrite_text(e: &str) -> String {
 fn check_warnings(expected: &[String], got: &[String]) -> Verdict {
     for w in expected {
         if !got.iter().any(|g| g.contains(w.as_str())) {
-            return Verdict::Fail(Failure {
+            return Verdict::fail(Failure {
                 step: "warnings".into(),
                 summary: "no warning contains the expected text".into(),
                 expected: Some(w.clone()),
@@ -715,7 +744,7 @@ fn check_cost(crd: &CompiledCrd, bound: &CostBound) -> Verdict {
         .filter(|r| bound.path.as_deref().is_none_or(|p| r.schema_path == p || field_path_of(&r.schema_path) == p))
         .collect();
     if found.is_empty() {
-        return Verdict::Fail(Failure {
+        return Verdict::fail(Failure {
             step: "expectedCost".into(),
             summary: match &bound.path {
                 Some(p) => format!("no rule {:?} at {}", bound.rule, p),
@@ -726,7 +755,7 @@ fn check_cost(crd: &CompiledCrd, bound: &CostBound) -> Verdict {
     }
     for r in found {
         if r.estimated_cost > bound.max {
-            return Verdict::Fail(Failure {
+            return Verdict::fail(Failure {
                 step: "expectedCost".into(),
                 summary: format!("the rule at {} costs {} by the apiserver's estimate, over its bound of {}", field_path_of(&r.schema_path), r.estimated_cost, bound.max),
                 expected: Some(format!("at most {}", bound.max)),
@@ -845,6 +874,9 @@ fn read_object(text: &str, field: &str) -> Result<Value, Failure> {
 /// The stored object against `expected` (`komega.EqualObject` with
 /// `IgnoreAutogeneratedMetadata`, name and namespace taken from the stored object).
 fn compare(got: &Value, expected: &Value) -> Result<(), Failure> {
+    if equal_ignoring_autogenerated(got, expected) {
+        return Ok(());
+    }
     let mut expected = expected.clone();
     for k in ["name", "namespace"] {
         match got.pointer(&format!("/metadata/{}", k)).cloned().filter(|v| v.as_str() != Some("")) {
@@ -869,6 +901,34 @@ fn compare(got: &Value, expected: &Value) -> Result<(), Failure> {
         diff,
         ..Default::default()
     })
+}
+
+/// Whether [`compare`] finds the two equal, told without copying them, for the usual
+/// shape (two objects, each with a `metadata` object); `false` for any other shape or a
+/// difference, where [`compare`] goes on to copy, compare and list the differences.
+fn equal_ignoring_autogenerated(got: &Value, expected: &Value) -> bool {
+    let (Value::Object(g), Value::Object(e)) = (got, expected) else { return false };
+    let (Some(Value::Object(gm)), Some(Value::Object(em))) = (g.get("metadata"), e.get("metadata")) else { return false };
+    // Both have `metadata`, which the comparison only edits inside: the other fields
+    // compare as they are.
+    if g.len() != e.len() || g.iter().any(|(k, v)| k != "metadata" && e.get(k) != Some(v)) {
+        return false;
+    }
+    // `name` and `namespace` are the stored object's on both sides, unless it has them
+    // empty (then they are left out of `expected` only).
+    if ["name", "namespace"].iter().any(|k| gm.get(*k).is_some_and(|v| v.as_str() == Some(""))) {
+        return false;
+    }
+    let kept = |k: &String| k != "name" && k != "namespace" && !AUTOGENERATED_METADATA.contains(&k.as_str());
+    let expected_kept = em.keys().filter(|k| kept(k)).count();
+    let mut n = 0;
+    for (k, v) in gm.iter().filter(|(k, _)| kept(k)) {
+        if em.get(k) != Some(v) {
+            return false;
+        }
+        n += 1;
+    }
+    n == expected_kept
 }
 
 /// One line per differing field: `- path: <expected>` / `+ path: <stored>`.
@@ -906,11 +966,11 @@ fn diff_values(path: &str, expected: &Value, got: &Value, out: &mut Vec<String>)
 
 /// The runner's `loadVersionedCRD`: with a suite `version`, only that version is kept
 /// (served and storage).
-fn versioned(crd: &Value, version: Option<&str>) -> Result<Value, String> {
+fn versioned(crd: &Arc<Value>, version: Option<&str>) -> Result<Arc<Value>, String> {
     let Some(want) = version.filter(|v| !v.is_empty()) else {
-        return Ok(crd.clone());
+        return Ok(Arc::clone(crd));
     };
-    let mut v = crd.clone();
+    let mut v = Value::clone(crd);
     let versions = v.pointer_mut("/spec/versions").and_then(Value::as_array_mut).ok_or("the CRD has no spec.versions")?;
     versions.retain(|x| x.get("name").and_then(Value::as_str) == Some(want));
     if versions.is_empty() {
@@ -922,7 +982,7 @@ fn versioned(crd: &Value, version: Option<&str>) -> Result<Value, String> {
             m.insert("storage".into(), Value::Bool(true));
         }
     }
-    Ok(v)
+    Ok(Arc::new(v))
 }
 
 /// The runner's sentinel: a string property at the root of the first version's schema
