@@ -4,7 +4,10 @@
 //! [`crate::strategy::validate_object`]. A CRD file is compiled once per release (and per
 //! `initialCRDPatches` variant) and shared by its tests. Files are read and suites prepared
 //! once for all releases; (suite directory, release) jobs then run on parallel threads, each
-//! with its own compile cache (compiled CRDs are not `Send`).
+//! with its own compile cache (compiled CRDs are not `Send`). Two CRD files of a suite that
+//! differ only in `metadata.annotations` (which object validation never reads) and compile
+//! alike on a release answer each test alike there: the tests run on the first only.
+//! Failures are shared (`Arc`): a refused CRD fails all its tests with one value.
 
 use crate::analysis::suite::format::{parse_suite, CostBound, Patch, Suite, Test, TestKind};
 use crate::analysis::suite::layout::{CrdFile, Layout, SuiteFiles};
