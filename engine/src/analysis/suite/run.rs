@@ -1172,3 +1172,49 @@ fn remove_meta(obj: &mut Value, k: &str) {
         meta.remove(k);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CRD: &str = r#"{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+      "metadata": {"name": "widgets.example.com", "annotations": {"a": "1"}},
+      "spec": {"group": "example.com", "scope": "Namespaced",
+        "names": {"kind": "Widget", "plural": "widgets"},
+        "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+          "type": "object", "properties": {"spec": {"type": "object", "properties": {
+            "size": {"type": "integer", "maximum": 10}}}}}}}]}}"#;
+
+    const SUITE: &str = "name: W\ncrd: crd.yaml\ntests:\n  onCreate:\n  - name: small\n    initial: |\n      apiVersion: example.com/v1\n      kind: Widget\n      spec: {size: 1}\n  - name: too big\n    initial: |\n      apiVersion: example.com/v1\n      kind: Widget\n      spec: {size: 11}\n    expectedError: \"less than or equal to 10\"\n";
+
+    fn file(name: &str, annotations: Value) -> CrdFile {
+        let mut v: Value = serde_json::from_str(CRD).unwrap();
+        v["metadata"]["annotations"] = annotations;
+        CrdFile { path: PathBuf::from(name), value: Arc::new(v) }
+    }
+
+    /// A file equal to another but for annotations answers as that one where both compile
+    /// alike, and on its own where its annotations refuse it.
+    #[test]
+    fn files_alike_but_for_annotations_answer_alike_only_when_they_compile_alike() {
+        let suite = parse_suite(SUITE).unwrap();
+        let files = [
+            file("a.yaml", serde_json::json!({"a": "1"})),
+            file("b.yaml", serde_json::json!({"b": "2"})),
+            file("c.yaml", serde_json::json!({"not/a/key": "3"})),
+        ];
+        let plan = Plan::of_suite(Path::new(""), suite.clone(), &files, &[KubeVersion::LATEST]);
+        assert_eq!(plan.files.iter().map(|f| f.twin).collect::<Vec<_>>(), [None, Some(0), Some(0)]);
+        let cases = Runner::default().run_suite(&suite, &files, &[KubeVersion::LATEST]).unwrap();
+        let verdicts: Vec<(&str, &str, bool)> = cases.iter().map(|c| (c.crd_file.as_str(), c.name.as_str(), c.passed())).collect();
+        assert_eq!(
+            verdicts,
+            [("a.yaml", "small", true), ("a.yaml", "too big", true), ("b.yaml", "small", true), ("b.yaml", "too big", true), ("c.yaml", "small", false), ("c.yaml", "too big", false)]
+        );
+        let Verdict::Fail(f) = &cases[4].results[0].1 else { panic!("c.yaml is refused") };
+        assert!(f.summary.starts_with("the CRD is refused: ") && f.summary.contains("metadata.annotations"), "{}", f.summary);
+        // One failure value for every test the refused CRD fails.
+        let Verdict::Fail(g) = &cases[5].results[0].1 else { panic!("c.yaml is refused") };
+        assert!(Arc::ptr_eq(f, g));
+    }
+}
