@@ -806,7 +806,14 @@ fn test_suites(paths: &[String], releases: Option<&str>, output: TestOutput, upd
     let cwd = std::env::current_dir().ok();
     let base = cwd.as_deref();
     let text = match output {
-        TestOutput::Text => crdlab::wire::suite::text_report(&report, base),
+        TestOutput::Text => {
+            // Written as it is made: over many releases the report runs to hundreds of MB.
+            let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+            if crdlab::wire::suite::write_text_report(&report, base, &mut out).and_then(|_| out.flush()).is_err() {
+                return ExitCode::from(2);
+            }
+            String::new()
+        }
         TestOutput::Json => serde_json::to_string_pretty(&crdlab::wire::suite::json_report(&report, base)).unwrap_or_default() + "\n",
         TestOutput::Tap => crdlab::wire::tap::write_tap(&crdlab::wire::suite::records(&report, base)),
         TestOutput::Junit => crdlab::wire::junit::write_junit("crdlab test", &crdlab::wire::suite::records(&report, base), report.elapsed.as_secs_f64()),

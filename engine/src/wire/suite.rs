@@ -6,7 +6,9 @@ use crate::analysis::suite::run::{Case, Failure, Report, SuiteReport, Verdict};
 use crate::version::KubeVersion;
 use crate::wire::cases::CaseRecord;
 use serde_json::{json, Value};
+use std::io::Write;
 use std::path::Path;
+use std::sync::Arc;
 
 /// A path as reports show it: relative to `base` when under it.
 fn shown(p: &Path, base: Option<&Path>) -> String {
@@ -55,35 +57,43 @@ pub fn failure_text(f: &Failure) -> String {
 
 /// The text report.
 pub fn text_report(r: &Report, base: Option<&Path>) -> String {
-    let mut out = String::new();
+    let mut out = Vec::new();
+    // Writing to a Vec cannot fail, and every piece written is a `str`.
+    let _ = write_text_report(r, base, &mut out);
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// The text report, written as it is made: a run over many releases reports hundreds of
+/// megabytes, which need not be held at once.
+pub fn write_text_report(r: &Report, base: Option<&Path>, out: &mut dyn Write) -> std::io::Result<()> {
     let multi = r.releases.len() > 1;
     for s in &r.suites {
-        out.push_str(&format!("{} ({})\n", shown(&s.path, base), if s.name.is_empty() { "-" } else { &s.name }));
+        writeln!(out, "{} ({})", shown(&s.path, base), if s.name.is_empty() { "-" } else { &s.name })?;
         if let Some(e) = &s.error {
-            out.push_str(&format!("  ✗ ERROR {}\n", e));
+            writeln!(out, "  ✗ ERROR {}", e)?;
             continue;
         }
         for c in &s.cases {
-            let failed: Vec<(KubeVersion, &Failure)> = c.results.iter().filter_map(|(k, v)| match v { Verdict::Fail(f) => Some((*k, f)), _ => None }).collect();
+            let failed: Vec<(KubeVersion, &Arc<Failure>)> = c.results.iter().filter_map(|(k, v)| match v { Verdict::Fail(f) => Some((*k, f)), _ => None }).collect();
             let passed: Vec<KubeVersion> = c.results.iter().filter(|(_, v)| *v == Verdict::Pass).map(|(k, _)| *k).collect();
             let skipped = c.results.iter().all(|(_, v)| *v == Verdict::Skip);
             let mark = if !failed.is_empty() { "✗" } else if skipped { "-" } else { "✓" };
-            let mut line = format!("  {} {} (line {})", mark, case_title(c), c.line);
+            write!(out, "  {} {} (line {})", mark, case_title(c), c.line)?;
             if multi && !failed.is_empty() {
                 let fv: Vec<KubeVersion> = failed.iter().map(|(k, _)| *k).collect();
-                line.push_str(&format!(" — fails on {}", release_ranges(&fv)));
+                write!(out, " — fails on {}", release_ranges(&fv))?;
                 if !passed.is_empty() {
-                    line.push_str(&format!(", passes on {}", release_ranges(&passed)));
+                    write!(out, ", passes on {}", release_ranges(&passed))?;
                 }
             } else if skipped {
-                line.push_str(" — skipped (kubernetesVersions)");
+                out.write_all(" — skipped (kubernetesVersions)".as_bytes())?;
             }
-            out.push_str(&line);
-            out.push('\n');
-            // Each distinct failure once, with the releases that share it.
-            let mut groups: Vec<(Vec<KubeVersion>, &Failure)> = Vec::new();
+            out.write_all(b"\n")?;
+            // Each distinct failure once, with the releases that share it (a failure
+            // shared by several releases is often one value: compared by address first).
+            let mut groups: Vec<(Vec<KubeVersion>, &Arc<Failure>)> = Vec::new();
             for (k, f) in failed {
-                match groups.iter_mut().find(|(_, g)| *g == f) {
+                match groups.iter_mut().find(|(_, g)| same_failure(g, f)) {
                     Some((ks, _)) => ks.push(k),
                     None => groups.push((vec![k], f)),
                 }
@@ -91,19 +101,20 @@ pub fn text_report(r: &Report, base: Option<&Path>) -> String {
             for (ks, f) in groups {
                 let prefix = if multi { format!("{}: ", release_ranges(&ks)) } else { String::new() };
                 for (i, l) in failure_text(f).lines().enumerate() {
-                    out.push_str(if i == 0 { "      " } else { "        " });
+                    out.write_all(if i == 0 { b"      " } else { b"        " })?;
                     if i == 0 {
-                        out.push_str(&prefix);
+                        out.write_all(prefix.as_bytes())?;
                     }
-                    out.push_str(l);
-                    out.push('\n');
+                    out.write_all(l.as_bytes())?;
+                    out.write_all(b"\n")?;
                 }
             }
         }
     }
     let passed = r.cases() - r.failed();
-    out.push_str(&format!(
-        "{} suites, {} tests, {} passed, {} failed{} on {} in {:.2}s\n",
+    writeln!(
+        out,
+        "{} suites, {} tests, {} passed, {} failed{} on {} in {:.2}s",
         r.suites.len(),
         r.cases(),
         passed,
@@ -111,8 +122,12 @@ pub fn text_report(r: &Report, base: Option<&Path>) -> String {
         if r.suite_errors() > 0 { format!(", {} suite errors", r.suite_errors()) } else { String::new() },
         release_ranges(&r.releases),
         r.elapsed.as_secs_f64()
-    ));
-    out
+    )
+}
+
+/// Whether two failures read alike (one shared value, or equal ones).
+fn same_failure(a: &Arc<Failure>, b: &Arc<Failure>) -> bool {
+    Arc::ptr_eq(a, b) || **a == **b
 }
 
 fn failure_json(f: &Failure) -> Value {

@@ -12,6 +12,7 @@ use crate::text::crd_document::parse_crd_text;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 /// How deep the walk of a feature-gate directory goes (a pathological tree ends here).
 const MAX_DIR_DEPTH: usize = 64;
@@ -57,7 +58,8 @@ const MAJOR_VERSION: &str = "release.openshift.io/major-version";
 #[derive(Clone, Debug)]
 pub struct CrdFile {
     pub path: PathBuf,
-    pub value: Value,
+    /// Shared by every suite that runs against the file (a CRD is often megabytes).
+    pub value: Arc<Value>,
 }
 
 impl CrdFile {
@@ -75,7 +77,7 @@ pub struct Layout<'f> {
     files: &'f dyn SuiteFiles,
     /// Each directory's files: path, text, and the CRD read from it once needed.
     #[allow(clippy::type_complexity)]
-    dirs: HashMap<PathBuf, Vec<(PathBuf, String, Option<Option<Value>>)>>,
+    dirs: HashMap<PathBuf, Vec<(PathBuf, String, Option<Option<Arc<Value>>>)>>,
     gates: HashMap<PathBuf, Vec<(serde_json::Map<String, Value>, HashMap<String, bool>)>>,
 }
 
@@ -97,7 +99,7 @@ impl<'f> Layout<'f> {
             let path = dir.join(file);
             let text = self.files.read(&path).map_err(|e| format!("could not read CRD file {}: {}", path.display(), e))?;
             let value = parse_crd_text(&text).map_err(|e| format!("{}: {}", path.display(), e))?;
-            return Ok(vec![CrdFile { path, value }]);
+            return Ok(vec![CrdFile { path, value: Arc::new(value) }]);
         }
         let Some(name) = crd_name.filter(|c| !c.is_empty()) else {
             return Err("the suite names no CRD: it needs `crd` or `crdName`".into());
@@ -182,9 +184,9 @@ impl<'f> Layout<'f> {
             if !text.contains(name) {
                 continue;
             }
-            let value = parsed.get_or_insert_with(|| parse_crd_text(text).ok());
+            let value = parsed.get_or_insert_with(|| parse_crd_text(text).ok().map(Arc::new));
             if let Some(v) = value.as_ref().filter(|v| v.pointer("/metadata/name").and_then(Value::as_str) == Some(name)) {
-                out.push(CrdFile { path: path.clone(), value: v.clone() });
+                out.push(CrdFile { path: path.clone(), value: Arc::clone(v) });
             }
         }
         Ok(out)

@@ -4,7 +4,10 @@
 //! [`crate::strategy::validate_object`]. A CRD file is compiled once per release (and per
 //! `initialCRDPatches` variant) and shared by its tests. Files are read and suites prepared
 //! once for all releases; (suite directory, release) jobs then run on parallel threads, each
-//! with its own compile cache (compiled CRDs are not `Send`).
+//! with its own compile cache (compiled CRDs are not `Send`). Two CRD files of a suite that
+//! differ only in `metadata.annotations` (which object validation never reads) and compile
+//! alike on a release answer each test alike there: the tests run on the first only.
+//! Failures are shared (`Arc`): a refused CRD fails all its tests with one value.
 
 use crate::analysis::suite::format::{parse_suite, CostBound, Patch, Suite, Test, TestKind};
 use crate::analysis::suite::layout::{CrdFile, Layout, SuiteFiles};
@@ -16,6 +19,7 @@ use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -42,13 +46,14 @@ const NOT_FOUND: &str = "the server could not find the requested resource";
 #[derive(Clone, Debug, PartialEq)]
 pub enum Verdict {
     Pass,
-    Fail(Failure),
+    /// Shared: a refused CRD fails every test of its file on that release alike.
+    Fail(Arc<Failure>),
     /// Not run: the release is outside the test's `kubernetesVersions`.
     Skip,
 }
 
 /// Why a test failed: which step, what was expected, what the apiserver answered.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Failure {
     /// `create`, `status update of initial`, `update`, `status update`, `stored object`, …
     pub step: String,
@@ -78,6 +83,12 @@ pub struct Case {
     pub results: Vec<(KubeVersion, Verdict)>,
     /// Warnings the apiserver returned (ratcheted CEL errors), per release.
     pub warnings: Vec<(KubeVersion, Vec<String>)>,
+}
+
+impl Verdict {
+    fn fail(f: Failure) -> Verdict {
+        Verdict::Fail(Arc::new(f))
+    }
 }
 
 impl Case {
@@ -177,7 +188,7 @@ pub fn run_files(fs: &dyn SuiteFiles, files: &[PathBuf], releases: &[KubeVersion
     crate::go::sort::sort_by_key(&mut groups, |g| std::cmp::Reverse(weight(g)));
     let jobs: Vec<(&[usize], usize)> = groups.iter().flat_map(|g| (0..releases.len()).map(move |r| (g.as_slice(), r))).collect();
     let run_job = |runner: &mut Runner, (group, r): (&[usize], usize)| -> Vec<(usize, Vec<Outcome>)> {
-        runner.compiled.clear();
+        runner.clear();
         group.iter().map(|&i| (i, runner.run_plan(&plans[i], r, releases[r]))).collect()
     };
     let threads = threads.clamp(1, jobs.len().max(1));
@@ -267,11 +278,60 @@ struct FilePlan {
     file_name: String,
     /// Names the compiled CRD of this file (and variant) within a job.
     key: String,
-    base: Value,
+    /// Shared with the layout's read of the file when the suite keeps all its versions.
+    base: Arc<Value>,
     /// Each distinct patch list's CRD (with the sentinel `patched`), by its key.
-    patched: HashMap<String, Result<Value, Failure>>,
+    patched: HashMap<String, Result<Value, Arc<Failure>>>,
     /// The CRD restored after the patched create (with the sentinel `restored`).
     restored: Option<Value>,
+    /// An earlier file of the suite whose CRDs (base, patched, restored) are this file's
+    /// but for `metadata.annotations`, which only the CRD checks read (their answer is
+    /// compared on each release, [`Runner::compile_alike`]): on a release where both
+    /// compile alike, each test answers on this file as on that one and is not run again.
+    /// (Feature-set variants of one CRD often differ in annotations only.)
+    twin: Option<usize>,
+}
+
+impl FilePlan {
+    /// The compile key of the variant a patch list builds.
+    fn patched_key(&self, patches: &str) -> String {
+        format!("{}\u{0}patched\u{0}{}", self.key, patches)
+    }
+
+    /// The compile key of the restored CRD.
+    fn restored_key(&self) -> String {
+        format!("{}\u{0}restored", self.key)
+    }
+
+    /// Whether the two files' CRDs are the same but for `metadata.annotations`.
+    fn same_but_annotations(&self, other: &FilePlan) -> bool {
+        let patched_alike = self.patched.len() == other.patched.len()
+            && self.patched.iter().all(|(k, a)| match (a, other.patched.get(k)) {
+                (Ok(a), Some(Ok(b))) => same_but_annotations(a, b),
+                (Err(a), Some(Err(b))) => a == b,
+                _ => false,
+            });
+        let restored_alike = match (&self.restored, &other.restored) {
+            (Some(a), Some(b)) => same_but_annotations(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        patched_alike && restored_alike && same_but_annotations(&self.base, &other.base)
+    }
+}
+
+/// Whether two CRDs are equal but for `metadata.annotations`.
+fn same_but_annotations(a: &Value, b: &Value) -> bool {
+    let (Value::Object(a), Value::Object(b)) = (a, b) else { return a == b };
+    let other_metadata = |m: &Map<String, Value>| m.iter().filter(|(k, _)| *k != "annotations").count();
+    a.len() == b.len()
+        && a.iter().all(|(k, v)| match (k.as_str(), v, b.get(k)) {
+            (_, _, None) => false,
+            ("metadata", Value::Object(m), Some(Value::Object(n))) => {
+                other_metadata(m) == other_metadata(n) && m.iter().all(|(k, v)| k == "annotations" || n.get(k) == Some(v))
+            }
+            (_, v, Some(w)) => v == w,
+        })
 }
 
 impl Plan {
@@ -305,22 +365,22 @@ impl Plan {
             let mut patched = HashMap::new();
             for t in suite.on_update.iter().filter(|t| !t.initial_crd_patches.is_empty()) {
                 patched.entry(patches_key(&t.initial_crd_patches)).or_insert_with(|| {
-                    let mut v = apply_patches(&base, &t.initial_crd_patches).map_err(|e| Failure {
-                        step: "initialCRDPatches".into(),
-                        summary: format!("could not apply patch: {}", e),
-                        ..Default::default()
+                    let mut v = apply_patches(&base, &t.initial_crd_patches).map_err(|e| {
+                        Arc::new(Failure { step: "initialCRDPatches".into(), summary: format!("could not apply patch: {}", e), ..Default::default() })
                     })?;
                     add_sentinel(&mut v, "patched");
                     Ok(v)
                 });
             }
             let restored = (!patched.is_empty()).then(|| {
-                let mut r = base.clone();
+                let mut r = Value::clone(&base);
                 add_sentinel(&mut r, "restored");
                 r
             });
             let file_name = file.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            planned.push(FilePlan { file_name, key, base, patched, restored });
+            let mut plan = FilePlan { file_name, key, base, patched, restored, twin: None };
+            plan.twin = planned.iter().position(|p: &FilePlan| p.same_but_annotations(&plan));
+            planned.push(plan);
         }
         plan.files = planned;
         plan.objects = objects;
@@ -347,7 +407,7 @@ impl Plan {
             for (name, kind, index, line) in tests.chain(bounds) {
                 let mut case = Case { name, kind, index, line, crd_file: file.file_name.clone(), results: Vec::new(), warnings: Vec::new() };
                 for (&kube, o) in releases.iter().zip(outcomes.iter_mut()) {
-                    let (verdict, warnings) = o.next().unwrap_or((Verdict::Fail(Failure { step: "run".into(), summary: "the runner did not run this case".into(), ..Default::default() }), None));
+                    let (verdict, warnings) = o.next().unwrap_or_else(|| (Verdict::fail(Failure { step: "run".into(), summary: "the runner did not run this case".into(), ..Default::default() }), None));
                     case.results.push((kube, verdict));
                     if let Some(w) = warnings {
                         case.warnings.push((kube, w));
@@ -391,10 +451,19 @@ fn holds(suite: &Suite, releases: &[KubeVersion]) -> Result<(Vec<Vec<bool>>, Vec
 #[derive(Default)]
 pub struct Runner {
     cache: CompileCache,
-    compiled: HashMap<(String, KubeVersion), Result<Rc<CompiledCrd>, String>>,
+    compiled: HashMap<(String, KubeVersion), Result<Rc<CompiledCrd>, Rc<str>>>,
+    /// A refused CRD's failure for each step that meets it, made once and shared by every
+    /// test it fails (its text is the CRD's whole error list, often kilobytes).
+    refused: HashMap<(String, KubeVersion, &'static str), Arc<Failure>>,
 }
 
 impl Runner {
+    /// Drops what the last job compiled (a job's CRDs are not needed by the next).
+    fn clear(&mut self) {
+        self.compiled.clear();
+        self.refused.clear();
+    }
+
     /// Runs a suite read already against the given CRD files, on this thread (for callers
     /// without a file system: the CRD given as a value).
     pub fn run_suite(&mut self, suite: &Suite, files: &[CrdFile], releases: &[KubeVersion]) -> Result<Vec<Case>, String> {
@@ -414,7 +483,13 @@ impl Runner {
             return out;
         }
         let tests: Vec<&Test> = plan.suite.on_create.iter().chain(&plan.suite.on_update).collect();
+        let per_file = tests.len() + plan.suite.expected_cost.len();
         for file in &plan.files {
+            if let Some(twin) = file.twin.filter(|&j| self.compile_alike(&plan.files[j], file, kube)) {
+                let start = twin * per_file;
+                out.extend_from_within(start..start + per_file);
+                continue;
+            }
             for (i, (t, objs)) in tests.iter().zip(&plan.objects).enumerate() {
                 if !plan.holds[i][r] {
                     out.push((Verdict::Skip, None));
@@ -433,7 +508,7 @@ impl Runner {
                 } else {
                     match self.compile(&file.key, &file.base, kube) {
                         Ok(crd) => check_cost(&crd, bound),
-                        Err(e) => Verdict::Fail(Failure { step: "CRD".into(), summary: e, ..Default::default() }),
+                        Err(e) => Verdict::fail(Failure { step: "CRD".into(), summary: e.to_string(), ..Default::default() }),
                     }
                 };
                 out.push((verdict, None));
@@ -443,7 +518,7 @@ impl Runner {
     }
 
     /// The compiled CRD for a key (file and variant) and release; compiled once.
-    fn compile(&mut self, key: &str, value: &Value, kube: KubeVersion) -> Result<Rc<CompiledCrd>, String> {
+    fn compile(&mut self, key: &str, value: &Value, kube: KubeVersion) -> Result<Rc<CompiledCrd>, Rc<str>> {
         let k = (key.to_string(), kube);
         if let Some(c) = self.compiled.get(&k) {
             return c.clone();
@@ -456,26 +531,59 @@ impl Runner {
             }
             Ok(c) => Ok(Rc::new(c)),
         };
+        let r = r.map_err(Rc::from);
         self.compiled.insert(k, r.clone());
         r
     }
 
-    fn run_test(&mut self, t: &Test, objs: &Objects, file: &FilePlan, kube: KubeVersion, warnings: &mut Vec<String>) -> Result<(), Failure> {
-        let crd_fail = |step: &str, e: String| Failure { step: step.into(), summary: format!("the CRD is refused: {}", e), ..Default::default() };
+    /// Whether two files the plan found alike but for annotations ([`FilePlan::twin`])
+    /// compile alike on a release: each variant accepted by both, or refused by both with
+    /// the same text. Compiles what their tests would compile.
+    fn compile_alike(&mut self, a: &FilePlan, b: &FilePlan, kube: KubeVersion) -> bool {
+        let mut pairs: Vec<(String, &Value, String, &Value)> = vec![(a.key.clone(), &*a.base, b.key.clone(), &*b.base)];
+        for (pk, va) in &a.patched {
+            if let (Ok(va), Some(Ok(vb))) = (va, b.patched.get(pk)) {
+                pairs.push((a.patched_key(pk), va, b.patched_key(pk), vb));
+            }
+        }
+        if let (Some(ra), Some(rb)) = (&a.restored, &b.restored) {
+            pairs.push((a.restored_key(), ra, b.restored_key(), rb));
+        }
+        pairs.into_iter().all(|(ka, va, kb, vb)| match (self.compile(&ka, va, kube), self.compile(&kb, vb, kube)) {
+            (Ok(_), Ok(_)) => true,
+            (Err(x), Err(y)) => x == y,
+            _ => false,
+        })
+    }
+
+    /// [`Runner::compile`] for a test's step: a refused CRD fails it with the one failure
+    /// that step shares with every other test on that CRD and release.
+    fn compile_for(&mut self, key: &str, value: &Value, kube: KubeVersion, step: &'static str) -> Result<Rc<CompiledCrd>, Arc<Failure>> {
+        self.compile(key, value, kube).map_err(|e| {
+            self.refused
+                .entry((key.to_string(), kube, step))
+                .or_insert_with(|| Arc::new(Failure { step: step.into(), summary: format!("the CRD is refused: {}", e), ..Default::default() }))
+                .clone()
+        })
+    }
+
+    fn run_test(&mut self, t: &Test, objs: &Objects, file: &FilePlan, kube: KubeVersion, warnings: &mut Vec<String>) -> Result<(), Arc<Failure>> {
         let key = file.key.as_str();
-        let crd = self.compile(key, &file.base, kube).map_err(|e| crd_fail("CRD", e))?;
-        let initial = objs.initial.clone()?;
+        let crd = self.compile_for(key, &file.base, kube, "CRD")?;
+        // The objects are read once for all releases: borrowed, copied only to be changed.
+        let initial = objs.initial.as_ref().map_err(|f| Arc::new(f.clone()))?;
+        let expected = || objs.expected.as_ref().map_err(|f| Arc::new(f.clone()));
         match t.kind {
             TestKind::OnCreate => {
-                let res = write(&crd, &initial, None, Write::Create, kube, warnings);
+                let res = write(&crd, initial, None, Write::Create, kube, warnings);
                 let stored = match expect_step("create", res, &t.expected_error, "expectedError")? {
                     Some(s) => s,
                     None => return Ok(()),
                 };
-                compare(&stored, objs.expected.as_ref().map_err(Clone::clone)?)
+                compare(&stored, expected()?).map_err(Arc::new)
             }
             TestKind::OnUpdate => {
-                let mut initial = initial;
+                let mut initial = std::borrow::Cow::Borrowed(initial);
                 // initialCRDPatches: the patched CRD (with the runner's sentinel property)
                 // while the initial object is created.
                 let patched = if t.initial_crd_patches.is_empty() {
@@ -485,11 +593,10 @@ impl Runner {
                     let v = match file.patched.get(&pk) {
                         Some(Ok(v)) => v,
                         Some(Err(f)) => return Err(f.clone()),
-                        None => return Err(Failure { step: "initialCRDPatches".into(), summary: "the patched CRD was not built".into(), ..Default::default() }),
+                        None => return Err(Arc::new(Failure { step: "initialCRDPatches".into(), summary: "the patched CRD was not built".into(), ..Default::default() })),
                     };
-                    let pkey = format!("{}\u{0}patched\u{0}{}", key, pk);
-                    let c = self.compile(&pkey, v, kube).map_err(|e| crd_fail("initialCRDPatches", e))?;
-                    set_field(&mut initial, "sentinel", Value::String(format!("{}+patched", UID)));
+                    let c = self.compile_for(&file.patched_key(&pk), v, kube, "initialCRDPatches")?;
+                    set_field(initial.to_mut(), "sentinel", Value::String(format!("{}+patched", UID)));
                     Some(c)
                 };
                 let create_crd = patched.clone().unwrap_or_else(|| crd.clone());
@@ -514,10 +621,9 @@ impl Runner {
                     // The restored CRD (with the sentinel "+restored") must accept the
                     // stored object again; then the sentinel property goes and reads prune it.
                     let Some(restored) = &file.restored else {
-                        return Err(Failure { step: "restored CRD".into(), summary: "the restored CRD was not built".into(), ..Default::default() });
+                        return Err(Arc::new(Failure { step: "restored CRD".into(), summary: "the restored CRD was not built".into(), ..Default::default() }));
                     };
-                    let rkey = format!("{}\u{0}restored", key);
-                    let rc = self.compile(&rkey, restored, kube).map_err(|e| crd_fail("restored CRD", e))?;
+                    let rc = self.compile_for(&file.restored_key(), restored, kube, "restored CRD")?;
                     let mut obj = stored.clone();
                     set_field(&mut obj, "sentinel", Value::String(format!("{}+restored", UID)));
                     stored = write(&rc, &obj, Some(&stored), Write::Update, kube, warnings).map_err(|e| Failure {
@@ -551,7 +657,7 @@ impl Runner {
                         None => return Ok(()),
                     }
                 }
-                compare(&after, objs.expected.as_ref().map_err(Clone::clone)?)
+                compare(&after, expected()?).map_err(Arc::new)
             }
         }
     }
@@ -699,7 +805,7 @@ fn rewrite_text(e: &str) -> String {
 fn check_warnings(expected: &[String], got: &[String]) -> Verdict {
     for w in expected {
         if !got.iter().any(|g| g.contains(w.as_str())) {
-            return Verdict::Fail(Failure {
+            return Verdict::fail(Failure {
                 step: "warnings".into(),
                 summary: "no warning contains the expected text".into(),
                 expected: Some(w.clone()),
@@ -720,7 +826,7 @@ fn check_cost(crd: &CompiledCrd, bound: &CostBound) -> Verdict {
         .filter(|r| bound.path.as_deref().is_none_or(|p| r.schema_path == p || field_path_of(&r.schema_path) == p))
         .collect();
     if found.is_empty() {
-        return Verdict::Fail(Failure {
+        return Verdict::fail(Failure {
             step: "expectedCost".into(),
             summary: match &bound.path {
                 Some(p) => format!("no rule {:?} at {}", bound.rule, p),
@@ -731,7 +837,7 @@ fn check_cost(crd: &CompiledCrd, bound: &CostBound) -> Verdict {
     }
     for r in found {
         if r.estimated_cost > bound.max {
-            return Verdict::Fail(Failure {
+            return Verdict::fail(Failure {
                 step: "expectedCost".into(),
                 summary: format!("the rule at {} costs {} by the apiserver's estimate, over its bound of {}", field_path_of(&r.schema_path), r.estimated_cost, bound.max),
                 expected: Some(format!("at most {}", bound.max)),
@@ -850,6 +956,9 @@ fn read_object(text: &str, field: &str) -> Result<Value, Failure> {
 /// The stored object against `expected` (`komega.EqualObject` with
 /// `IgnoreAutogeneratedMetadata`, name and namespace taken from the stored object).
 fn compare(got: &Value, expected: &Value) -> Result<(), Failure> {
+    if equal_ignoring_autogenerated(got, expected) {
+        return Ok(());
+    }
     let mut expected = expected.clone();
     for k in ["name", "namespace"] {
         match got.pointer(&format!("/metadata/{}", k)).cloned().filter(|v| v.as_str() != Some("")) {
@@ -874,6 +983,34 @@ fn compare(got: &Value, expected: &Value) -> Result<(), Failure> {
         diff,
         ..Default::default()
     })
+}
+
+/// Whether [`compare`] finds the two equal, told without copying them, for the usual
+/// shape (two objects, each with a `metadata` object); `false` for any other shape or a
+/// difference, where [`compare`] goes on to copy, compare and list the differences.
+fn equal_ignoring_autogenerated(got: &Value, expected: &Value) -> bool {
+    let (Value::Object(g), Value::Object(e)) = (got, expected) else { return false };
+    let (Some(Value::Object(gm)), Some(Value::Object(em))) = (g.get("metadata"), e.get("metadata")) else { return false };
+    // Both have `metadata`, which the comparison only edits inside: the other fields
+    // compare as they are.
+    if g.len() != e.len() || g.iter().any(|(k, v)| k != "metadata" && e.get(k) != Some(v)) {
+        return false;
+    }
+    // `name` and `namespace` are the stored object's on both sides, unless it has them
+    // empty (then they are left out of `expected` only).
+    if ["name", "namespace"].iter().any(|k| gm.get(*k).is_some_and(|v| v.as_str() == Some(""))) {
+        return false;
+    }
+    let kept = |k: &String| k != "name" && k != "namespace" && !AUTOGENERATED_METADATA.contains(&k.as_str());
+    let expected_kept = em.keys().filter(|k| kept(k)).count();
+    let mut n = 0;
+    for (k, v) in gm.iter().filter(|(k, _)| kept(k)) {
+        if em.get(k) != Some(v) {
+            return false;
+        }
+        n += 1;
+    }
+    n == expected_kept
 }
 
 /// One line per differing field: `- path: <expected>` / `+ path: <stored>`.
@@ -911,11 +1048,11 @@ fn diff_values(path: &str, expected: &Value, got: &Value, out: &mut Vec<String>)
 
 /// The runner's `loadVersionedCRD`: with a suite `version`, only that version is kept
 /// (served and storage).
-fn versioned(crd: &Value, version: Option<&str>) -> Result<Value, String> {
+fn versioned(crd: &Arc<Value>, version: Option<&str>) -> Result<Arc<Value>, String> {
     let Some(want) = version.filter(|v| !v.is_empty()) else {
-        return Ok(crd.clone());
+        return Ok(Arc::clone(crd));
     };
-    let mut v = crd.clone();
+    let mut v = Value::clone(crd);
     let versions = v.pointer_mut("/spec/versions").and_then(Value::as_array_mut).ok_or("the CRD has no spec.versions")?;
     versions.retain(|x| x.get("name").and_then(Value::as_str) == Some(want));
     if versions.is_empty() {
@@ -927,7 +1064,7 @@ fn versioned(crd: &Value, version: Option<&str>) -> Result<Value, String> {
             m.insert("storage".into(), Value::Bool(true));
         }
     }
-    Ok(v)
+    Ok(Arc::new(v))
 }
 
 /// The runner's sentinel: a string property at the root of the first version's schema
@@ -1038,5 +1175,51 @@ fn set_meta(obj: &mut Value, k: &str, v: Value) {
 fn remove_meta(obj: &mut Value, k: &str) {
     if let Some(Value::Object(meta)) = obj.get_mut("metadata") {
         meta.remove(k);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CRD: &str = r#"{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+      "metadata": {"name": "widgets.example.com", "annotations": {"a": "1"}},
+      "spec": {"group": "example.com", "scope": "Namespaced",
+        "names": {"kind": "Widget", "plural": "widgets"},
+        "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+          "type": "object", "properties": {"spec": {"type": "object", "properties": {
+            "size": {"type": "integer", "maximum": 10}}}}}}}]}}"#;
+
+    const SUITE: &str = "name: W\ncrd: crd.yaml\ntests:\n  onCreate:\n  - name: small\n    initial: |\n      apiVersion: example.com/v1\n      kind: Widget\n      spec: {size: 1}\n  - name: too big\n    initial: |\n      apiVersion: example.com/v1\n      kind: Widget\n      spec: {size: 11}\n    expectedError: \"less than or equal to 10\"\n";
+
+    fn file(name: &str, annotations: Value) -> CrdFile {
+        let mut v: Value = serde_json::from_str(CRD).unwrap();
+        v["metadata"]["annotations"] = annotations;
+        CrdFile { path: PathBuf::from(name), value: Arc::new(v) }
+    }
+
+    /// A file equal to another but for annotations answers as that one where both compile
+    /// alike, and on its own where its annotations refuse it.
+    #[test]
+    fn files_alike_but_for_annotations_answer_alike_only_when_they_compile_alike() {
+        let suite = parse_suite(SUITE).unwrap();
+        let files = [
+            file("a.yaml", serde_json::json!({"a": "1"})),
+            file("b.yaml", serde_json::json!({"b": "2"})),
+            file("c.yaml", serde_json::json!({"not/a/key": "3"})),
+        ];
+        let plan = Plan::of_suite(Path::new(""), suite.clone(), &files, &[KubeVersion::LATEST]);
+        assert_eq!(plan.files.iter().map(|f| f.twin).collect::<Vec<_>>(), [None, Some(0), Some(0)]);
+        let cases = Runner::default().run_suite(&suite, &files, &[KubeVersion::LATEST]).unwrap();
+        let verdicts: Vec<(&str, &str, bool)> = cases.iter().map(|c| (c.crd_file.as_str(), c.name.as_str(), c.passed())).collect();
+        assert_eq!(
+            verdicts,
+            [("a.yaml", "small", true), ("a.yaml", "too big", true), ("b.yaml", "small", true), ("b.yaml", "too big", true), ("c.yaml", "small", false), ("c.yaml", "too big", false)]
+        );
+        let Verdict::Fail(f) = &cases[4].results[0].1 else { panic!("c.yaml is refused") };
+        assert!(f.summary.starts_with("the CRD is refused: ") && f.summary.contains("metadata.annotations"), "{}", f.summary);
+        // One failure value for every test the refused CRD fails.
+        let Verdict::Fail(g) = &cases[5].results[0].1 else { panic!("c.yaml is refused") };
+        assert!(Arc::ptr_eq(f, g));
     }
 }

@@ -147,7 +147,9 @@ fn check_literal_call(
     };
     let bad = match name {
         "matches" => match lit {
-            LiteralValue::String(s) => crate::go::regexp::compile_re2(s.inner()).is_err(),
+            // Through the thread's shared cache: each release's compile of the rule checks
+            // the same literal, and the schema's patterns are often the same text.
+            LiteralValue::String(s) => crate::go::regexp::compile_re2_shared(s.inner()).is_none(),
             _ => false,
         },
         _ => eval_fails(env, checked, call_id, name, &literal_val(lit)),
