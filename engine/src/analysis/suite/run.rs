@@ -9,6 +9,7 @@
 //! alike on a release answer each test alike there: the tests run on the first only.
 //! Failures are shared (`Arc`): a refused CRD fails all its tests with one value.
 
+use crate::analysis::parallel::par_map;
 use crate::analysis::suite::format::{parse_suite, CostBound, Patch, Suite, Test, TestKind};
 use crate::analysis::suite::layout::{CrdFile, Layout, SuiteFiles};
 use crate::crd::compiled::{CompileCache, CompiledCrd, CompiledVersion};
@@ -228,29 +229,6 @@ pub fn run_files(fs: &dyn SuiteFiles, files: &[PathBuf], releases: &[KubeVersion
     }
     let suites = plans.into_iter().zip(outcomes).map(|(p, o)| p.report(o.into_iter().map(Option::unwrap_or_default).collect(), releases)).collect();
     Report { releases: releases.to_vec(), suites, elapsed: start.elapsed() }
-}
-
-/// `f` over `items` on up to `threads` threads (each a run of the items), the results in
-/// order. A panic in a thread is resumed here.
-fn par_map<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = threads.clamp(1, items.len().max(1));
-    if threads == 1 {
-        return items.iter().map(f).collect();
-    }
-    let run = items.len().div_ceil(threads);
-    let f = &f;
-    std::thread::scope(|s| {
-        let handles: Vec<_> = items
-            .chunks(run)
-            .map(|part| {
-                std::thread::Builder::new()
-                    .stack_size(256 * 1024 * 1024)
-                    .spawn_scoped(s, move || part.iter().map(f).collect::<Vec<R>>())
-                    .expect("a runner thread starts")
-            })
-            .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
-    })
 }
 
 /// A case's verdict on one release, with the warnings of its writes (`None` where it

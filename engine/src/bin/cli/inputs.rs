@@ -45,15 +45,21 @@ fn walk(dir: &Path, depth: usize, enter: fn(&str) -> bool, keep_file: fn(&str) -
     if depth > MAX_DIR_DEPTH {
         return Err(format!("{}: directories nest deeper than {} levels", dir.display(), MAX_DIR_DEPTH));
     }
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+    let mut entries: Vec<(PathBuf, std::fs::DirEntry)> = std::fs::read_dir(dir)
         .map_err(|e| format!("cannot read {}: {}", dir.display(), e))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter_map(|e| e.ok().map(|e| (e.path(), e)))
         .collect();
-    entries.sort();
-    for e in entries {
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    for (e, entry) in entries {
         let name = e.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let is_link = std::fs::symlink_metadata(&e).map(|m| m.file_type().is_symlink()).unwrap_or(false);
-        if e.is_dir() {
+        // The entry's type comes with the directory listing on most file systems: only a
+        // symbolic link (or a file system that does not say) costs a `stat` per file.
+        let (is_dir, is_link) = match entry.file_type() {
+            Ok(t) if !t.is_symlink() => (t.is_dir(), false),
+            Ok(_) => (e.is_dir(), true),
+            Err(_) => (e.is_dir(), std::fs::symlink_metadata(&e).map(|m| m.file_type().is_symlink()).unwrap_or(false)),
+        };
+        if is_dir {
             if !is_link && enter(&name) {
                 walk(&e, depth + 1, enter, keep_file, out)?;
             }

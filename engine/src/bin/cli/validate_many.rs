@@ -9,6 +9,7 @@
 //! thread), so each worker thread compiles the CRDs its objects need, once.
 
 use crate::inputs;
+use crdlab::analysis::parallel::{map_runs, par_map};
 use crdlab::strategy::{validate_object, ValidateOptions};
 use crdlab::text::positions::{json_path, locate, parse_field_path, FieldSeg};
 use crdlab::text::source_map::SourceMap;
@@ -18,10 +19,11 @@ use crdlab::wire::junit::write_junit;
 use crdlab::wire::tap::write_tap;
 use crdlab::{CompiledCrd, KubeVersion};
 use serde_json::{json, Value};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::Read;
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -96,40 +98,29 @@ pub fn run(crd_paths: &[String], object_paths: &[String], opts: &Options) -> Exi
             return ExitCode::from(2);
         }
     };
-    // group/kind → the CRDs defining it, in the order named (a cluster holds one; a folder of
-    // several projects' CRDs may hold two releases of one). Only the CRDs some object needs
-    // are decoded and compiled.
+    // group → kind → the CRDs defining it, in the order named (a cluster holds one; a folder
+    // of several projects' CRDs may hold two releases of one). Only the CRDs some object
+    // needs are decoded and compiled.
     let mut by_kind: CrdIndex = HashMap::new();
     for (i, d) in crds.iter().enumerate() {
         let at = |p: &str| d.value.pointer(p).and_then(Value::as_str).unwrap_or("").to_string();
-        by_kind.entry((at("/spec/group"), at("/spec/names/kind"))).or_default().push(i);
+        by_kind.entry(at("/spec/group")).or_default().entry(at("/spec/names/kind")).or_default().push(i);
     }
     let crds_read = started.elapsed();
-    let (texts, objects) = match read_objects(object_paths) {
-        Ok(r) => r,
+    let Work { texts, objects, verdicts, updates: is_update, timing } = match read_and_validate(&crds, &by_kind, object_paths, opts) {
+        Ok(w) => w,
         Err(e) => {
             eprintln!("error: {}", e);
             return ExitCode::from(2);
         }
     };
-    let olds = match read_old(&opts.old) {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("error: {}", e);
-            return ExitCode::from(2);
-        }
-    };
-    let old_of = match_old(&objects, &olds);
-    let objects_read = started.elapsed() - crds_read;
-    let (verdicts, timing) = validate_all(&crds, &by_kind, &objects, &old_of, opts);
-    let updates = old_of.iter().filter(|o| o.is_some()).count();
+    let updates = is_update.iter().filter(|u| **u).count();
     let elapsed = started.elapsed();
     let (mut valid, mut invalid, mut skipped) = (0usize, 0usize, 0usize);
     let mut current_file: Option<&str> = None;
     let mut findings: Vec<Finding> = Vec::new();
     let mut cases: Vec<CaseRecord> = Vec::new();
-    for ((o, v), old) in objects.iter().zip(&verdicts).zip(&old_of) {
-        let update = old.is_some();
+    for ((o, v), &update) in objects.iter().zip(&verdicts).zip(&is_update) {
         // Updates say so where the format has room (creates read as before).
         let op = if update { "update: " } else { "" };
         match v {
@@ -262,9 +253,10 @@ pub fn run(crd_paths: &[String], object_paths: &[String], opts: &Options) -> Exi
             }
         }
     }
-    // Objects per second: reading them and validating them (the threads' longest), without
-    // the one-time reading and compiling of CRDs.
-    let per_object = (objects_read + timing.validating).as_secs_f64();
+    // Objects per second: reading and validating them (the last thread's end), without the
+    // one-time reading and compiling of CRDs.
+    let per_object = timing.objects.as_secs_f64();
+    let objects_read = timing.objects.saturating_sub(timing.validating);
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
     let summary = format!(
         "{} object{}: {} valid, {} invalid, {} skipped{} in {:.0} ms; {} CRD{} read in {:.0} ms, {} compiled in {:.0} ms; objects read in {:.0} ms and validated in {:.0} ms ({:.0} objects/s on {} thread{})",
@@ -315,10 +307,154 @@ pub fn run(crd_paths: &[String], object_paths: &[String], opts: &Options) -> Exi
     }
 }
 
-/// The objects of `paths` (`-`, or none at all: stdin), with each text's source maps; files
-/// are read in parallel, the result in the order they were named.
-fn read_objects(paths: &[String]) -> Result<(HashMap<String, Text>, Vec<Object>), String> {
-    let mut sources: Vec<(String, Option<String>)> = Vec::new();
+/// Every object read, with its verdict, in the order named.
+struct Work {
+    /// Each text's documents and source maps, by file (`-`: stdin).
+    texts: HashMap<String, Text>,
+    objects: Vec<Object>,
+    verdicts: Vec<Verdict>,
+    /// For each object, whether it was validated as an update of an `--old` object.
+    updates: Vec<bool>,
+    timing: Timing,
+}
+
+/// How the work went.
+#[derive(Default)]
+struct Timing {
+    threads: usize,
+    /// CRDs compiled (by all threads: each compiles what its objects need).
+    compiled: usize,
+    /// The longest thread's compiling.
+    compiling: Duration,
+    /// The longest thread's validating (compiles apart).
+    validating: Duration,
+    /// Reading and validating the objects: from listing the files to the last thread's end,
+    /// each thread's compiles apart.
+    objects: Duration,
+}
+
+/// A text to read: its name, and its text if already read (stdin).
+type Source = (String, Option<String>);
+
+/// A thread's share of the work, one entry per file: its text, objects and their verdicts and
+/// update flags; or the error that ended the thread's run (its later files do not matter: the
+/// first error in file order is the one reported).
+type Done = Vec<Result<(String, Text, Vec<Object>, Vec<(Verdict, bool)>), String>>;
+
+/// Reads the objects of `paths` (`-`, or none at all: stdin) and validates each against its
+/// CRD, on the machine's cores. With enough files, each thread reads a run of them and
+/// validates their objects (neighbouring files mostly share their CRD, so the threads'
+/// compiles rarely overlap), with no wait for the other threads' reading; a few files (stdin, one large List) are read first and
+/// their objects then split between the threads.
+fn read_and_validate(crds: &[inputs::Document], by_kind: &CrdIndex, paths: &[String], opts: &Options) -> Result<Work, String> {
+    let phase = Instant::now();
+    let sources = sources(paths)?;
+    let olds = match read_old(&opts.old) {
+        Ok(o) => o,
+        Err(e) => {
+            // A file of objects that does not read is reported first, as it is read first.
+            for (file, text) in &sources {
+                read_one(file, text.as_deref())?;
+            }
+            return Err(e);
+        }
+    };
+    let olds = old_index(&olds);
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let mut timing = Timing::default();
+    let mut work = Work { texts: HashMap::new(), objects: Vec::new(), verdicts: Vec::new(), updates: Vec::new(), timing: Timing::default() };
+    if sources.len() >= 2 * cores {
+        let runs = map_runs(&sources, cores.min(sources.len().div_ceil(16)), |part| {
+            // The thread reads its files, compiles what their objects need, then validates
+            // them: the objects' values stay together in memory, apart from the compiles'
+            // and validations' short-lived allocations (interleaved, validating ran a third
+            // slower).
+            let mut read: Vec<(String, Text, Vec<Object>)> = Vec::with_capacity(part.len());
+            let mut error = None;
+            for (file, text) in part {
+                match read_one(file, text.as_deref()) {
+                    Ok((text, objects)) => read.push((file.clone(), text, objects)),
+                    Err(e) => {
+                        error = Some(e);
+                        break;
+                    }
+                }
+            }
+            let mut judge = Judge::new(crds, by_kind, &olds, opts);
+            for (_, _, objects) in &read {
+                objects.iter().for_each(|o| judge.prepare(o));
+            }
+            let mut done: Done = Vec::with_capacity(read.len() + 1);
+            for (file, text, objects) in read {
+                let verdicts = objects.iter().map(|o| judge.judge(o)).collect();
+                done.push(Ok((file, text, objects, verdicts)));
+            }
+            done.extend(error.map(Err));
+            (done, judge.finish(phase))
+        });
+        timing.threads = runs.len();
+        for (done, t) in runs {
+            take(done, &mut work)?;
+            timing.add(t);
+        }
+    } else {
+        let read: Vec<Result<(Text, Vec<Object>), String>> = par_map(&sources, cores, |(file, text)| read_one(file, text.as_deref()));
+        let mut objects = Vec::new();
+        for (r, (file, _)) in read.into_iter().zip(&sources) {
+            let (text, objs) = r?;
+            work.texts.insert(file.clone(), text);
+            objects.extend(objs);
+        }
+        let validating = Instant::now();
+        let read_in = validating - phase;
+        let runs = map_runs(&objects, cores.min(objects.len().div_ceil(32)), |part| {
+            let mut judge = Judge::new(crds, by_kind, &olds, opts);
+            part.iter().for_each(|o| judge.prepare(o));
+            let verdicts: Vec<(Verdict, bool)> = part.iter().map(|o| judge.judge(o)).collect();
+            (verdicts, judge.finish(validating))
+        });
+        timing.threads = runs.len();
+        for (verdicts, mut t) in runs {
+            t.objects += read_in;
+            timing.add(t);
+            for (v, update) in verdicts {
+                work.verdicts.push(v);
+                work.updates.push(update);
+            }
+        }
+        work.objects = objects;
+    }
+    work.timing = timing;
+    Ok(work)
+}
+
+/// A thread's files into the whole, in order; the first error ends the work.
+fn take(done: Done, work: &mut Work) -> Result<(), String> {
+    for d in done {
+        let (file, text, objects, verdicts) = d?;
+        work.texts.insert(file, text);
+        work.objects.extend(objects);
+        for (v, update) in verdicts {
+            work.verdicts.push(v);
+            work.updates.push(update);
+        }
+    }
+    Ok(())
+}
+
+impl Timing {
+    /// A thread's figures into the whole: counts add up, times are the longest thread's.
+    fn add(&mut self, t: Timing) {
+        self.compiled += t.compiled;
+        self.compiling = self.compiling.max(t.compiling);
+        self.validating = self.validating.max(t.validating);
+        self.objects = self.objects.max(t.objects);
+    }
+}
+
+/// The texts `paths` name: stdin's (read here) for `-` or no path at all, then the files.
+fn sources(paths: &[String]) -> Result<Vec<Source>, String> {
+    let mut sources: Vec<Source> = Vec::new();
     let files: Vec<String> = paths.iter().filter(|p| *p != "-").cloned().collect();
     if paths.is_empty() || paths.iter().any(|p| p == "-") {
         let mut text = String::new();
@@ -326,19 +462,7 @@ fn read_objects(paths: &[String]) -> Result<(HashMap<String, Text>, Vec<Object>)
         sources.push(("-".into(), Some(text)));
     }
     sources.extend(inputs::files(&files)?.iter().map(|f| (f.display().to_string(), None)));
-    type Read = Result<(String, Text, Vec<Object>), String>;
-    let read: Vec<Read> = in_parallel(&sources, 16, |part| part.iter().map(|(file, text)| read_one(file, text.as_deref())).collect::<Vec<Read>>())
-        .into_iter()
-        .flatten()
-        .collect();
-    let mut texts = HashMap::new();
-    let mut objects = Vec::new();
-    for r in read {
-        let (file, text, objs) = r?;
-        objects.extend(objs);
-        texts.insert(file, text);
-    }
-    Ok((texts, objects))
+    Ok(sources)
 }
 
 /// The old objects of `--old`'s files and directories (stdin holds the new ones).
@@ -350,52 +474,46 @@ fn read_old(paths: &[String]) -> Result<Vec<Object>, String> {
         return Err("--old reads files and directories, not stdin".into());
     }
     let files: Vec<String> = inputs::files(paths)?.iter().map(|f| f.display().to_string()).collect();
-    type Read = Result<Vec<Object>, String>;
-    let read: Vec<Read> = in_parallel(&files, 16, |part| part.iter().map(|f| read_one(f, None).map(|(_, _, objs)| objs)).collect::<Vec<Read>>())
-        .into_iter()
-        .flatten()
-        .collect();
+    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(files.len().div_ceil(16));
     let mut out = Vec::new();
-    for r in read {
+    for r in par_map(&files, threads, |f| read_one(f, None).map(|(_, objs)| objs)) {
         out.extend(r?);
     }
     Ok(out)
 }
 
 /// What matches an old object to a new one: apiVersion, kind, namespace and name, as written.
-fn identity(v: &Value) -> Option<(&str, &str, &str, &str)> {
+type Identity<'v> = (&'v str, &'v str, &'v str, &'v str);
+
+fn identity(v: &Value) -> Option<Identity<'_>> {
     let s = |p: &str| v.pointer(p).and_then(Value::as_str).unwrap_or("");
     let name = s("/metadata/name");
     // An object without a name (generateName) is always a create.
     (!name.is_empty()).then(|| (s("/apiVersion"), s("/kind"), s("/metadata/namespace"), name))
 }
 
-/// For each object, the old object it updates (the first with its identity), if any.
-fn match_old<'o>(objects: &[Object], olds: &'o [Object]) -> Vec<Option<&'o Value>> {
-    let mut index: HashMap<(&str, &str, &str, &str), &Value> = HashMap::new();
+/// The old objects by identity (the first of each).
+fn old_index(olds: &[Object]) -> HashMap<Identity<'_>, &Value> {
+    let mut index = HashMap::new();
     for o in olds {
         if let Some(id) = identity(&o.value) {
             index.entry(id).or_insert(&o.value);
         }
     }
-    objects.iter().map(|o| identity(&o.value).and_then(|id| index.get(&id).copied())).collect()
+    index
 }
 
 /// One text's documents and objects (`text`: already read, else read from `file`).
-fn read_one(file: &str, text: Option<&str>) -> Result<(String, Text, Vec<Object>), String> {
-    let owned;
-    let text = match text {
-        Some(t) => t,
-        None => {
-            owned = std::fs::read_to_string(file).map_err(|e| format!("cannot read {}: {}", file, e))?;
-            &owned
-        }
+fn read_one(file: &str, text: Option<&str>) -> Result<(Text, Vec<Object>), String> {
+    let text: Cow<str> = match text {
+        Some(t) => Cow::Borrowed(t),
+        None => Cow::Owned(std::fs::read_to_string(file).map_err(|e| format!("cannot read {}: {}", file, e))?),
     };
     // A JSON text (one document, no byte-order mark): read without positions, its values
     // moved into the objects; positions come later where an error needs them.
     let blanks = text.len() - text.trim_start_matches([' ', '\t', '\r', '\n']).len();
     if text[blanks..].starts_with(['{', '[']) {
-        let mut docs = crdlab::text::yaml::read_documents(text).map_err(|e| inputs::read_error(file, e.line, e.column, &e.message))?;
+        let mut docs = crdlab::text::yaml::read_documents(&text).map_err(|e| inputs::read_error(file, e.line, e.column, &e.message))?;
         if docs.len() == 1 {
             let value = docs.pop().unwrap_or_default();
             let before = &text[..blanks];
@@ -418,11 +536,12 @@ fn read_one(file: &str, text: Option<&str>) -> Result<(String, Text, Vec<Object>
                 }
                 value => objects.push(Object { file: file.to_string(), document: 0, item: None, value }),
             }
-            let t = Text { docs: std::cell::OnceCell::new(), json: Some(text.to_string()), json_root: Some((line as u32, column as u32)) };
-            return Ok((file.to_string(), t, objects));
+            // The text is kept (moved, when read here) to place errors later.
+            let t = Text { docs: std::cell::OnceCell::new(), json: Some(text.into_owned()), json_root: Some((line as u32, column as u32)) };
+            return Ok((t, objects));
         }
     }
-    let docs = crdlab::text::yaml::read_documents_with_positions(text).map_err(|e| inputs::read_error(file, e.line, e.column, &e.message))?;
+    let docs = crdlab::text::yaml::read_documents_with_positions(&text).map_err(|e| inputs::read_error(file, e.line, e.column, &e.message))?;
     let mut objects = Vec::new();
     for (document, (value, _)) in docs.iter().enumerate() {
         if value.is_null() {
@@ -438,68 +557,62 @@ fn read_one(file: &str, text: Option<&str>) -> Result<(String, Text, Vec<Object>
         }
     }
     let docs = std::cell::OnceCell::from(docs);
-    Ok((file.to_string(), Text { docs, json: None, json_root: None }, objects))
+    Ok((Text { docs, json: None, json_root: None }, objects))
 }
 
-/// How the work went: the longest thread's compile and validation times.
-#[derive(Default)]
-struct Timing {
-    threads: usize,
-    /// CRDs compiled (by all threads: each compiles what its objects need).
-    compiled: usize,
-    compiling: std::time::Duration,
-    validating: std::time::Duration,
+/// group → kind → the CRDs defining it, in the order named.
+type CrdIndex = HashMap<String, HashMap<String, Vec<usize>>>;
+
+/// One thread's judge: the CRDs its objects need, compiled once each before any is validated (a compiled CRD holds
+/// `Rc`s: it stays on its thread), and the time spent.
+struct Judge<'a> {
+    crds: &'a [inputs::Document],
+    by_kind: &'a CrdIndex,
+    olds: &'a HashMap<Identity<'a>, &'a Value>,
+    opts: &'a Options,
+    compiled: HashMap<usize, Result<CompiledCrd, String>>,
+    compiling: Duration,
+    validating: Duration,
 }
 
-type CrdIndex = HashMap<(String, String), Vec<usize>>;
+impl<'a> Judge<'a> {
+    fn new(crds: &'a [inputs::Document], by_kind: &'a CrdIndex, olds: &'a HashMap<Identity<'a>, &'a Value>, opts: &'a Options) -> Self {
+        Judge { crds, by_kind, olds, opts, compiled: HashMap::new(), compiling: Duration::ZERO, validating: Duration::ZERO }
+    }
 
-/// Every object's verdict, in order; the work split over the machine's cores. Each thread
-/// first compiles the CRDs its objects need, then validates them.
-fn validate_all(crds: &[inputs::Document], by_kind: &CrdIndex, objects: &[Object], old_of: &[Option<&Value>], opts: &Options) -> (Vec<Verdict>, Timing) {
-    let pairs: Vec<(&Object, Option<&Value>)> = objects.iter().zip(old_of.iter().copied()).collect();
-    let results = in_parallel(&pairs, 32, |part| {
-        let t0 = Instant::now();
-        let mut compiled: HashMap<usize, Result<CompiledCrd, String>> = HashMap::new();
-        for (o, _) in part {
-            if let Some(i) = crd_of(o, crds, by_kind) {
-                compiled.entry(i).or_insert_with(|| compile(&crds[i], opts.kube));
+    /// Compiles `o`'s CRD, if this thread has not yet.
+    fn prepare(&mut self, o: &Object) {
+        if let Some(i) = crd_of(o, self.crds, self.by_kind) {
+            if !self.compiled.contains_key(&i) {
+                let t = Instant::now();
+                let c = compile(&self.crds[i], self.opts.kube);
+                self.compiling += t.elapsed();
+                self.compiled.insert(i, c);
             }
         }
-        let t1 = Instant::now();
-        let verdicts = part.iter().map(|(o, old)| verdict(o, *old, crds, by_kind, &compiled, opts)).collect::<Vec<_>>();
-        (verdicts, compiled.len(), t1 - t0, t1.elapsed())
-    });
-    let mut timing = Timing { threads: results.len(), ..Timing::default() };
-    let mut verdicts = Vec::with_capacity(objects.len());
-    for (v, n, c, t) in results {
-        verdicts.extend(v);
-        timing.compiled += n;
-        timing.compiling = timing.compiling.max(c);
-        timing.validating = timing.validating.max(t);
     }
-    (verdicts, timing)
-}
 
-/// `f` over `items` cut into one run per core (of at least `min_run` items), each on its own
-/// thread with a generous stack (the walkers recurse, depth-bounded by the readers); one
-/// result per run, in order. A panic in a thread is resumed here, so no result goes missing
-/// (the command then ends as on any panic).
-fn in_parallel<T: Sync, R: Send>(items: &[T], min_run: usize, f: impl Fn(&[T]) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(items.len().div_ceil(min_run)).max(1);
-    let run = items.len().div_ceil(threads).max(1);
-    let f = &f;
-    std::thread::scope(|s| {
-        let handles: Vec<_> = items
-            .chunks(run)
-            .map(|part| {
-                std::thread::Builder::new()
-                    .stack_size(256 * 1024 * 1024)
-                    .spawn_scoped(s, move || f(part))
-                    .expect("a worker thread starts")
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
-    })
+    /// `o`'s verdict (its CRD compiled by [`Judge::prepare`]), and whether it is an update
+    /// (some old object has its identity).
+    fn judge(&mut self, o: &Object) -> (Verdict, bool) {
+        let t0 = Instant::now();
+        let old = if self.olds.is_empty() { None } else { identity(&o.value).and_then(|id| self.olds.get(&id).copied()) };
+        let crd = crd_of(o, self.crds, self.by_kind);
+        let v = verdict(o, old, crd.and_then(|i| self.compiled.get(&i)), self.opts);
+        self.validating += t0.elapsed();
+        (v, old.is_some())
+    }
+
+    /// This thread's figures, its time counted from `since` (when the work began).
+    fn finish(self, since: Instant) -> Timing {
+        Timing {
+            threads: 1,
+            compiled: self.compiled.len(),
+            compiling: self.compiling,
+            validating: self.validating,
+            objects: since.elapsed().saturating_sub(self.compiling),
+        }
+    }
 }
 
 /// The CRD defining `o`'s group and kind: the first that serves its version, else the first.
@@ -507,7 +620,7 @@ fn crd_of(o: &Object, crds: &[inputs::Document], by_kind: &CrdIndex) -> Option<u
     let api_version = o.value.get("apiVersion").and_then(Value::as_str).unwrap_or("");
     let kind = o.value.get("kind").and_then(Value::as_str).unwrap_or("");
     let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
-    let candidates = by_kind.get(&(group.to_string(), kind.to_string()))?;
+    let candidates = by_kind.get(group)?.get(kind)?;
     let serves = |i: &usize| {
         crds[*i].value.pointer("/spec/versions").and_then(Value::as_array).is_some_and(|vs| {
             vs.iter().any(|v| v.get("name").and_then(Value::as_str) == Some(version) && v.get("served").and_then(Value::as_bool) == Some(true))
@@ -526,11 +639,12 @@ fn compile(doc: &inputs::Document, kube: KubeVersion) -> Result<CompiledCrd, Str
     Ok(c)
 }
 
-fn verdict(o: &Object, old: Option<&Value>, crds: &[inputs::Document], by_kind: &CrdIndex, compiled: &HashMap<usize, Result<CompiledCrd, String>>, opts: &Options) -> Verdict {
+/// `o`'s verdict against `crd` (`None`: no CRD defines its kind).
+fn verdict(o: &Object, old: Option<&Value>, crd: Option<&Result<CompiledCrd, String>>, opts: &Options) -> Verdict {
     let api_version = o.value.get("apiVersion").and_then(Value::as_str).unwrap_or("");
     let kind = o.value.get("kind").and_then(Value::as_str).unwrap_or("");
     let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
-    let Some(crd) = crd_of(o, crds, by_kind).and_then(|i| compiled.get(&i)) else {
+    let Some(crd) = crd else {
         let what = if kind.is_empty() {
             "the document has no kind".to_string()
         } else {
