@@ -155,7 +155,7 @@ pub fn run_files(fs: &dyn SuiteFiles, files: &[PathBuf], releases: &[KubeVersion
                 // A suite may carry its CRD inline (crdlab's extension): no file to find.
                 Ok(suite) if suite.crd_inline.is_some() => {
                     let value = suite.crd_inline.clone().unwrap_or(Value::Null);
-                    Ok((suite, vec![CrdFile { path: f.clone(), value }]))
+                    Ok((suite, vec![CrdFile { path: f.clone(), value: Arc::new(value) }]))
                 }
                 Ok(suite) => match layout.crd_files(f, suite.crd.as_deref(), suite.crd_name.as_deref(), &suite.feature_gates) {
                     Ok(crds) => Ok((suite, crds)),

@@ -66,7 +66,7 @@ pub fn run_texts(suite: &str, crd: Option<&str>, releases: &[KubeVersion]) -> Re
         .filter(|c| !c.is_empty())
         .or_else(|| value.pointer("/metadata/name").and_then(Value::as_str).map(str::to_string))
         .unwrap_or_else(|| "crd".into());
-    let files = [CrdFile { path: PathBuf::from(crd_name), value }];
+    let files = [CrdFile { path: PathBuf::from(crd_name), value: std::sync::Arc::new(value) }];
     let mut rep = SuiteReport { path: PathBuf::from(SUITE_FILE), name: parsed.name.clone(), error: None, cases: Vec::new() };
     match Runner::default().run_suite(&parsed, &files, releases) {
         Ok(cases) => rep.cases = cases,
