@@ -3,6 +3,11 @@
 //! is cut into contiguous runs, one per thread: neighbouring items mostly share their CRD,
 //! and each thread compiles what its run needs, once.
 
+/// The machine's cores (1 when it cannot tell): how many threads the tools use.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+}
+
 /// `f` over `items` cut into at most `threads` contiguous runs of nearly equal length, one
 /// result per run, in order. Each run but a lone one gets its own thread with a generous
 /// stack (the walkers recurse, depth-bounded by the readers; a lone run stays on the

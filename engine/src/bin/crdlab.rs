@@ -777,7 +777,7 @@ fn test_suites(paths: &[String], releases: Option<&str>, output: TestOutput, upd
             return ExitCode::from(2);
         }
     };
-    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(8);
+    let threads = crdlab::analysis::parallel::cores().min(8);
     let mut report = crdlab::analysis::suite::run_files(&inputs::FsFiles, &files, &releases, threads);
     if update {
         let mut rewritten = 0;

@@ -9,7 +9,7 @@
 //! thread), so each worker thread compiles the CRDs its objects need, once.
 
 use crate::inputs;
-use crdlab::analysis::parallel::{map_runs, par_map};
+use crdlab::analysis::parallel::{cores, map_runs, par_map};
 use crdlab::strategy::{validate_object, ValidateOptions};
 use crdlab::text::positions::{json_path, locate, parse_field_path, FieldSeg};
 use crdlab::text::source_map::SourceMap;
@@ -360,7 +360,7 @@ fn read_and_validate(crds: &[inputs::Document], by_kind: &CrdIndex, paths: &[Str
         }
     };
     let olds = old_index(&olds);
-    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let cores = cores();
     let mut timing = Timing::default();
     let mut work = Work { texts: HashMap::new(), objects: Vec::new(), verdicts: Vec::new(), updates: Vec::new(), timing: Timing::default() };
     if sources.len() >= 2 * cores {
@@ -474,7 +474,7 @@ fn read_old(paths: &[String]) -> Result<Vec<Object>, String> {
         return Err("--old reads files and directories, not stdin".into());
     }
     let files: Vec<String> = inputs::files(paths)?.iter().map(|f| f.display().to_string()).collect();
-    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(files.len().div_ceil(16));
+    let threads = cores().min(files.len().div_ceil(16));
     let mut out = Vec::new();
     for r in par_map(&files, threads, |f| read_one(f, None).map(|(_, objs)| objs)) {
         out.extend(r?);
