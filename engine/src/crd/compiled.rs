@@ -238,7 +238,7 @@ impl CompiledCrd {
 /// What compiles of CRDs share ([`CompiledCrd::from_value_cached`]): compiled rules and
 /// rule sets ([`RuleCache`]). Bounded; held by
 /// [`crate::wire::batch::Engine`] across requests. (Compiled `pattern`s are shared per thread:
-/// [`crate::go::regexp::compile_re2_cached`].)
+/// [`crate::go::regexp::compile_re2_shared_result`].)
 #[derive(Default)]
 pub struct CompileCache {
     pub rules: RuleCache,

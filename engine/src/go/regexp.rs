@@ -51,44 +51,24 @@ fn build(translated: &str) -> Result<regex::Regex, regex::Error> {
         .build()
 }
 
-/// [`compile_re2`] through a per-thread cache of compiled schema patterns: a CRD's
-/// `pattern`s are checked by the CRD checks, compiled into each version that has them, and
-/// again on every re-compile after an edit; each distinct text is compiled once. Bounded
-/// (emptied when it holds [`PATTERN_CACHE_CAPACITY`] patterns). Only for schema patterns:
-/// patterns that come from objects at run time are not worth keeping.
-pub fn compile_re2_cached(pattern: &str) -> Result<regex::Regex, regex::Error> {
-    thread_local! {
-        static PATTERNS: std::cell::RefCell<std::collections::HashMap<String, Result<regex::Regex, regex::Error>>> =
-            std::cell::RefCell::new(std::collections::HashMap::new());
-    }
-    if let Some(r) = PATTERNS.with(|c| c.borrow().get(pattern).cloned()) {
-        return r;
-    }
-    let r = compile_re2(pattern);
-    PATTERNS.with(|c| {
-        let mut c = c.borrow_mut();
-        if c.len() >= PATTERN_CACHE_CAPACITY {
-            c.clear();
-        }
-        c.insert(pattern.to_string(), r.clone());
-    });
-    r
-}
-
 /// [`compile_re2`] through a per-thread cache that hands out one shared compiled pattern
-/// per text: a `regex::Regex` clone starts with an empty pool of match caches, which its
-/// first match allocates again (for large patterns, far more than the match costs), so
-/// every compiled CRD of a thread (one per release, per edit) shares the same pattern and
-/// its caches. `None` when the pattern does not compile. Bounded as [`compile_re2_cached`].
-pub fn compile_re2_shared(pattern: &str) -> Option<std::sync::Arc<regex::Regex>> {
+/// per text. A CRD's `pattern`s are checked by the CRD checks, compiled into each version
+/// that has them (per release, per edit) and CEL literal patterns are checked on each
+/// compile: each distinct text is compiled once. Shared, not cloned: a `regex::Regex` clone
+/// starts with an empty pool of match caches, which its first match allocates again (for
+/// large patterns, far more than the match costs). Bounded (emptied when it holds
+/// [`PATTERN_CACHE_CAPACITY`] patterns). Only for patterns of schemas and rules: patterns
+/// that come from objects at run time are not worth keeping.
+pub fn compile_re2_shared_result(pattern: &str) -> Result<std::sync::Arc<regex::Regex>, regex::Error> {
+    type Shared = Result<std::sync::Arc<regex::Regex>, regex::Error>;
     thread_local! {
-        static SHARED: std::cell::RefCell<std::collections::HashMap<String, Option<std::sync::Arc<regex::Regex>>>> =
+        static SHARED: std::cell::RefCell<std::collections::HashMap<String, Shared>> =
             std::cell::RefCell::new(std::collections::HashMap::new());
     }
     if let Some(r) = SHARED.with(|c| c.borrow().get(pattern).cloned()) {
         return r;
     }
-    let r = compile_re2(pattern).ok().map(std::sync::Arc::new);
+    let r = compile_re2(pattern).map(std::sync::Arc::new);
     SHARED.with(|c| {
         let mut c = c.borrow_mut();
         if c.len() >= PATTERN_CACHE_CAPACITY {
@@ -99,7 +79,12 @@ pub fn compile_re2_shared(pattern: &str) -> Option<std::sync::Arc<regex::Regex>>
     r
 }
 
-/// Patterns [`compile_re2_cached`] keeps at most.
+/// [`compile_re2_shared_result`], `None` when the pattern does not compile.
+pub fn compile_re2_shared(pattern: &str) -> Option<std::sync::Arc<regex::Regex>> {
+    compile_re2_shared_result(pattern).ok()
+}
+
+/// Patterns [`compile_re2_shared_result`]'s cache keeps at most.
 pub const PATTERN_CACHE_CAPACITY: usize = 256;
 
 /// The Go error text for a pattern that does not compile (`error parsing regexp: ...`),

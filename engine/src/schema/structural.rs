@@ -587,12 +587,9 @@ fn nested_completeness(
 /// decided by [`crate::go::regexp::compile_re2`]; the text follows Go's
 /// `error parsing regexp: <code>: `<expr>`` for the errors recognized here.
 pub fn regexp_error(p: &str) -> Option<String> {
-    // A pattern that compiles is in the thread's shared cache, where the compiled schema
-    // takes it from next (`JsonSchemaProps::compile_for`): one compile serves both.
-    if crate::go::regexp::compile_re2_shared(p).is_some() {
-        return None;
-    }
-    let err = crate::go::regexp::compile_re2_cached(p).err()?;
+    // Through the thread's shared cache, where the compiled schema takes the pattern from
+    // next (`JsonSchemaProps::compile_for`): one compile serves both.
+    let err = crate::go::regexp::compile_re2_shared_result(p).err()?;
     if let Some((code, expr)) = go_regexp_parse_error(p) {
         return Some(format!("error parsing regexp: {}: `{}`", code, expr));
     }
