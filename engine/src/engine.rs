@@ -57,6 +57,7 @@ pub fn validate_options(
         },
         ratcheting: kube.ratcheting(ratcheting)?,
         emulate_request: emulate_request.unwrap_or(true),
+        keep_defaulted: true,
     })
 }
 

@@ -27,18 +27,23 @@ pub struct ValidateOptions {
     pub ratcheting: bool,
     /// Apply what the apiserver does to a request before validation.
     pub emulate_request: bool,
+    /// Keep the object after pruning and defaulting in [`Outcome::defaulted`]. A caller
+    /// that reads only the errors (the CLI over many files) turns it off and saves a deep
+    /// copy of every object.
+    pub keep_defaulted: bool,
 }
 
 impl Default for ValidateOptions {
     fn default() -> Self {
-        ValidateOptions { status_subresource: false, ratcheting: true, emulate_request: true }
+        ValidateOptions { status_subresource: false, ratcheting: true, emulate_request: true, keep_defaulted: true }
     }
 }
 
 /// What validating one object yields.
 #[derive(Clone, Debug, Default)]
 pub struct Outcome {
-    /// The object after pruning and defaulting, before request emulation.
+    /// The object after pruning and defaulting, before request emulation (`null` unless
+    /// [`ValidateOptions::keep_defaulted`]).
     pub defaulted: Value,
     /// Paths of the fields pruned from the object.
     pub unknown_fields: Vec<String>,
@@ -153,7 +158,7 @@ pub fn validate_object(
     }
     let mut new = obj.clone();
     let (unknown_fields, coerce_err) = decode(crd, ver, &mut new);
-    let defaulted = new.clone();
+    let defaulted = if opts.keep_defaulted { new.clone() } else { Value::Null };
     let mut out = Outcome { defaulted, unknown_fields, ..Default::default() };
     if let Some(e) = coerce_err {
         // The apiserver rejects such a request while decoding it, before validation.
@@ -548,6 +553,21 @@ mod tests {
         assert_eq!(out.generated_name, None);
         let bad = json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"generateName": "T_"}});
         assert!(run(&c, bad, None, false).iter().any(|m| m.starts_with("metadata.name: Invalid value: \"T_bcdfg\"")));
+    }
+
+    #[test]
+    fn without_keep_defaulted_the_errors_are_the_same_and_no_copy_is_kept() {
+        let c = crd("Namespaced");
+        let ver = c.version(None).unwrap();
+        let obj = json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"generateName": "T_"}, "spec": {"replicas": "x"}});
+        let kept = validate_object(&c, ver, &obj, None, &ValidateOptions::default()).unwrap();
+        let lean = validate_object(&c, ver, &obj, None, &ValidateOptions { keep_defaulted: false, ..Default::default() }).unwrap();
+        assert!(kept.defaulted.is_object());
+        assert_eq!(lean.defaulted, Value::Null);
+        let messages = |o: &Outcome| o.errors.iter().map(|e| e.message()).collect::<Vec<_>>();
+        assert!(!messages(&kept).is_empty());
+        assert_eq!(messages(&kept), messages(&lean));
+        assert_eq!(kept.generated_name, lean.generated_name);
     }
 
     #[test]

@@ -170,6 +170,21 @@ fn ratcheting_needs_the_release_that_has_it() {
 }
 
 #[test]
+fn a_refused_crd_is_shown_in_full_once_per_suite() {
+    // A CRD refused on a release fails every test of its suite with the same long error:
+    // the first test shows it, the later ones name that test's line.
+    let dir = fixture("refused", SUITE);
+    std::fs::write(dir.join("crd.yaml"), CRD.replace("!has(oldSelf.size) || self.size >= oldSelf.size", "self.size >=")).unwrap();
+    let (code, out, _) = crdlab(&["test", "--kubernetes-version", "1.30,1.32", "suite.yaml"], &dir);
+    assert_eq!(code, 1, "{}", out);
+    assert!(out.contains("  ✗ [crd.yaml] onCreate: defaults the mode (line 6) — fails on 1.30, 1.32\n      1.30, 1.32: CRD: the CRD is refused: CustomResourceDefinition.apiextensions.k8s.io \"widgets.example.com\" is invalid: spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: "), "{}", out);
+    assert_eq!(out.matches("Syntax error").count(), 1, "{}", out);
+    assert!(out.contains("  ✗ [crd.yaml] onCreate: rejects a negative size (line 15) — fails on 1.30, 1.32\n      1.30, 1.32: CRD: the CRD is refused: CustomResourceDefinition.apiextensions.k8s.io \"widgets.example.com\" is invalid: spec.validation.open… (in full under the test on line 6 above)\n"), "{}", out);
+    assert_eq!(out.matches("(in full under the test on line 6 above)").count(), 4, "{}", out);
+    assert!(out.contains("1 suites, 5 tests, 0 passed, 5 failed on 1.30, 1.32"), "{}", out);
+}
+
+#[test]
 fn update_rewrites_errors_keeping_the_formatting() {
     let stale = SUITE.replace("expectedError: \"size may not shrink\"", "expectedError: \"size may not shrink!\" # the old text");
     let dir = fixture("update", &stale);

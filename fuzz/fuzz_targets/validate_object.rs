@@ -44,6 +44,7 @@ fuzz_target!(
             status_subresource: op % 3 == 2,
             ratcheting: op & 0x10 == 0 && crd.kube_version.ratcheting_available(),
             emulate_request: op & 0x20 == 0,
+            keep_defaulted: op & 0x40 == 0,
         };
         if let Ok(outcome) = validate_object(crd, version, &object, old.as_ref(), &opts) {
             for e in outcome.errors.iter().chain(&outcome.warnings) {

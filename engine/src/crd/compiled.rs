@@ -237,7 +237,7 @@ impl CompiledCrd {
 
 /// What compiles of CRDs share ([`CompiledCrd::from_value_cached`]): compiled rules and
 /// rule sets ([`RuleCache`]). Bounded; held by
-/// [`crate::wire::batch::Engine`] across requests. (Compiled `pattern`s are shared per thread:
+/// [`crate::wire::batch::Engine`] across requests. (Compiled `pattern`s are shared by all threads:
 /// [`crate::go::regexp::compile_re2_shared_result`].)
 #[derive(Default)]
 pub struct CompileCache {

@@ -51,32 +51,42 @@ fn build(translated: &str) -> Result<regex::Regex, regex::Error> {
         .build()
 }
 
-/// [`compile_re2`] through a per-thread cache that hands out one shared compiled pattern
+/// [`compile_re2`] through a process-wide cache that hands out one shared compiled pattern
 /// per text. A CRD's `pattern`s are checked by the CRD checks, compiled into each version
 /// that has them (per release, per edit) and CEL literal patterns are checked on each
-/// compile: each distinct text is compiled once. Shared, not cloned: a `regex::Regex` clone
-/// starts with an empty pool of match caches, which its first match allocates again (for
-/// large patterns, far more than the match costs). Bounded (emptied when it holds
+/// compile: each distinct text is compiled once, by whichever thread asks first; a thread
+/// that asks while it is being compiled waits for that compile. (Real CRDs have hostname
+/// patterns that repeat `[a-zA-Z0-9\p{S}\p{L}]` sixty times: about 100 ms each to build as
+/// a UTF-8 automaton, once per thread while the cache was per thread.) Shared, not cloned:
+/// a `regex::Regex` clone starts with an empty pool of match caches, which its first match
+/// allocates again (for large patterns, far more than the match costs); the pool keeps a
+/// cache per thread that matches. Bounded (emptied when it holds
 /// [`PATTERN_CACHE_CAPACITY`] patterns). Only for patterns of schemas and rules: patterns
 /// that come from objects at run time are not worth keeping.
-pub fn compile_re2_shared_result(pattern: &str) -> Result<std::sync::Arc<regex::Regex>, regex::Error> {
-    type Shared = Result<std::sync::Arc<regex::Regex>, regex::Error>;
-    thread_local! {
-        static SHARED: std::cell::RefCell<std::collections::HashMap<String, Shared>> =
-            std::cell::RefCell::new(std::collections::HashMap::new());
-    }
-    if let Some(r) = SHARED.with(|c| c.borrow().get(pattern).cloned()) {
-        return r;
-    }
-    let r = compile_re2(pattern).map(std::sync::Arc::new);
-    SHARED.with(|c| {
-        let mut c = c.borrow_mut();
-        if c.len() >= PATTERN_CACHE_CAPACITY {
-            c.clear();
+pub fn compile_re2_shared_result(
+    pattern: &str,
+) -> Result<std::sync::Arc<regex::Regex>, regex::Error> {
+    use std::sync::{Arc, Mutex, OnceLock};
+    type Slot = Arc<OnceLock<Result<Arc<regex::Regex>, regex::Error>>>;
+    static SHARED: OnceLock<Mutex<std::collections::HashMap<String, Slot>>> = OnceLock::new();
+    let slot: Slot = {
+        // The map is only ever inserted into or emptied, so it is whole even if a panic
+        // happened while it was locked: a poisoned lock is used as is.
+        let mut c = SHARED.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
+        match c.get(pattern) {
+            Some(s) => s.clone(),
+            None => {
+                if c.len() >= PATTERN_CACHE_CAPACITY {
+                    c.clear();
+                }
+                let s = Slot::default();
+                c.insert(pattern.to_string(), s.clone());
+                s
+            }
         }
-        c.insert(pattern.to_string(), r.clone());
-    });
-    r
+    };
+    // Compiled outside the lock: other patterns are not held up.
+    slot.get_or_init(|| compile_re2(pattern).map(Arc::new)).clone()
 }
 
 /// [`compile_re2_shared_result`], `None` when the pattern does not compile.
@@ -952,6 +962,23 @@ mod tests {
         compile_re2(p)
             .unwrap_or_else(|e| panic!("{p}: {e}"))
             .is_match(s)
+    }
+
+    #[test]
+    fn one_compiled_pattern_serves_every_thread() {
+        // Other tests share the cache and may empty it between two asks: one of a few
+        // tries sees both threads handed the same compiled pattern.
+        let pattern = "^shared-across-threads-[a-z]{3}$";
+        let same = (0..5).any(|_| {
+            let here = compile_re2_shared_result(pattern).unwrap();
+            let there = std::thread::spawn(move || compile_re2_shared_result(pattern).unwrap()).join().unwrap();
+            std::sync::Arc::ptr_eq(&here, &there)
+        });
+        assert!(same);
+        assert!(compile_re2_shared(pattern).unwrap().is_match("shared-across-threads-abc"));
+        // A pattern that does not compile answers its error each time, from any thread.
+        let bad = std::thread::spawn(|| compile_re2_shared_result("a(b").unwrap_err().to_string()).join().unwrap();
+        assert_eq!(compile_re2_shared_result("a(b").unwrap_err().to_string(), bad);
     }
 
     #[test]

@@ -401,6 +401,7 @@ fn analyze_object(
         status_subresource: settings.status,
         ratcheting: settings.ratcheting_on(compiled.kube_version),
         emulate_request: true,
+        keep_defaulted: true,
     };
     let outcome = match strategy::validate_object(compiled, version, &obj.value, old.as_ref().map(|o| &o.value), &opts) {
         Ok(o) => o,

@@ -73,6 +73,11 @@ pub fn write_text_report(r: &Report, base: Option<&Path>, out: &mut dyn Write) -
             writeln!(out, "  ✗ ERROR {}", e)?;
             continue;
         }
+        // Long failures already shown in full in this suite, with the test (line, CRD file)
+        // that showed them. A CRD refused on a release fails every test of the suite with
+        // one multi-kilobyte error; over the release matrix that repeated text was most of
+        // a 300 MB report. Later tests name the earlier one instead.
+        let mut shown_in_full: Vec<(&Arc<Failure>, u32, &str)> = Vec::new();
         for c in &s.cases {
             let failed: Vec<(KubeVersion, &Arc<Failure>)> = c.results.iter().filter_map(|(k, v)| match v { Verdict::Fail(f) => Some((*k, f)), _ => None }).collect();
             let passed: Vec<KubeVersion> = c.results.iter().filter(|(_, v)| *v == Verdict::Pass).map(|(k, _)| *k).collect();
@@ -100,6 +105,17 @@ pub fn write_text_report(r: &Report, base: Option<&Path>, out: &mut dyn Write) -
             }
             for (ks, f) in groups {
                 let prefix = if multi { format!("{}: ", release_ranges(&ks)) } else { String::new() };
+                if is_long(f) {
+                    if let Some((_, line, file)) = shown_in_full.iter().find(|(g, _, _)| same_failure(g, f)) {
+                        write!(out, "      {}{}: {} (in full under the test on line {}", prefix, f.step, head(&f.summary), line)?;
+                        if *file != c.crd_file {
+                            write!(out, " with [{}]", file)?;
+                        }
+                        out.write_all(b" above)\n")?;
+                        continue;
+                    }
+                    shown_in_full.push((f, c.line, &c.crd_file));
+                }
                 for (i, l) in failure_text(f).lines().enumerate() {
                     out.write_all(if i == 0 { b"      " } else { b"        " })?;
                     if i == 0 {
@@ -124,6 +140,28 @@ pub fn write_text_report(r: &Report, base: Option<&Path>, out: &mut dyn Write) -
         r.elapsed.as_secs_f64()
     )
 }
+
+/// Whether a failure is worth naming rather than repeating: over [`LONG_FAILURE`] bytes,
+/// several lines, or a diff.
+fn is_long(f: &Failure) -> bool {
+    f.summary.len() + f.expected.as_ref().map_or(0, String::len) + f.actual.as_ref().map_or(0, String::len) > LONG_FAILURE
+        || f.summary.contains('\n')
+        || !f.diff.is_empty()
+}
+
+const LONG_FAILURE: usize = 400;
+
+/// The start of a summary, to name a failure shown in full earlier: its first line, cut at
+/// [`HEAD_CHARS`] characters.
+fn head(summary: &str) -> String {
+    let line = summary.lines().next().unwrap_or("");
+    match line.char_indices().nth(HEAD_CHARS) {
+        Some((i, _)) => format!("{}…", &line[..i]),
+        None => line.to_string(),
+    }
+}
+
+const HEAD_CHARS: usize = 120;
 
 /// Whether two failures read alike (one shared value, or equal ones).
 fn same_failure(a: &Arc<Failure>, b: &Arc<Failure>) -> bool {

@@ -660,6 +660,7 @@ fn write(crd: &CompiledCrd, obj: &Value, old: Option<&Value>, how: Write, kube: 
         status_subresource: how == Write::Status,
         ratcheting: kube.ratcheting(None).unwrap_or(false),
         emulate_request: true,
+        keep_defaulted: true,
     };
     let out = validate_object(crd, ver, obj, old, &opts)?;
     warnings.extend(out.warnings.iter().map(|w| w.message_for(kube)));

@@ -663,7 +663,8 @@ fn verdict(o: &Object, old: Option<&Value>, crd: Option<&Result<CompiledCrd, Str
             warnings: vec![],
         };
     };
-    let options = ValidateOptions { ratcheting: opts.ratcheting, ..ValidateOptions::default() };
+    // Only the errors are reported: no copy of each object as defaulted.
+    let options = ValidateOptions { ratcheting: opts.ratcheting, keep_defaulted: false, ..ValidateOptions::default() };
     match validate_object(crd, ver, &o.value, old, &options) {
         Err(e) => Verdict::Invalid { errors: vec![(String::new(), e, "Request error")], warnings: vec![] },
         Ok(out) => {
