@@ -148,6 +148,17 @@ impl CompiledCrd {
         Self::compile(crd, preexisting, kube, cache)
     }
 
+    /// [`CompiledCrd::from_value_cached`] of a CRD decoded already (as a create): a CRD
+    /// compiled for several releases is decoded once (decoding does not depend on the
+    /// release).
+    pub fn from_decoded_cached(
+        crd: CustomResourceDefinition,
+        kube: KubeVersion,
+        cache: &mut CompileCache,
+    ) -> Result<CompiledCrd, LoadError> {
+        Self::compile(crd, None, kube, cache)
+    }
+
     fn compile(
         mut crd: CustomResourceDefinition,
         preexisting: Option<Arc<PreexistingExpressions>>,

@@ -13,6 +13,8 @@ use crate::analysis::parallel::par_map;
 use crate::analysis::suite::format::{parse_suite, CostBound, Patch, Suite, Test, TestKind};
 use crate::analysis::suite::layout::{CrdFile, Layout, SuiteFiles};
 use crate::crd::compiled::{CompileCache, CompiledCrd, CompiledVersion};
+use crate::crd::load::decode_crd;
+use crate::crd::model::CustomResourceDefinition;
 use crate::field::{aggregate_message, ErrorReport};
 use crate::strategy::{validate_object, ValidateOptions};
 use crate::version::KubeVersion;
@@ -231,6 +233,16 @@ pub fn run_files(fs: &dyn SuiteFiles, files: &[PathBuf], releases: &[KubeVersion
     Report { releases: releases.to_vec(), suites, elapsed: start.elapsed() }
 }
 
+/// A CRD decoded once for every release it is compiled on (decoding does not depend on
+/// the release), or why it cannot be: the text a refusal shows.
+struct Decoded(Result<CustomResourceDefinition, String>);
+
+impl Decoded {
+    fn of(v: &Value) -> Decoded {
+        Decoded(decode_crd(v).map_err(|e| e.to_string()))
+    }
+}
+
 /// A case's verdict on one release, with the warnings of its writes (`None` where it
 /// did not run or has none to give: skipped tests, cost bounds).
 type Outcome = (Verdict, Option<Vec<String>>);
@@ -258,10 +270,11 @@ struct FilePlan {
     key: String,
     /// Shared with the layout's read of the file when the suite keeps all its versions.
     base: Arc<Value>,
+    base_crd: Decoded,
     /// Each distinct patch list's CRD (with the sentinel `patched`), by its key.
-    patched: HashMap<String, Result<Value, Arc<Failure>>>,
+    patched: HashMap<String, Result<(Value, Decoded), Arc<Failure>>>,
     /// The CRD restored after the patched create (with the sentinel `restored`).
-    restored: Option<Value>,
+    restored: Option<(Value, Decoded)>,
     /// An earlier file of the suite whose CRDs (base, patched, restored) are this file's
     /// but for `metadata.annotations`, which only the CRD checks read (their answer is
     /// compared on each release, [`Runner::compile_alike`]): on a release where both
@@ -285,12 +298,12 @@ impl FilePlan {
     fn same_but_annotations(&self, other: &FilePlan) -> bool {
         let patched_alike = self.patched.len() == other.patched.len()
             && self.patched.iter().all(|(k, a)| match (a, other.patched.get(k)) {
-                (Ok(a), Some(Ok(b))) => same_but_annotations(a, b),
+                (Ok(a), Some(Ok(b))) => same_but_annotations(&a.0, &b.0),
                 (Err(a), Some(Err(b))) => a == b,
                 _ => false,
             });
         let restored_alike = match (&self.restored, &other.restored) {
-            (Some(a), Some(b)) => same_but_annotations(a, b),
+            (Some(a), Some(b)) => same_but_annotations(&a.0, &b.0),
             (None, None) => true,
             _ => false,
         };
@@ -347,16 +360,19 @@ impl Plan {
                         Arc::new(Failure { step: "initialCRDPatches".into(), summary: format!("could not apply patch: {}", e), ..Default::default() })
                     })?;
                     add_sentinel(&mut v, "patched");
-                    Ok(v)
+                    let decoded = Decoded::of(&v);
+                    Ok((v, decoded))
                 });
             }
             let restored = (!patched.is_empty()).then(|| {
                 let mut r = Value::clone(&base);
                 add_sentinel(&mut r, "restored");
-                r
+                let decoded = Decoded::of(&r);
+                (r, decoded)
             });
             let file_name = file.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            let mut plan = FilePlan { file_name, key, base, patched, restored, twin: None };
+            let base_crd = Decoded::of(&base);
+            let mut plan = FilePlan { file_name, key, base, base_crd, patched, restored, twin: None };
             plan.twin = planned.iter().position(|p: &FilePlan| p.same_but_annotations(&plan));
             planned.push(plan);
         }
@@ -484,7 +500,7 @@ impl Runner {
                 let verdict = if !plan.suite_holds[r] {
                     Verdict::Skip
                 } else {
-                    match self.compile(&file.key, &file.base, kube) {
+                    match self.compile(&file.key, &file.base_crd, kube) {
                         Ok(crd) => check_cost(&crd, bound),
                         Err(e) => Verdict::fail(Failure { step: "CRD".into(), summary: e.to_string(), ..Default::default() }),
                     }
@@ -496,13 +512,17 @@ impl Runner {
     }
 
     /// The compiled CRD for a key (file and variant) and release; compiled once.
-    fn compile(&mut self, key: &str, value: &Value, kube: KubeVersion) -> Result<Rc<CompiledCrd>, Rc<str>> {
+    fn compile(&mut self, key: &str, crd: &Decoded, kube: KubeVersion) -> Result<Rc<CompiledCrd>, Rc<str>> {
         let k = (key.to_string(), kube);
         if let Some(c) = self.compiled.get(&k) {
             return c.clone();
         }
-        let r = match CompiledCrd::from_value_cached(value, None, kube, &mut self.cache) {
-            Err(e) => Err(e.to_string()),
+        let compiled = match &crd.0 {
+            Ok(c) => CompiledCrd::from_decoded_cached(c.clone(), kube, &mut self.cache).map_err(|e| e.to_string()),
+            Err(e) => Err(e.clone()),
+        };
+        let r = match compiled {
+            Err(e) => Err(e),
             Ok(c) if !c.crd_errors.is_empty() => {
                 let reports: Vec<ErrorReport> = c.crd_errors.iter().map(|e| e.to_report_for(kube)).collect();
                 Err(aggregate_message("CustomResourceDefinition.apiextensions.k8s.io", &c.crd.metadata.name, &reports))
@@ -518,14 +538,14 @@ impl Runner {
     /// compile alike on a release: each variant accepted by both, or refused by both with
     /// the same text. Compiles what their tests would compile.
     fn compile_alike(&mut self, a: &FilePlan, b: &FilePlan, kube: KubeVersion) -> bool {
-        let mut pairs: Vec<(String, &Value, String, &Value)> = vec![(a.key.clone(), &*a.base, b.key.clone(), &*b.base)];
+        let mut pairs: Vec<(String, &Decoded, String, &Decoded)> = vec![(a.key.clone(), &a.base_crd, b.key.clone(), &b.base_crd)];
         for (pk, va) in &a.patched {
             if let (Ok(va), Some(Ok(vb))) = (va, b.patched.get(pk)) {
-                pairs.push((a.patched_key(pk), va, b.patched_key(pk), vb));
+                pairs.push((a.patched_key(pk), &va.1, b.patched_key(pk), &vb.1));
             }
         }
         if let (Some(ra), Some(rb)) = (&a.restored, &b.restored) {
-            pairs.push((a.restored_key(), ra, b.restored_key(), rb));
+            pairs.push((a.restored_key(), &ra.1, b.restored_key(), &rb.1));
         }
         pairs.into_iter().all(|(ka, va, kb, vb)| match (self.compile(&ka, va, kube), self.compile(&kb, vb, kube)) {
             (Ok(_), Ok(_)) => true,
@@ -536,8 +556,8 @@ impl Runner {
 
     /// [`Runner::compile`] for a test's step: a refused CRD fails it with the one failure
     /// that step shares with every other test on that CRD and release.
-    fn compile_for(&mut self, key: &str, value: &Value, kube: KubeVersion, step: &'static str) -> Result<Rc<CompiledCrd>, Arc<Failure>> {
-        self.compile(key, value, kube).map_err(|e| {
+    fn compile_for(&mut self, key: &str, crd: &Decoded, kube: KubeVersion, step: &'static str) -> Result<Rc<CompiledCrd>, Arc<Failure>> {
+        self.compile(key, crd, kube).map_err(|e| {
             self.refused
                 .entry((key.to_string(), kube, step))
                 .or_insert_with(|| Arc::new(Failure { step: step.into(), summary: format!("the CRD is refused: {}", e), ..Default::default() }))
@@ -547,7 +567,7 @@ impl Runner {
 
     fn run_test(&mut self, t: &Test, objs: &Objects, file: &FilePlan, kube: KubeVersion, warnings: &mut Vec<String>) -> Result<(), Arc<Failure>> {
         let key = file.key.as_str();
-        let crd = self.compile_for(key, &file.base, kube, "CRD")?;
+        let crd = self.compile_for(key, &file.base_crd, kube, "CRD")?;
         // The objects are read once for all releases: borrowed, copied only to be changed.
         let initial = objs.initial.as_ref().map_err(|f| Arc::new(f.clone()))?;
         let expected = || objs.expected.as_ref().map_err(|f| Arc::new(f.clone()));
@@ -569,7 +589,7 @@ impl Runner {
                 } else {
                     let pk = patches_key(&t.initial_crd_patches);
                     let v = match file.patched.get(&pk) {
-                        Some(Ok(v)) => v,
+                        Some(Ok((_, v))) => v,
                         Some(Err(f)) => return Err(f.clone()),
                         None => return Err(Arc::new(Failure { step: "initialCRDPatches".into(), summary: "the patched CRD was not built".into(), ..Default::default() })),
                     };
@@ -601,7 +621,7 @@ impl Runner {
                     let Some(restored) = &file.restored else {
                         return Err(Arc::new(Failure { step: "restored CRD".into(), summary: "the restored CRD was not built".into(), ..Default::default() }));
                     };
-                    let rc = self.compile_for(&file.restored_key(), restored, kube, "restored CRD")?;
+                    let rc = self.compile_for(&file.restored_key(), &restored.1, kube, "restored CRD")?;
                     let mut obj = stored.clone();
                     set_field(&mut obj, "sentinel", Value::String(format!("{}+restored", UID)));
                     stored = write(&rc, &obj, Some(&stored), Write::Update, kube, warnings).map_err(|e| Failure {
