@@ -8,6 +8,7 @@
 //! The library reads no file system (it runs in wasm too): the caller hands it a
 //! [`SuiteFiles`], which the CLI implements over `std::fs`.
 
+use crate::analysis::parallel::par_map;
 use crate::text::crd_document::parse_crd_text;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
@@ -104,7 +105,7 @@ impl<'f> Layout<'f> {
         let Some(name) = crd_name.filter(|c| !c.is_empty()) else {
             return Err("the suite names no CRD: it needs `crd` or `crdName`".into());
         };
-        let manifests = dir.join("..").join("..").join("zz_generated.crd-manifests");
+        let manifests = Self::manifests_dir(suite_path);
         let files = self.dir(&manifests, name)?;
         let mut out = Vec::new();
         for f in files {
@@ -162,23 +163,71 @@ impl<'f> Layout<'f> {
         Ok(out)
     }
 
+    /// Reads and parses ahead, on `threads` threads, the CRD manifests that suites at the
+    /// given paths will ask for by `crdName` ([`Layout::crd_files`] then finds them
+    /// parsed). A run over a repository's suites parses dozens of megabyte-sized CRDs;
+    /// what goes wrong is left for `crd_files` to report, suite by suite.
+    pub fn prefetch(&mut self, wanted: &[(&Path, &str)], threads: usize) {
+        let mut by_dir: Vec<(PathBuf, Vec<&str>)> = Vec::new();
+        for &(suite_path, name) in wanted {
+            let manifests = Self::manifests_dir(suite_path);
+            match by_dir.iter_mut().find(|(d, _)| *d == manifests) {
+                Some((_, names)) => names.push(name),
+                None => by_dir.push((manifests, vec![name])),
+            }
+        }
+        for (dir, _) in &by_dir {
+            let _ = self.read_dir(dir, threads);
+        }
+        let mut todo: Vec<(&Path, usize, &str)> = Vec::new();
+        for (dir, names) in &by_dir {
+            for (i, (_, text, parsed)) in self.dirs.get(dir.as_path()).into_iter().flatten().enumerate() {
+                if parsed.is_none() && names.iter().any(|n| text.contains(n)) {
+                    todo.push((dir, i, text));
+                }
+            }
+        }
+        let parsed: Vec<Option<Arc<Value>>> = par_map(&todo, threads, |(_, _, text)| parse_crd_text(text).ok().map(Arc::new));
+        let places: Vec<(PathBuf, usize)> = todo.iter().map(|(d, i, _)| (d.to_path_buf(), *i)).collect();
+        for ((dir, i), p) in places.into_iter().zip(parsed) {
+            if let Some(entry) = self.dirs.get_mut(&dir).and_then(|files| files.get_mut(i)) {
+                entry.2 = Some(p);
+            }
+        }
+    }
+
+    /// Where openshift's layout keeps the CRD manifests of a suite's API group.
+    fn manifests_dir(suite_path: &Path) -> PathBuf {
+        suite_path.parent().unwrap_or(Path::new(".")).join("..").join("..").join("zz_generated.crd-manifests")
+    }
+
+    /// A directory's files and their texts, in file-name order, read once (on `threads`
+    /// threads).
+    fn read_dir(&mut self, dir: &Path, threads: usize) -> Result<(), String> {
+        if self.dirs.contains_key(dir) {
+            return Ok(());
+        }
+        let mut names: Vec<PathBuf> = self
+            .files
+            .list(dir)
+            .map_err(|e| format!("could not read {}: {}", dir.display(), e))?
+            .into_iter()
+            .filter(|(_, is_dir)| !is_dir)
+            .map(|(p, _)| p)
+            .collect();
+        crate::go::sort::sort(&mut names);
+        let files = self.files;
+        let texts = par_map(&names, threads, |p| files.read(p).ok());
+        let entries = names.into_iter().zip(texts).filter_map(|(p, t)| t.map(|t| (p, t, None))).collect();
+        self.dirs.insert(dir.to_path_buf(), entries);
+        Ok(())
+    }
+
     /// The CRD manifests of a directory named `name`, in file-name order (files that are
     /// not CRDs are skipped). Texts are read once; only those that mention the name are
     /// parsed (CRD directories hold megabytes of YAML, most of it other CRDs').
     fn dir(&mut self, dir: &Path, name: &str) -> Result<Vec<CrdFile>, String> {
-        if !self.dirs.contains_key(dir) {
-            let mut names: Vec<PathBuf> = self
-                .files
-                .list(dir)
-                .map_err(|e| format!("could not read {}: {}", dir.display(), e))?
-                .into_iter()
-                .filter(|(_, is_dir)| !is_dir)
-                .map(|(p, _)| p)
-                .collect();
-            crate::go::sort::sort(&mut names);
-            let texts = names.into_iter().filter_map(|p| self.files.read(&p).ok().map(|t| (p, t, None))).collect();
-            self.dirs.insert(dir.to_path_buf(), texts);
-        }
+        self.read_dir(dir, 1)?;
         let mut out = Vec::new();
         for (path, text, parsed) in self.dirs.get_mut(dir).into_iter().flatten() {
             if !text.contains(name) {

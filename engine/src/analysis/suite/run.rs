@@ -148,6 +148,15 @@ pub fn run_files(fs: &dyn SuiteFiles, files: &[PathBuf], releases: &[KubeVersion
         parse_suite(&text)
     });
     let mut layout = Layout::new(fs);
+    let wanted: Vec<(&Path, &str)> = files
+        .iter()
+        .zip(&read)
+        .filter_map(|(f, r)| match r {
+            Ok(s) if s.crd_inline.is_none() && s.crd.as_deref().is_none_or(str::is_empty) => s.crd_name.as_deref().map(|n| (f.as_path(), n)),
+            _ => None,
+        })
+        .collect();
+    layout.prefetch(&wanted, threads);
     let found: Vec<(PathBuf, Result<(Suite, Vec<CrdFile>), (String, Suite, String)>)> = files
         .iter()
         .zip(read)
