@@ -63,6 +63,18 @@ pub fn validate_crd_with(
     (errs, warnings)
 }
 
+/// The errors of the CRD checks that read `metadata` (`ValidateObjectMeta`'s and
+/// `validateAPIApproval`'s), in the order [`validate_crd_with`] lists them. No other check
+/// reads `metadata.annotations`, and nothing compiled from a CRD does: two CRDs equal but
+/// for their annotations compile alike exactly when these errors read alike.
+pub fn metadata_errors(crd: &CustomResourceDefinition, kube: KubeVersion) -> ErrorList {
+    let spec = InternalSpec::from_v1(crd);
+    let mut errs = ErrorList::new();
+    validate_object_meta(crd, &spec, kube, &mut errs);
+    validate_api_approval(crd, &spec, &mut errs);
+    errs
+}
+
 // ------------------------------------------------------------------ the internal view
 
 /// A printer column as the internal type holds it.

@@ -14,6 +14,7 @@ use crate::analysis::suite::format::{parse_suite, CostBound, Patch, Suite, Test,
 use crate::analysis::suite::layout::{CrdFile, Layout, SuiteFiles};
 use crate::crd::compiled::{CompileCache, CompiledCrd, CompiledVersion};
 use crate::crd::load::decode_crd;
+use crate::crd::validation::metadata_errors;
 use crate::crd::model::CustomResourceDefinition;
 use crate::field::{aggregate_message, ErrorReport};
 use crate::strategy::{validate_object, ValidateOptions};
@@ -545,19 +546,22 @@ impl Runner {
 
     /// Whether two files the plan found alike but for annotations ([`FilePlan::twin`])
     /// compile alike on a release: each variant accepted by both, or refused by both with
-    /// the same text. Compiles what their tests would compile.
-    fn compile_alike(&mut self, a: &FilePlan, b: &FilePlan, kube: KubeVersion) -> bool {
-        let mut pairs: Vec<(String, &Decoded, String, &Decoded)> = vec![(a.key.clone(), &a.base_crd, b.key.clone(), &b.base_crd)];
+    /// the same text. Only the metadata checks read annotations
+    /// ([`crate::crd::validation::metadata_errors`]): where theirs read alike, the rest of
+    /// the two compiles is the same and the twin is not compiled.
+    fn compile_alike(&self, a: &FilePlan, b: &FilePlan, kube: KubeVersion) -> bool {
+        let mut pairs: Vec<(&Decoded, &Decoded)> = vec![(&a.base_crd, &b.base_crd)];
         for (pk, va) in &a.patched {
             if let (Ok(va), Some(Ok(vb))) = (va, b.patched.get(pk)) {
-                pairs.push((a.patched_key(pk), &va.1, b.patched_key(pk), &vb.1));
+                pairs.push((&va.1, &vb.1));
             }
         }
         if let (Some(ra), Some(rb)) = (&a.restored, &b.restored) {
-            pairs.push((a.restored_key(), &ra.1, b.restored_key(), &rb.1));
+            pairs.push((&ra.1, &rb.1));
         }
-        pairs.into_iter().all(|(ka, va, kb, vb)| match (self.compile(&ka, va, kube), self.compile(&kb, vb, kube)) {
-            (Ok(_), Ok(_)) => true,
+        let messages = |c: &CustomResourceDefinition| -> Vec<String> { metadata_errors(c, kube).iter().map(|e| e.message()).collect() };
+        pairs.into_iter().all(|(va, vb)| match (&va.0, &vb.0) {
+            (Ok(x), Ok(y)) => messages(x) == messages(y),
             (Err(x), Err(y)) => x == y,
             _ => false,
         })
