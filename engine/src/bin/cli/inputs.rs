@@ -104,10 +104,15 @@ pub fn documents(file: &Path) -> Result<Vec<Document>, String> {
 
 /// The CustomResourceDefinition documents among those `paths` name (other kinds are
 /// skipped), not decoded: a tool that needs only some of them decodes those.
+/// Files are read on the machine's cores (a CRD folder holds megabytes of YAML); the
+/// first file in order that cannot be read is the error.
 pub fn crd_documents(paths: &[String]) -> Result<Vec<Document>, String> {
+    let files = files(paths)?;
+    let threads = crdlab::analysis::parallel::cores().min(files.len().div_ceil(8));
+    let read = crdlab::analysis::parallel::par_map(&files, threads, |file| documents(file));
     let mut out = Vec::new();
-    for file in files(paths)? {
-        out.extend(documents(&file)?.into_iter().filter(|d| d.value.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition")));
+    for docs in read {
+        out.extend(docs?.into_iter().filter(|d| d.value.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition")));
     }
     Ok(out)
 }
