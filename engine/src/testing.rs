@@ -90,3 +90,15 @@ spec:
             - rule: self.x >
               message: broken
 "#;
+
+/// A deterministic pseudo-random source for generated test inputs (xorshift64): each call
+/// gives a number below `n` (`n` > 0).
+pub fn xorshift(seed: u64) -> impl FnMut(usize) -> usize {
+    let mut state = seed.max(1);
+    move |n| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    }
+}

@@ -69,17 +69,10 @@ mod tests {
     /// equal elements included, on lengths 0–40 of pseudo-random data with many ties.
     #[test]
     fn permutation_path_equals_the_standard_stable_sort() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1d);
         for len in 0..=40 {
             for _ in 0..20 {
-                let v: Vec<(u8, usize)> = (0..len)
-                    .map(|i| {
-                        seed ^= seed << 13;
-                        seed ^= seed >> 7;
-                        seed ^= seed << 17;
-                        ((seed % 5) as u8, i)
-                    })
-                    .collect();
+                let v: Vec<(u8, usize)> = (0..len).map(|i| (next(5) as u8, i)).collect();
                 let mut want = v.clone();
                 want.sort_by(|a, b| a.0.cmp(&b.0));
                 let mut got = v.clone();

@@ -462,13 +462,7 @@ mod tests {
         // Letters (ASCII, Latin, Greek, CJK), digits, symbols of several categories (`€`
         // Sc, `+` Sm, `^` Sk, `©` So), and what neither class holds (`٣` Nd, `_`, `!`, ` `).
         let alphabet: Vec<char> = "aZ0-.-.éßλ中€+^©٣_! ".chars().collect();
-        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15);
         let mut names: Vec<String> = ["a", "a-", "a-b", "-a", "a.", ".a", "a.bc", "a.b", "a-.bc", "ab.c1", "a..bc", "é.λλ", "€", "€.ab", "٣", ""]
             .iter()
             .map(|s| s.to_string())

@@ -285,13 +285,7 @@ fn fuzzish_inputs_match_or_fall_back() {
         "self.map(k, k > 0, k * 2).filter(x, x % 2 == 0).exists_one(z, z == 4) // c",
     ];
     let alphabet: Vec<u8> = b"ab.()[]{}?:!-+*/%<>=&|,'\"`\\ 019xu.eE_\n".to_vec();
-    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
-    let mut next = |n: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % n as u64) as usize
-    };
+    let mut next = crate::testing::xorshift(0x2545_F491_4F6C_DD1D);
     let o = opts(36);
     let mut checked = 0;
     for round in 0..3000 {
