@@ -49,6 +49,15 @@ pub fn decode_crd(v: &Value) -> Result<CustomResourceDefinition, LoadError> {
 }
 
 
+/// A CRD's `metadata` alone, as [`decode_crd`] would decode it (absent or `null`: empty);
+/// `None` when it does not decode.
+pub fn decode_metadata(v: &Value) -> Option<crate::crd::model::ObjectMeta> {
+    match v.get("metadata") {
+        None | Some(Value::Null) => Some(Default::default()),
+        Some(m) => <crate::crd::model::ObjectMeta as serde::Deserialize>::deserialize(m).ok(),
+    }
+}
+
 /// How deeply schemas may nest (`properties`, `items`, `allOf`, ...), counting the root as 1.
 ///
 /// The apiserver has no such bound (a schema nests as deep as its text); crdlab's is for the

@@ -13,7 +13,7 @@
 
 use crate::crd::gojson::{self, InternalVersion};
 use crate::crd::model::{RULE_REASONS, 
-    CustomResourceDefinition, CustomResourceValidation, JsonSchemaProps, SchemaOrArray,
+    CustomResourceDefinition, CustomResourceValidation, ObjectMeta, JsonSchemaProps, SchemaOrArray,
     SchemaOrBool, SchemaOrStringArray, Subresources,
 };
 use crate::k8s::names;
@@ -48,10 +48,10 @@ pub fn validate_crd_with(
 ) -> (ErrorList, Vec<String>) {
     let spec = InternalSpec::from_v1(crd);
     let mut errs = ErrorList::new();
-    validate_object_meta(crd, &spec, kube, &mut errs);
+    validate_object_meta(&crd.metadata, &spec, kube, &mut errs);
     validate_spec(&spec, kube, rules, &mut errs);
     validate_stored_versions(&spec, &mut errs);
-    validate_api_approval(crd, &spec, &mut errs);
+    validate_api_approval(&crd.metadata, &spec, &mut errs);
     if spec.preserve_unknown_fields {
         errs.push(FieldError::invalid(
             Path::new("spec").child("preserveUnknownFields"),
@@ -67,11 +67,13 @@ pub fn validate_crd_with(
 /// `validateAPIApproval`'s), in the order [`validate_crd_with`] lists them. No other check
 /// reads `metadata.annotations`, and nothing compiled from a CRD does: two CRDs equal but
 /// for their annotations compile alike exactly when these errors read alike.
-pub fn metadata_errors(crd: &CustomResourceDefinition, kube: KubeVersion) -> ErrorList {
+/// `meta` stands for the CRD's own metadata: a CRD that differs from `crd` in metadata only
+/// is checked without being decoded whole.
+pub fn metadata_errors(meta: &ObjectMeta, crd: &CustomResourceDefinition, kube: KubeVersion) -> ErrorList {
     let spec = InternalSpec::from_v1(crd);
     let mut errs = ErrorList::new();
-    validate_object_meta(crd, &spec, kube, &mut errs);
-    validate_api_approval(crd, &spec, &mut errs);
+    validate_object_meta(meta, &spec, kube, &mut errs);
+    validate_api_approval(meta, &spec, &mut errs);
     errs
 }
 
@@ -300,12 +302,11 @@ fn status_enabled(s: Option<&Subresources>) -> bool {
 // ----------------------------------------------------------------------- metadata
 
 fn validate_object_meta(
-    crd: &CustomResourceDefinition,
+    meta: &ObjectMeta,
     spec: &InternalSpec<'_>,
     kube: KubeVersion,
     errs: &mut ErrorList,
 ) {
-    let meta = &crd.metadata;
     let md = Path::new("metadata");
     let required = format!("{}.{}", spec.plural, spec.group);
     let name_fn = |name: &str, prefix: bool| {
@@ -413,7 +414,7 @@ const KUBE_API_APPROVED: &str = "api-approved.kubernetes.io";
 
 /// `validateAPIApproval` for groups under k8s.io and kubernetes.io.
 fn validate_api_approval(
-    crd: &CustomResourceDefinition,
+    meta: &ObjectMeta,
     spec: &InternalSpec<'_>,
     errs: &mut ErrorList,
 ) {
@@ -428,8 +429,7 @@ fn validate_api_approval(
     let path = Path::new("metadata")
         .child("annotations")
         .key(KUBE_API_APPROVED);
-    let annotation = crd
-        .metadata
+    let annotation = meta
         .annotations
         .get(KUBE_API_APPROVED)
         .map(String::as_str)

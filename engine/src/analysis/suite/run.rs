@@ -13,9 +13,9 @@ use crate::analysis::parallel::par_map;
 use crate::analysis::suite::format::{parse_suite, CostBound, Patch, Suite, Test, TestKind};
 use crate::analysis::suite::layout::{CrdFile, Layout, SuiteFiles};
 use crate::crd::compiled::{CompileCache, CompiledCrd, CompiledVersion};
-use crate::crd::load::decode_crd;
+use crate::crd::load::{decode_crd, decode_metadata};
 use crate::crd::validation::metadata_errors;
-use crate::crd::model::CustomResourceDefinition;
+use crate::crd::model::{CustomResourceDefinition, ObjectMeta};
 use crate::field::{aggregate_message, ErrorReport};
 use crate::strategy::{validate_object, ValidateOptions};
 use crate::version::KubeVersion;
@@ -23,7 +23,7 @@ use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -243,13 +243,22 @@ pub fn run_files(fs: &dyn SuiteFiles, files: &[PathBuf], releases: &[KubeVersion
     Report { releases: releases.to_vec(), suites, elapsed: start.elapsed() }
 }
 
-/// A CRD decoded once for every release it is compiled on (decoding does not depend on
-/// the release), or why it cannot be: the text a refusal shows.
-struct Decoded(Result<CustomResourceDefinition, String>);
+/// A CRD variant of a suite's file, decoded at most once for every release it is compiled
+/// on (decoding does not depend on the release), by the first compile that needs it. A
+/// twin file ([`FilePlan::twin`]) usually needs only its metadata and is never decoded.
+struct Decoded {
+    value: Arc<Value>,
+    crd: OnceLock<Result<CustomResourceDefinition, String>>,
+}
 
 impl Decoded {
-    fn of(v: &Value) -> Decoded {
-        Decoded(decode_crd(v).map_err(|e| e.to_string()))
+    fn of(value: Arc<Value>) -> Decoded {
+        Decoded { value, crd: OnceLock::new() }
+    }
+
+    /// The CRD, or the text a refusal shows.
+    fn crd(&self) -> &Result<CustomResourceDefinition, String> {
+        self.crd.get_or_init(|| decode_crd(&self.value).map_err(|e| e.to_string()))
     }
 }
 
@@ -282,9 +291,9 @@ struct FilePlan {
     base: Arc<Value>,
     base_crd: Decoded,
     /// Each distinct patch list's CRD (with the sentinel `patched`), by its key.
-    patched: HashMap<String, Result<(Value, Decoded), Arc<Failure>>>,
+    patched: HashMap<String, Result<Decoded, Arc<Failure>>>,
     /// The CRD restored after the patched create (with the sentinel `restored`).
-    restored: Option<(Value, Decoded)>,
+    restored: Option<Decoded>,
     /// An earlier file of the suite whose CRDs (base, patched, restored) are this file's
     /// but for `metadata.annotations`, which only the CRD checks read (their answer is
     /// compared on each release, [`Runner::compile_alike`]): on a release where both
@@ -308,12 +317,12 @@ impl FilePlan {
     fn same_but_annotations(&self, other: &FilePlan) -> bool {
         let patched_alike = self.patched.len() == other.patched.len()
             && self.patched.iter().all(|(k, a)| match (a, other.patched.get(k)) {
-                (Ok(a), Some(Ok(b))) => same_but_annotations(&a.0, &b.0),
+                (Ok(a), Some(Ok(b))) => same_but_annotations(&a.value, &b.value),
                 (Err(a), Some(Err(b))) => a == b,
                 _ => false,
             });
         let restored_alike = match (&self.restored, &other.restored) {
-            (Some(a), Some(b)) => same_but_annotations(&a.0, &b.0),
+            (Some(a), Some(b)) => same_but_annotations(&a.value, &b.value),
             (None, None) => true,
             _ => false,
         };
@@ -370,18 +379,16 @@ impl Plan {
                         Arc::new(Failure { step: "initialCRDPatches".into(), summary: format!("could not apply patch: {}", e), ..Default::default() })
                     })?;
                     add_sentinel(&mut v, "patched");
-                    let decoded = Decoded::of(&v);
-                    Ok((v, decoded))
+                    Ok(Decoded::of(Arc::new(v)))
                 });
             }
             let restored = (!patched.is_empty()).then(|| {
                 let mut r = Value::clone(&base);
                 add_sentinel(&mut r, "restored");
-                let decoded = Decoded::of(&r);
-                (r, decoded)
+                Decoded::of(Arc::new(r))
             });
             let file_name = file.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            let base_crd = Decoded::of(&base);
+            let base_crd = Decoded::of(Arc::clone(&base));
             let mut plan = FilePlan { file_name, key, base, base_crd, patched, restored, twin: None };
             plan.twin = planned.iter().position(|p: &FilePlan| p.same_but_annotations(&plan));
             planned.push(plan);
@@ -527,7 +534,7 @@ impl Runner {
         if let Some(c) = self.compiled.get(&k) {
             return c.clone();
         }
-        let compiled = match &crd.0 {
+        let compiled = match crd.crd() {
             Ok(c) => CompiledCrd::from_decoded_cached(c.clone(), kube, &mut self.cache).map_err(|e| e.to_string()),
             Err(e) => Err(e.clone()),
         };
@@ -553,17 +560,20 @@ impl Runner {
         let mut pairs: Vec<(&Decoded, &Decoded)> = vec![(&a.base_crd, &b.base_crd)];
         for (pk, va) in &a.patched {
             if let (Ok(va), Some(Ok(vb))) = (va, b.patched.get(pk)) {
-                pairs.push((&va.1, &vb.1));
+                pairs.push((va, vb));
             }
         }
         if let (Some(ra), Some(rb)) = (&a.restored, &b.restored) {
-            pairs.push((&ra.1, &rb.1));
+            pairs.push((ra, rb));
         }
-        let messages = |c: &CustomResourceDefinition| -> Vec<String> { metadata_errors(c, kube).iter().map(|e| e.message()).collect() };
-        pairs.into_iter().all(|(va, vb)| match (&va.0, &vb.0) {
-            (Ok(x), Ok(y)) => messages(x) == messages(y),
-            (Err(x), Err(y)) => x == y,
-            _ => false,
+        let messages = |meta: &ObjectMeta, c: &CustomResourceDefinition| -> Vec<String> { metadata_errors(meta, c, kube).iter().map(|e| e.message()).collect() };
+        pairs.into_iter().all(|(va, vb)| match va.crd() {
+            // `b` is `a` but for annotations: where its metadata decodes, so does the rest.
+            Ok(x) => match decode_metadata(&vb.value) {
+                Some(meta) => messages(&x.metadata, x) == messages(&meta, x),
+                None => false,
+            },
+            Err(x) => matches!(vb.crd(), Err(y) if x == y),
         })
     }
 
@@ -602,7 +612,7 @@ impl Runner {
                 } else {
                     let pk = patches_key(&t.initial_crd_patches);
                     let v = match file.patched.get(&pk) {
-                        Some(Ok((_, v))) => v,
+                        Some(Ok(v)) => v,
                         Some(Err(f)) => return Err(f.clone()),
                         None => return Err(Arc::new(Failure { step: "initialCRDPatches".into(), summary: "the patched CRD was not built".into(), ..Default::default() })),
                     };
@@ -634,7 +644,7 @@ impl Runner {
                     let Some(restored) = &file.restored else {
                         return Err(Arc::new(Failure { step: "restored CRD".into(), summary: "the restored CRD was not built".into(), ..Default::default() }));
                     };
-                    let rc = self.compile_for(&file.restored_key(), &restored.1, kube, "restored CRD")?;
+                    let rc = self.compile_for(&file.restored_key(), restored, kube, "restored CRD")?;
                     let mut obj = stored.clone();
                     set_field(&mut obj, "sentinel", Value::String(format!("{}+restored", UID)));
                     stored = write(&rc, &obj, Some(&stored), Write::Update, kube, warnings).map_err(|e| Failure {
