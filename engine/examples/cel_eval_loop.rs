@@ -7,13 +7,13 @@
 //!   target/release/examples/cel_eval_loop [N] [CASE_NAME]
 use std::time::Instant;
 
+#[path = "common/cel_cases.rs"]
+mod cel_cases;
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let n: u32 = args.next().and_then(|a| a.parse().ok()).unwrap_or(10_000);
     let only = args.next().unwrap_or_default();
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/bench/cel-cases.json");
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).expect("cel-cases.json")).expect("JSON");
     let kube = crdlab::KubeVersion::default();
     // {"$ints": N}: N ints (i * 7919) % 1000, as the bench expands them.
     let expand = |v: &serde_json::Value| -> serde_json::Value {
@@ -22,27 +22,21 @@ fn main() {
             None => v.clone(),
         }
     };
-    for case in doc["cases"].as_array().into_iter().flatten() {
-        let name = case["name"].as_str().unwrap_or("");
-        // A case named exactly, else every case whose name contains the argument.
-        let exact = doc["cases"].as_array().into_iter().flatten().any(|c| c["name"] == only.as_str());
-        let chosen = if exact { name == only } else { name.contains(only.as_str()) };
-        if !chosen || case["vars"].to_string().contains("$intMap") {
+    let cases = cel_cases::cases();
+    // A case named exactly, else every case whose name contains the argument.
+    let exact = cases.iter().any(|c| c.name == only);
+    for case in &cases {
+        let chosen = if exact { case.name == only } else { case.name.contains(only.as_str()) };
+        if !chosen || case.vars.to_string().contains("$intMap") {
             continue;
         }
-        let expr = case["expr"].as_str().unwrap_or("");
-        let decls: Vec<(String, crdlab::cel::types::Type)> = case["types"]
-            .as_object()
-            .into_iter()
-            .flatten()
-            .map(|(k, t)| (k.clone(), crdlab::cel::eval::parse_type(t.as_str().unwrap_or("dyn")).expect("a type")))
-            .collect();
-        let values: Vec<(String, crdlab::cel::value::Val<'static>)> = decls
+        let values: Vec<(String, crdlab::cel::value::Val<'static>)> = case
+            .decls
             .iter()
-            .map(|(k, t)| (k.clone(), crdlab::cel::eval::typed_var(&expand(&case["vars"][k.as_str()]), t).expect("a value")))
+            .map(|(k, t)| (k.clone(), crdlab::cel::eval::typed_var(&expand(&case.vars[k.as_str()]), t).expect("a value")))
             .collect();
-        let Ok(compiled) = crdlab::cel::eval::compile(expr, &decls, kube) else {
-            eprintln!("{}: does not compile", name);
+        let Ok(compiled) = crdlab::cel::eval::compile(&case.expr, &case.decls, kube) else {
+            eprintln!("{}: does not compile", case.name);
             continue;
         };
         let run: Vec<(&str, crdlab::cel::value::Val)> = values.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
@@ -53,6 +47,6 @@ fn main() {
         }
         let per = t.elapsed() / n.max(1);
         let (r, cost) = last.expect("one run");
-        println!("{:<36} {:?} cost {} — {:?}/run", name, r.map_err(|e| e.message), cost, per);
+        println!("{:<36} {:?} cost {} — {:?}/run", case.name, r.map_err(|e| e.message), cost, per);
     }
 }

@@ -587,8 +587,8 @@ fn nested_completeness(
 /// decided by [`crate::go::regexp::compile_re2`]; the text follows Go's
 /// `error parsing regexp: <code>: `<expr>`` for the errors recognized here.
 pub fn regexp_error(p: &str) -> Option<String> {
-    // Through the thread's shared cache, where the compiled schema takes the pattern from
-    // next (`JsonSchemaProps::compile_for`): one compile serves both.
+    // Through the process-wide pattern cache, where the compiled schema takes the pattern
+    // from next (`JsonSchemaProps::compile_for`): one compile serves both.
     let err = crate::go::regexp::compile_re2_shared_result(p).err()?;
     if let Some((code, expr)) = go_regexp_parse_error(p) {
         return Some(format!("error parsing regexp: {}: `{}`", code, expr));

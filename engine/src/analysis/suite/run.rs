@@ -288,8 +288,7 @@ struct FilePlan {
     /// Names the compiled CRD of this file (and variant) within a job.
     key: String,
     /// Shared with the layout's read of the file when the suite keeps all its versions.
-    base: Arc<Value>,
-    base_crd: Decoded,
+    base: Decoded,
     /// Each distinct patch list's CRD (with the sentinel `patched`), by its key.
     patched: HashMap<String, Result<Decoded, Arc<Failure>>>,
     /// The CRD restored after the patched create (with the sentinel `restored`).
@@ -326,7 +325,7 @@ impl FilePlan {
             (None, None) => true,
             _ => false,
         };
-        patched_alike && restored_alike && same_but_annotations(&self.base, &other.base)
+        patched_alike && restored_alike && same_but_annotations(&self.base.value, &other.base.value)
     }
 }
 
@@ -388,8 +387,7 @@ impl Plan {
                 Decoded::of(Arc::new(r))
             });
             let file_name = file.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            let base_crd = Decoded::of(Arc::clone(&base));
-            let mut plan = FilePlan { file_name, key, base, base_crd, patched, restored, twin: None };
+            let mut plan = FilePlan { file_name, key, base: Decoded::of(base), patched, restored, twin: None };
             plan.twin = planned.iter().position(|p: &FilePlan| p.same_but_annotations(&plan));
             planned.push(plan);
         }
@@ -517,7 +515,7 @@ impl Runner {
                 let verdict = if !plan.suite_holds[r] {
                     Verdict::Skip
                 } else {
-                    match self.compile(&file.key, &file.base_crd, kube) {
+                    match self.compile(&file.key, &file.base, kube) {
                         Ok(crd) => check_cost(&crd, bound),
                         Err(e) => Verdict::fail(Failure { step: "CRD".into(), summary: e.to_string(), ..Default::default() }),
                     }
@@ -557,7 +555,7 @@ impl Runner {
     /// ([`crate::crd::validation::metadata_errors`]): where theirs read alike, the rest of
     /// the two compiles is the same and the twin is not compiled.
     fn compile_alike(&self, a: &FilePlan, b: &FilePlan, kube: KubeVersion) -> bool {
-        let mut pairs: Vec<(&Decoded, &Decoded)> = vec![(&a.base_crd, &b.base_crd)];
+        let mut pairs: Vec<(&Decoded, &Decoded)> = vec![(&a.base, &b.base)];
         for (pk, va) in &a.patched {
             if let (Ok(va), Some(Ok(vb))) = (va, b.patched.get(pk)) {
                 pairs.push((va, vb));
@@ -590,7 +588,7 @@ impl Runner {
 
     fn run_test(&mut self, t: &Test, objs: &Objects, file: &FilePlan, kube: KubeVersion, warnings: &mut Vec<String>) -> Result<(), Arc<Failure>> {
         let key = file.key.as_str();
-        let crd = self.compile_for(key, &file.base_crd, kube, "CRD")?;
+        let crd = self.compile_for(key, &file.base, kube, "CRD")?;
         // The objects are read once for all releases: borrowed, copied only to be changed.
         let initial = objs.initial.as_ref().map_err(|f| Arc::new(f.clone()))?;
         let expected = || objs.expected.as_ref().map_err(|f| Arc::new(f.clone()));
