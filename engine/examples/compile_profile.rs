@@ -7,6 +7,11 @@
 //! that one); `edit-value` does the same below the YAML reading (`*recompile_value`).
 use std::time::Instant;
 
+// The CLI's allocator (src/bin/crdlab.rs), so these figures are the CLI's.
+#[cfg(feature = "cli")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let mode = args.next().unwrap_or_else(|| "cold".into());

@@ -1,5 +1,7 @@
 //! YAML/JSON reading (`crdlab::text::yaml`), with positions: every document of the input,
 //! the source map of each, a range for every node path and for a reading error.
+//! Reading without positions takes the block-style fast path (`text::block`) where it
+//! can, with positions never: the two must agree, values and errors.
 //! Input: the text.
 #![no_main]
 

@@ -4,7 +4,9 @@
 //!
 //! - [`yaml`]: the reader (documents of a stream, anchors, duplicate keys) over
 //!   [`scalars`] (go-yaml's scalar resolution), [`json`] (JSON texts) and
-//!   [`read_error`] (its error and bounds) and [`aliases`] (go-yaml's alias expansion rule);
+//!   [`read_error`] (its error and bounds) and [`aliases`] (go-yaml's alias expansion rule),
+//!   with [`block`] in front: a fast path for block-style text that leaves anything else
+//!   to the general reader;
 //! - [`source_map`]: where each node stands ([`source_map::Range`] in editors' units);
 //! - [`positions`]: a printed field path (`spec.x[0]`) mapped to its range;
 //! - [`crd_document`]: which document of a stream is the CRD;
@@ -12,6 +14,7 @@
 //! - [`edit`]: formatting-preserving edits addressed by JSON pointer.
 
 pub(crate) mod aliases;
+pub(crate) mod block;
 pub mod crd_document;
 pub mod edit;
 pub(crate) mod json;

@@ -156,14 +156,14 @@ fn is_yaml_float(s: &str) -> bool {
 
 /// A float as it reaches the apiserver after sigs.k8s.io/yaml's JSON step: json.Marshal
 /// prints integral values without a fraction, which then decode as integers.
-fn float_value(f: f64, mark: &Marker) -> Result<Value, ReadError> {
+fn float_value(f: f64, mark: Option<&Marker>) -> Result<Value, ReadError> {
     if !f.is_finite() {
         return Err(err_at(
             format!(
                 "error converting YAML to JSON: json: unsupported value: {}",
                 crate::go::fmt::format_float_v(f)
             ),
-            Some(mark),
+            mark,
         ));
     }
     let printed = crate::go::json::format_float_json(f);
@@ -184,7 +184,7 @@ pub(crate) fn resolve_scalar(
     s: String,
     style: TScalarStyle,
     tag: Option<&Tag>,
-    mark: &Marker,
+    mark: Option<&Marker>,
 ) -> Result<Value, ReadError> {
     let explicit = tag_suffix(tag);
     if style != TScalarStyle::Plain
@@ -213,7 +213,7 @@ pub(crate) fn resolve_key(
     s: String,
     style: TScalarStyle,
     tag: Option<&Tag>,
-    mark: &Marker,
+    mark: Option<&Marker>,
 ) -> Result<String, ReadError> {
     if style != TScalarStyle::Plain || tag_suffix(tag) == Some("str") {
         return Ok(s);
@@ -227,7 +227,7 @@ pub(crate) fn resolve_key(
             if !f.is_finite() {
                 return Err(err_at(
                     "error converting YAML to JSON: invalid map key",
-                    Some(mark),
+                    mark,
                 ));
             }
             crate::go::fmt::format_float_v(f)

@@ -101,16 +101,40 @@ fn read_documents_impl(
             Err(_) => {}
         }
     }
-    check_printable(text)?;
+    let breaks_as_yaml_rust2 = check_printable(text)?;
+    // Block-style text (nearly every CRD and object) takes the fast path when nothing but
+    // the values is wanted; it gives up on anything else, which the general reader reads.
+    if !track && index.is_none() && breaks_as_yaml_rust2 {
+        if let Some(docs) = crate::text::block::read_block_documents(text) {
+            return Ok(docs.into_iter().map(|v| (v, None)).collect());
+        }
+    }
     read_yaml_impl(text, track, index)
+}
+
+/// Every document of a YAML text as the general reader reads it, without the fast path
+/// (for the fast path's differential tests).
+#[cfg(test)]
+pub(crate) fn read_documents_general(text: &str) -> Result<Vec<Value>, ReadError> {
+    let text = strip_bom(text);
+    check_printable(text)?;
+    Ok(read_yaml_impl(text, false, &mut None)?.into_iter().map(|(v, _)| v).collect())
+}
+
+/// Whether `read_documents` would hand `text` to the fast path.
+#[cfg(test)]
+pub(crate) fn fast_path_may_read(text: &str) -> bool {
+    text.len() == strip_bom(text).len() && text.len() <= MAX_BYTES && matches!(check_printable(text), Ok(true))
 }
 
 /// go-yaml's reader (`yaml_parser_update_buffer`) refuses any character YAML does not
 /// count as printable, wherever it stands (a quoted scalar, a comment): C0 controls but tab,
 /// line feed and carriage return, DEL, C1 controls but NEL, U+FFFE and U+FFFF. Its error has
 /// no line (a reader error sets no mark); sigs.k8s.io/yaml's `Unmarshal` wraps it. The place
-/// is kept for the ranges the editors show.
-fn check_printable(text: &str) -> Result<(), ReadError> {
+/// is kept for the ranges the editors show. `Ok(false)`: the text holds a character that
+/// YAML 1.1 reads as a line break but yaml-rust2 does not (NEL, LS, PS) or a byte-order
+/// mark, which the fast path ([`crate::text::block`]) leaves to the general reader.
+fn check_printable(text: &str) -> Result<bool, ReadError> {
     let printable = |c: char| {
         matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{7e}' | '\u{85}' | '\u{a0}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}' | '\u{10000}'..)
     };
@@ -127,7 +151,16 @@ fn check_printable(text: &str) -> Result<(), ReadError> {
     let from = (clean.min(bytes.len())..bytes.len())
         .find(|&i| !ascii_ok(bytes[i]))
         .unwrap_or(bytes.len());
-    let Some(at) = text[from..].find(|c: char| !printable(c)).map(|i| from + i) else { return Ok(()) };
+    let mut plain_breaks = true;
+    let Some(at) = text[from..]
+        .find(|c: char| {
+            plain_breaks &= !matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}' | '\u{feff}');
+            !printable(c)
+        })
+        .map(|i| from + i)
+    else {
+        return Ok(plain_breaks);
+    };
     let before = &text[..at];
     let line = before.matches('\n').count() + 1;
     let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
@@ -416,7 +449,7 @@ fn read_yaml_impl(
                     }
                     // An anchored key (rare) keeps its text as the anchor's value.
                     let anchored = (anchor > 0).then(|| (s.len() as u64 + 2, if oversize { Value::Null } else { Value::String(s.clone()) }));
-                    let k = resolve_key(s, style, tag.as_ref(), &mark)?;
+                    let k = resolve_key(s, style, tag.as_ref(), Some(&mark))?;
                     if let Some(ix) = index.as_mut() {
                         ix.key(mark.index(), k == "<<" || anchor > 0 || tag.is_some());
                     }
@@ -442,7 +475,7 @@ fn read_yaml_impl(
                     if let Some(ix) = index.as_mut() {
                         ix.scalar(mark.index(), style, anchor > 0 || tag.is_some());
                     }
-                    let v = resolve_scalar(s, style, tag.as_ref(), &mark)?;
+                    let v = resolve_scalar(s, style, tag.as_ref(), Some(&mark))?;
                     let j = min_len_of_scalar(&v);
                     json += j;
                     count
