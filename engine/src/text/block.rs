@@ -37,6 +37,10 @@ type Read<T> = Result<T, GiveUp>;
 /// and holds none of the characters YAML 1.1 takes as line breaks but yaml-rust2 does not
 /// (NEL, LS, PS) nor a byte-order mark.
 pub(crate) fn read_block_documents(text: &str) -> Option<Vec<Value>> {
+    // yaml-rust2 breaks lines at a carriage return too, wherever it stands (a comment).
+    if text.as_bytes().contains(&b'\r') {
+        return None;
+    }
     let mut r = Reader { text, s: text.as_bytes(), pos: 0, line_start: 0, json: 0, depth: 0 };
     r.stream().ok()
 }
@@ -708,6 +712,9 @@ mod tests {
             "# only a comment\n",
             "",
             "a: 1\n...\n",
+            // Found by the fuzzer: a comment broken by a carriage return.
+            "\u{fffd}{*:-./v\",\n #\u{fffd}d\rexsl\u{fffd}m}",
+            "a: 1 # c\rb: 2\n",
         ];
         let taken: Vec<bool> = cases.iter().map(|c| check(c, "case")).collect();
         // The shapes generators write are taken; the rest is the general reader's.
@@ -781,7 +788,7 @@ mod tests {
                     let l = next(lines.len());
                     let mut m: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
                     let at = next(m[l].len() + 1).min(m[l].len());
-                    let pieces = [":", " ", "-", "#", "'", "\"", "|", ">", "{", "[", "\t", "\n", "---\n", "- ", ": ", " #", "&a ", "*a", "\\", "|-\n", "  "];
+                    let pieces = [":", " ", "-", "#", "'", "\"", "|", ">", "{", "[", "\t", "\n", "---\n", "- ", ": ", " #", "&a ", "*a", "\\", "|-\n", "  ", "\r", "# x\r"];
                     match next(8) {
                         0 => m[l].insert_str(at, pieces[next(pieces.len())]),
                         1 if at < m[l].len() => {
@@ -812,3 +819,4 @@ mod tests {
         assert!(texts < 100 || taken * 10 >= texts * 8, "the fast path took only {} of {} files", taken, texts);
     }
 }
+
