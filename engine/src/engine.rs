@@ -121,8 +121,21 @@ fn read_text<'l>(
         None => false,
     };
     if !spliced {
+        // A text that shares most of itself with the last one is an edit: indexed, so that
+        // the next keystroke is spliced. Any other (a tool's first CRD, another file) is
+        // read without an index, by the block-style fast path where it can.
+        let edit = last.as_ref().is_some_and(|prev| {
+            let c = crate::text::splice::Change::between(&prev.text, text);
+            c.from + (text.len() - c.new_to) >= text.len() / 2
+        });
         *last = None;
-        *last = Some(if positions { IndexedText::read_with_positions(text)? } else { IndexedText::read(text)? });
+        *last = Some(if positions {
+            IndexedText::read_with_positions(text)?
+        } else if edit {
+            IndexedText::read(text)?
+        } else {
+            IndexedText::read_unindexed(text)?
+        });
     }
     Ok(last.as_ref().map(|t| t.docs.as_slice()).unwrap_or(&[]))
 }

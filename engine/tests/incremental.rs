@@ -295,6 +295,12 @@ fn text_edits_answer_as_fresh_reads() {
         // (what, the edited text, whether it lies inside one scalar)
         let series = text_edit_series(&text);
         let mut engine = Engine::new();
+        // An engine reads its first text without an index (the fast path); a text that
+        // follows as an edit of the one before is indexed, and the edits after it spliced.
+        // So the original comes as an edit of itself with one more line.
+        for req in requests(&format!("{}\n", text), "1.36", &objects) {
+            engine.handle(&req);
+        }
         for (what, t, _) in std::iter::once(&("original", text.clone(), false)).chain(&series) {
             let spliced_before = engine.texts_spliced;
             for req in requests(t, "1.36", &objects) {
@@ -358,4 +364,36 @@ fn workspace_edits_answer_as_fresh_workspaces() {
         }
     }
     assert!(checked > 0 || !shared().join("crds").exists(), "nothing compared");
+}
+
+/// An engine reads a text that is no edit of the one before without an index (the YAML
+/// fast path); the text that follows it as an edit is read whole and indexed, and the next
+/// edit inside one scalar is spliced. Every answer is a fresh engine's.
+#[test]
+fn a_first_text_is_read_unindexed_and_the_edits_after_it_spliced() {
+    let crd = |rule: &str, kind: &str| {
+        format!(
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: {p}.example.com\nspec:\n  group: example.com\n  names:\n    kind: {k}\n    plural: {p}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            x-kubernetes-validations:\n            - rule: '{r}'\n            properties:\n              n:\n                type: integer\n",
+            p = kind.to_lowercase() + "s",
+            k = kind,
+            r = rule
+        )
+    };
+    let mut engine = Engine::new();
+    let mut step = |text: String, spliced: u64| {
+        for req in requests(&text, "1.36", &[(None, json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "a"}, "spec": {"n": 1}}))]) {
+            let incremental: Answer = engine.handle(&req);
+            assert!(incremental == Engine::new().handle(&req), "{}", text);
+        }
+        assert_eq!(engine.texts_spliced, spliced, "{}", text);
+    };
+    step(crd("self.n > 0", "Widget"), 0);
+    // The first edit is read whole (indexed), the next ones are spliced.
+    step(crd("self.n > 1", "Widget"), 0);
+    step(crd("self.n > 2", "Widget"), 1);
+    step(crd("self.n > 3", "Widget"), 2);
+    // Another CRD is no edit: read without an index again, so its first edit is not spliced.
+    step(crd("self.n > 0", "Gadget"), 2);
+    step(crd("self.n > 1", "Gadget"), 2);
+    step(crd("self.n > 2", "Gadget"), 3);
 }

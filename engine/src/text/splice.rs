@@ -54,6 +54,18 @@ impl IndexedText {
         })
     }
 
+    /// Reads a text whole without an index ([`crate::text::yaml::read_documents`], which
+    /// takes the block-style fast path where it can): no later text is spliced from it.
+    /// For a text that is not an edit of the one before (a tool's first CRD, another file).
+    pub fn read_unindexed(text: &str) -> Result<IndexedText, crate::text::read_error::ReadError> {
+        Ok(IndexedText {
+            text: text.to_string(),
+            docs: crate::text::yaml::read_documents(text)?,
+            index: NodeIndex::unusable(),
+            maps: None,
+        })
+    }
+
     /// [`IndexedText::read`], keeping where each document's nodes stand (`maps`).
     pub fn read_with_positions(text: &str) -> Result<IndexedText, crate::text::read_error::ReadError> {
         let (docs, maps, index) = crate::text::yaml::read_documents_indexed_with_positions(text)?;
