@@ -123,8 +123,9 @@ fn read_text<'l>(
     if !spliced {
         // A text that shares most of itself with the last one is an edit: indexed, so that
         // the next keystroke is spliced. Any other (a tool's first CRD, another file) is
-        // read without an index, by the block-style fast path where it can.
-        let edit = last.as_ref().is_some_and(|prev| {
+        // read without an index, by the block-style fast path where it can (without the fast
+        // path, as in wasm, every text is indexed: it costs nothing more).
+        let edit = !crate::text::yaml::FAST_PATH || last.as_ref().is_some_and(|prev| {
             let c = crate::text::splice::Change::between(&prev.text, text);
             c.from + (text.len() - c.new_to) >= text.len() / 2
         });

@@ -5,8 +5,8 @@
 //! - [`yaml`]: the reader (documents of a stream, anchors, duplicate keys) over
 //!   [`scalars`] (go-yaml's scalar resolution), [`json`] (JSON texts) and
 //!   [`read_error`] (its error and bounds) and [`aliases`] (go-yaml's alias expansion rule),
-//!   with [`block`] in front: a fast path for block-style text that leaves anything else
-//!   to the general reader;
+//!   with `block` in front (native builds): a fast path for block-style text that leaves
+//!   anything else to the general reader;
 //! - [`source_map`]: where each node stands ([`source_map::Range`] in editors' units);
 //! - [`positions`]: a printed field path (`spec.x[0]`) mapped to its range;
 //! - [`crd_document`]: which document of a stream is the CRD;
@@ -14,6 +14,9 @@
 //! - [`edit`]: formatting-preserving edits addressed by JSON pointer.
 
 pub(crate) mod aliases;
+// Native builds only: the wasm builds leave it out for the npm size budget (the playground
+// reads with positions, which it never serves).
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) mod block;
 pub mod crd_document;
 pub mod edit;

@@ -17,6 +17,11 @@ use crate::text::scalars::{resolve_key, resolve_scalar};
 use crate::text::source_map::{json_source_map, PosBuilder, SourceMap};
 use crate::text::node_index::NodeIndex;
 
+/// Whether [`read_documents`] reads block-style text by the fast path (`text::block`), so
+/// that reading without an index is faster than with one: native builds; the wasm builds
+/// leave it out for the npm size budget.
+pub(crate) const FAST_PATH: bool = cfg!(not(target_arch = "wasm32"));
+
 /// Reads every document of a YAML stream (or one JSON document).
 pub fn read_documents(text: &str) -> Result<Vec<Value>, ReadError> {
     // A byte-order mark is not part of the first key (editors on Windows write one).
@@ -101,9 +106,11 @@ fn read_documents_impl(
             Err(_) => {}
         }
     }
+    #[cfg_attr(target_arch = "wasm32", allow(unused_variables))]
     let breaks_as_yaml_rust2 = check_printable(text)?;
     // Block-style text (nearly every CRD and object) takes the fast path when nothing but
     // the values is wanted; it gives up on anything else, which the general reader reads.
+    #[cfg(not(target_arch = "wasm32"))]
     if !track && index.is_none() && breaks_as_yaml_rust2 {
         if let Some(docs) = crate::text::block::read_block_documents(text) {
             return Ok(docs.into_iter().map(|v| (v, None)).collect());
