@@ -38,7 +38,8 @@ type Read<T> = Result<T, GiveUp>;
 /// and holds none of the characters YAML 1.1 takes as line breaks but yaml-rust2 does not
 /// (NEL, LS, PS) nor a byte-order mark.
 pub(crate) fn read_block_documents(text: &str) -> Option<Vec<Value>> {
-    // yaml-rust2 breaks lines at a carriage return too, wherever it stands (a comment).
+    // yaml-rust2 breaks lines at a carriage return too, wherever it stands (a comment): no
+    // carriage return reaches the reader below.
     if text.as_bytes().contains(&b'\r') {
         return None;
     }
@@ -130,7 +131,7 @@ impl<'a> Reader<'a> {
                 }
                 Some(b'\n') => self.pos = i + 1,
                 Some(b'#') => self.pos = (self.line_end(i) + 1).min(self.s.len()),
-                Some(b'\t' | b'\r') => return Err(GiveUp),
+                Some(b'\t') => return Err(GiveUp),
                 Some(_) => {
                     if i == self.pos && (self.at_marker(b"---") || self.at_marker(b"...")) {
                         return Ok(-1);
@@ -357,7 +358,7 @@ impl<'a> Reader<'a> {
                         blanks += 1;
                         at += spaces + 1;
                     }
-                    Some(b'\t' | b'\r') => return Err(GiveUp),
+                    Some(b'\t') => return Err(GiveUp),
                     Some(b'#') => break None,
                     Some(_) => break Some((at, spaces)),
                 }
@@ -388,7 +389,7 @@ impl<'a> Reader<'a> {
                 None | Some(b'\n') => break (i, true),
                 Some(b':') if matches!(self.byte(i + 1), None | Some(b' ' | b'\n')) => return Err(GiveUp),
                 Some(b' ') if self.byte(i + 1) == Some(b'#') => break (i, false),
-                Some(b'\t' | b'\r') => return Err(GiveUp),
+                Some(b'\t') => return Err(GiveUp),
                 Some(_) => i += 1,
             }
         };
@@ -463,7 +464,7 @@ impl<'a> Reader<'a> {
                                 blanks += 1;
                                 at += spaces + 1;
                             }
-                            None | Some(b'\t' | b'\r') => return Err(GiveUp),
+                            None | Some(b'\t') => return Err(GiveUp),
                             Some(_) => {
                                 // A document marker inside: the general reader's error.
                                 if spaces == 0 && (self.s[at..].starts_with(b"---") || self.s[at..].starts_with(b"...")) {
@@ -482,7 +483,6 @@ impl<'a> Reader<'a> {
                     i = at;
                     from = at;
                 }
-                b'\r' => return Err(GiveUp),
                 _ => i += 1,
             }
         }
@@ -511,7 +511,7 @@ impl<'a> Reader<'a> {
             let mut i = self.pos + 1;
             loop {
                 match self.byte(i).ok_or(GiveUp)? {
-                    b'\n' | b'\r' => return Err(GiveUp),
+                    b'\n' => return Err(GiveUp),
                     b'\\' if first == b'"' => i += 2,
                     b'\'' if first == b'\'' && self.byte(i + 1) == Some(b'\'') => i += 2,
                     b if b == first => return Ok(colon(i + 1).then_some(i + 1)),
@@ -531,7 +531,7 @@ impl<'a> Reader<'a> {
                     return if i - self.pos > 1024 { Err(GiveUp) } else { Ok(Some(i)) };
                 }
                 Some(b' ') if self.byte(i + 1) == Some(b'#') => return Ok(None),
-                Some(b'\t' | b'\r') => return Err(GiveUp),
+                Some(b'\t') => return Err(GiveUp),
                 Some(_) => i += 1,
             }
         }
@@ -623,7 +623,7 @@ impl<'a> Reader<'a> {
             if spaces < k {
                 break;
             }
-            if end == self.s.len() || line.contains(&b'\r') {
+            if end == self.s.len() {
                 return Err(GiveUp);
             }
             for _ in 0..breaks {
