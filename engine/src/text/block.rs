@@ -3,13 +3,14 @@
 //! Helm's output, hand-written objects. It reads block mappings and sequences (compact
 //! `- key: value` items, sequences level with their key), plain and quoted scalars over one
 //! line or several (folded as yaml-rust2 folds them), literal block scalars (`|`, `|-`,
-//! `|+`), `{}` and `[]`, comments and `---` between documents, without yaml-rust2's
-//! scanner and parser (the postgres-operator CRD, values built: 22.8 → 14.7 ms), and
-//! resolves every scalar with the general reader's rules ([`crate::text::scalars`]).
+//! `|+`, with or without an indentation indicator), `{}` and `[]`, comments and `---`
+//! between documents, without yaml-rust2's scanner and parser (the postgres-operator CRD,
+//! values built: 22.8 → 14.7 ms), and resolves every scalar with the general reader's
+//! rules ([`crate::text::scalars`]).
 //!
 //! Anything else gives up (`None`) and the general reader reads the whole text, with its
 //! errors and positions: anchors, aliases, tags, directives, flow collections but the
-//! empty ones, folded (`>`) scalars, explicit keys, indentation indicators, double-quoted
+//! empty ones, folded (`>`) scalars, explicit keys, double-quoted
 //! line continuations and rare escapes, tabs outside scalars, carriage returns anywhere,
 //! merge and duplicate keys, empty documents, a depth or size at the general reader's
 //! bounds, and any text that is not YAML. So its one promise is: when it answers, the
@@ -566,27 +567,32 @@ impl<'a> Reader<'a> {
         Ok(key)
     }
 
-    /// A literal block scalar (`|`, `|-`, `|+`), the cursor at its `|`, in a node indented
-    /// `parent`; its content is indented as its first non-blank line, past `parent`.
+    /// A literal block scalar (`|`, `|-`, `|+`, `|2-`, ...), the cursor at its `|`, in a node
+    /// indented `parent`; its content is indented as its indentation indicator says (past
+    /// `parent`), or else as its first non-blank line, past `parent`.
     fn literal(&mut self, parent: isize) -> Read<Value> {
         if parent < 0 {
             return Err(GiveUp);
         }
         self.pos += 1;
-        let chomp = match self.byte(self.pos) {
-            Some(b'-') => Chomp::Strip,
-            Some(b'+') => Chomp::Keep,
-            _ => Chomp::Clip,
-        };
-        if !matches!(chomp, Chomp::Clip) {
+        // The header: a chomping indicator and an indentation indicator (1–9, columns past
+        // `parent`), each optional, in either order.
+        let mut chomp = Chomp::Clip;
+        let mut indent: Option<usize> = None;
+        for _ in 0..2 {
+            match self.byte(self.pos) {
+                Some(b'-') if matches!(chomp, Chomp::Clip) => chomp = Chomp::Strip,
+                Some(b'+') if matches!(chomp, Chomp::Clip) => chomp = Chomp::Keep,
+                Some(d @ b'1'..=b'9') if indent.is_none() => indent = Some(parent as usize + usize::from(d - b'0')),
+                Some(b'0'..=b'9') => return Err(GiveUp),
+                _ => break,
+            }
             self.pos += 1;
-        }
-        if matches!(self.byte(self.pos), Some(b'0'..=b'9')) {
-            return Err(GiveUp);
         }
         self.end_line()?;
         let mut out = String::new();
-        let mut indent: Option<usize> = None;
+        // Whether a content line was taken (none: the general reader's).
+        let mut content = false;
         // The most spaces on a blank line before the first content line.
         let mut leading = 0;
         // Blank lines since the last content line.
@@ -626,6 +632,7 @@ impl<'a> Reader<'a> {
             if end == self.s.len() {
                 return Err(GiveUp);
             }
+            content = true;
             for _ in 0..breaks {
                 out.push('\n');
             }
@@ -634,7 +641,7 @@ impl<'a> Reader<'a> {
             out.push('\n');
             self.pos = end + 1;
         }
-        if indent.is_none() {
+        if !content {
             return Err(GiveUp);
         }
         self.line_start = self.pos;
@@ -688,6 +695,10 @@ mod tests {
             "a: &x 1\nb: *x\n",
             "  a: 1\n  b:\n    c: d\n",
             "a: |2\n   x\n",
+            "a: |2-\n    x\n   y\n\n  z\nb: |-1\n  q\n",
+            "- |1\n  x\n- k: |+3\n       y\n\n",
+            "a: |0\n  x\n",
+            "a: |2\n\n     \n  x\n",
             "a: >\n  x\n  y\n",
             "a: plain\n  more\n",
             "a: plain\n  more: x\n",
@@ -732,6 +743,8 @@ mod tests {
             ("  a: 1\n  b:\n    c: d\n", true),
             ("a: plain\n  more\n", true),
             ("a: plain\n  more: x\n", false),
+            ("a: |2-\n    x\n   y\n\n  z\nb: |-1\n  q\n", true),
+            ("- |1\n  x\n- k: |+3\n       y\n\n", true),
             ("x: -1\ny: -foo\nz: - a\n", false),
         ] {
             let i = cases.iter().position(|x| *x == c).unwrap();
