@@ -179,8 +179,19 @@ impl<'f> Layout<'f> {
         for (dir, _) in &by_dir {
             let _ = self.read_dir(dir, threads);
         }
+        // Suites of different directories name one manifests directory by different
+        // paths (`a/tests/x/../../zz_generated.crd-manifests`, `a/tests/y/../../…`): its
+        // files are read and parsed once, under one key.
+        let mut merged: Vec<(PathBuf, Vec<&str>)> = Vec::new();
+        for (dir, names) in by_dir {
+            let key = self.dir_key(&dir);
+            match merged.iter_mut().find(|(d, _)| *d == key) {
+                Some((_, all)) => all.extend(names),
+                None => merged.push((key, names)),
+            }
+        }
         let mut todo: Vec<(&Path, usize, &str)> = Vec::new();
-        for (dir, names) in &by_dir {
+        for (dir, names) in &merged {
             for (i, (_, text, parsed)) in self.dirs.get(dir.as_path()).into_iter().flatten().enumerate() {
                 if parsed.is_none() && names.iter().any(|n| text.contains(n)) {
                     todo.push((dir, i, text));
@@ -201,10 +212,17 @@ impl<'f> Layout<'f> {
         suite_path.parent().unwrap_or(Path::new(".")).join("..").join("..").join("zz_generated.crd-manifests")
     }
 
+    /// The key [`Layout::dirs`] keeps a directory under: the same for every path that
+    /// names it (resolved as the file system resolves it, links included).
+    fn dir_key(&self, dir: &Path) -> PathBuf {
+        self.files.canonical(dir).unwrap_or_else(|| dir.to_path_buf())
+    }
+
     /// A directory's files and their texts, in file-name order, read once (on `threads`
-    /// threads).
+    /// threads) whatever path names the directory.
     fn read_dir(&mut self, dir: &Path, threads: usize) -> Result<(), String> {
-        if self.dirs.contains_key(dir) {
+        let key = self.dir_key(dir);
+        if self.dirs.contains_key(&key) {
             return Ok(());
         }
         let mut names: Vec<PathBuf> = self
@@ -219,7 +237,7 @@ impl<'f> Layout<'f> {
         let files = self.files;
         let texts = par_map(&names, threads, |p| files.read(p).ok());
         let entries = names.into_iter().zip(texts).filter_map(|(p, t)| t.map(|t| (p, t, None))).collect();
-        self.dirs.insert(dir.to_path_buf(), entries);
+        self.dirs.insert(key, entries);
         Ok(())
     }
 
@@ -228,14 +246,18 @@ impl<'f> Layout<'f> {
     /// parsed (CRD directories hold megabytes of YAML, most of it other CRDs').
     fn dir(&mut self, dir: &Path, name: &str) -> Result<Vec<CrdFile>, String> {
         self.read_dir(dir, 1)?;
+        let key = self.dir_key(dir);
         let mut out = Vec::new();
-        for (path, text, parsed) in self.dirs.get_mut(dir).into_iter().flatten() {
+        for (path, text, parsed) in self.dirs.get_mut(&key).into_iter().flatten() {
             if !text.contains(name) {
                 continue;
             }
             let value = parsed.get_or_insert_with(|| parse_crd_text(text).ok().map(Arc::new));
             if let Some(v) = value.as_ref().filter(|v| v.pointer("/metadata/name").and_then(Value::as_str) == Some(name)) {
-                out.push(CrdFile { path: path.clone(), value: Arc::clone(v) });
+                // The path as this suite names the directory (the entry keeps the first
+                // reader's).
+                let path = path.file_name().map(|n| dir.join(n)).unwrap_or_else(|| path.clone());
+                out.push(CrdFile { path, value: Arc::clone(v) });
             }
         }
         Ok(out)
@@ -330,4 +352,61 @@ fn load_gates(fs: &dyn SuiteFiles, root: &Path) -> Result<Vec<(serde_json::Map<S
         out.push((annotations, status));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// Files in memory, counting the reads of each.
+    struct Memory {
+        files: Vec<(PathBuf, String)>,
+        reads: Mutex<HashMap<PathBuf, usize>>,
+    }
+
+    impl SuiteFiles for Memory {
+        fn read(&self, path: &Path) -> Result<String, String> {
+            let key = self.canonical(path).unwrap();
+            *self.reads.lock().unwrap().entry(key.clone()).or_default() += 1;
+            self.files.iter().find(|(p, _)| *p == key).map(|(_, t)| t.clone()).ok_or_else(|| "no such file".into())
+        }
+        fn list(&self, dir: &Path) -> Result<Vec<(PathBuf, bool)>, String> {
+            let dir = self.canonical(dir).unwrap();
+            Ok(self.files.iter().filter(|(p, _)| p.parent() == Some(dir.as_path())).map(|(p, _)| (p.clone(), false)).collect())
+        }
+        fn is_dir(&self, path: &Path) -> bool {
+            let path = self.canonical(path).unwrap();
+            self.files.iter().any(|(p, _)| p.starts_with(&path) && *p != path)
+        }
+    }
+
+    fn crd(name: &str) -> String {
+        format!("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: {}\n", name)
+    }
+
+    #[test]
+    fn a_manifests_directory_named_by_several_suite_paths_is_read_once() {
+        let m = "g/v1/zz_generated.crd-manifests";
+        let fs = Memory {
+            files: vec![
+                (PathBuf::from(format!("{}/a.crd.yaml", m)), crd("as.g.io")),
+                (PathBuf::from(format!("{}/b.crd.yaml", m)), crd("bs.g.io")),
+            ],
+            reads: Mutex::new(HashMap::new()),
+        };
+        let (sa, sb) = (Path::new("g/v1/tests/as.g.io/AAA.yaml"), Path::new("g/v1/tests/bs.g.io/AAA.yaml"));
+        let mut layout = Layout::new(&fs);
+        layout.prefetch(&[(sa, "as.g.io"), (sb, "bs.g.io")], 2);
+        let a = layout.crd_files(sa, None, Some("as.g.io"), &[]).unwrap();
+        let b = layout.crd_files(sb, None, Some("bs.g.io"), &[]).unwrap();
+        // Each suite sees its CRD under the path it names the directory by.
+        assert_eq!(a.len(), 1);
+        assert_eq!(a[0].path, Path::new("g/v1/tests/as.g.io/../../zz_generated.crd-manifests/a.crd.yaml"));
+        assert_eq!(b[0].path, Path::new("g/v1/tests/bs.g.io/../../zz_generated.crd-manifests/b.crd.yaml"));
+        assert_eq!(b[0].value.pointer("/metadata/name").and_then(Value::as_str), Some("bs.g.io"));
+        let reads = fs.reads.lock().unwrap();
+        assert_eq!(reads.len(), 2);
+        assert!(reads.values().all(|&n| n == 1), "{:?}", reads);
+    }
 }
