@@ -80,11 +80,19 @@ pub struct Layout<'f> {
     #[allow(clippy::type_complexity)]
     dirs: HashMap<PathBuf, Vec<(PathBuf, String, Option<Option<Arc<Value>>>)>>,
     gates: HashMap<PathBuf, Vec<(serde_json::Map<String, Value>, HashMap<String, bool>)>>,
+    /// For a directory (its key) and a CRD name, the indices of its files that mention
+    /// the name: only those can be that CRD and are parsed.
+    mentions: HashMap<(PathBuf, String), Vec<usize>>,
+}
+
+/// The indices of the files whose text mentions `name`.
+fn mentioning(files: &[(PathBuf, String, Option<Option<Arc<Value>>>)], name: &str) -> Vec<usize> {
+    files.iter().enumerate().filter(|(_, (_, text, _))| text.contains(name)).map(|(i, _)| i).collect()
 }
 
 impl<'f> Layout<'f> {
     pub fn new(files: &'f dyn SuiteFiles) -> Layout<'f> {
-        Layout { files, dirs: HashMap::new(), gates: HashMap::new() }
+        Layout { files, dirs: HashMap::new(), gates: HashMap::new(), mentions: HashMap::new() }
     }
 
     /// The CRD files a suite at `suite_path` with `crd`/`crdName` and `featureGates` runs against.
@@ -182,19 +190,28 @@ impl<'f> Layout<'f> {
         // Suites of different directories name one manifests directory by different
         // paths (`a/tests/x/../../zz_generated.crd-manifests`, `a/tests/y/../../…`): its
         // files are read and parsed once, under one key.
-        let mut merged: Vec<(PathBuf, Vec<&str>)> = Vec::new();
+        let mut wanted: Vec<(PathBuf, &str)> = Vec::new();
         for (dir, names) in by_dir {
             let key = self.dir_key(&dir);
-            match merged.iter_mut().find(|(d, _)| *d == key) {
-                Some((_, all)) => all.extend(names),
-                None => merged.push((key, names)),
+            for n in names {
+                if !self.mentions.contains_key(&(key.clone(), n.to_string())) && !wanted.iter().any(|(d, m)| *d == key && *m == n) {
+                    wanted.push((key.clone(), n));
+                }
             }
         }
+        // Which files mention each name: a scan of megabytes per name, on the threads.
+        let dirs = &self.dirs;
+        let found: Vec<Vec<usize>> = par_map(&wanted, threads, |(key, name)| mentioning(dirs.get(key).map(Vec::as_slice).unwrap_or_default(), name));
+        for ((key, name), found) in wanted.into_iter().zip(found) {
+            self.mentions.insert((key, name.to_string()), found);
+        }
         let mut todo: Vec<(&Path, usize, &str)> = Vec::new();
-        for (dir, names) in &merged {
-            for (i, (_, text, parsed)) in self.dirs.get(dir.as_path()).into_iter().flatten().enumerate() {
-                if parsed.is_none() && names.iter().any(|n| text.contains(n)) {
-                    todo.push((dir, i, text));
+        for ((dir, _), found) in &self.mentions {
+            for &i in found {
+                if let Some((_, text, None)) = self.dirs.get(dir.as_path()).and_then(|files| files.get(i)) {
+                    if !todo.iter().any(|(d, j, _)| *d == dir.as_path() && *j == i) {
+                        todo.push((dir, i, text));
+                    }
                 }
             }
         }
@@ -246,12 +263,15 @@ impl<'f> Layout<'f> {
     /// parsed (CRD directories hold megabytes of YAML, most of it other CRDs').
     fn dir(&mut self, dir: &Path, name: &str) -> Result<Vec<CrdFile>, String> {
         self.read_dir(dir, 1)?;
-        let key = self.dir_key(dir);
+        let key = (self.dir_key(dir), name.to_string());
+        if !self.mentions.contains_key(&key) {
+            let found = mentioning(self.dirs.get(&key.0).map(Vec::as_slice).unwrap_or_default(), name);
+            self.mentions.insert(key.clone(), found);
+        }
         let mut out = Vec::new();
-        for (path, text, parsed) in self.dirs.get_mut(&key).into_iter().flatten() {
-            if !text.contains(name) {
-                continue;
-            }
+        let files = self.dirs.get_mut(&key.0).map(Vec::as_mut_slice).unwrap_or_default();
+        for &i in &self.mentions[&key] {
+            let Some((path, text, parsed)) = files.get_mut(i) else { continue };
             let value = parsed.get_or_insert_with(|| parse_crd_text(text).ok().map(Arc::new));
             if let Some(v) = value.as_ref().filter(|v| v.pointer("/metadata/name").and_then(Value::as_str) == Some(name)) {
                 // The path as this suite names the directory (the entry keeps the first
