@@ -801,6 +801,54 @@ impl Scalar {
     }
 }
 
+/// A fixed array of [`Scalar`]s held as two arrays, kinds and payload bits, so that
+/// every read has the width of the write before it. An enum written in two parts (tag,
+/// payload) and read back whole defeats the CPU's store forwarding, which stalled each
+/// push-then-pop of a loop's step by a dozen cycles.
+struct Slots<const N: usize> {
+    kind: [u8; N],
+    bits: [u64; N],
+}
+
+impl<const N: usize> Slots<N> {
+    fn new() -> Self {
+        Slots { kind: [SLOT_BOOL; N], bits: [0; N] }
+    }
+
+    #[inline(always)]
+    fn get(&self, i: usize) -> Option<Scalar> {
+        let k = *self.kind.get(i)?;
+        let b = *self.bits.get(i)?;
+        Some(match k {
+            SLOT_INT => Scalar::Int(b as i64),
+            SLOT_DOUBLE => Scalar::Double(f64::from_bits(b)),
+            _ => Scalar::Bool(b != 0),
+        })
+    }
+
+    #[inline(always)]
+    fn set(&mut self, i: usize, v: Scalar) -> Option<()> {
+        let (k, b) = match v {
+            Scalar::Int(x) => (SLOT_INT, x as u64),
+            Scalar::Double(x) => (SLOT_DOUBLE, x.to_bits()),
+            Scalar::Bool(x) => (SLOT_BOOL, x as u64),
+        };
+        *self.kind.get_mut(i)? = k;
+        *self.bits.get_mut(i)? = b;
+        Some(())
+    }
+
+    /// Whether slot `i` holds the bool `b` (`None` past the end).
+    #[inline(always)]
+    fn is_bool(&self, i: usize, b: bool) -> Option<bool> {
+        Some(*self.kind.get(i)? == SLOT_BOOL && *self.bits.get(i)? == b as u64)
+    }
+}
+
+const SLOT_INT: u8 = 0;
+const SLOT_DOUBLE: u8 = 1;
+const SLOT_BOOL: u8 = 2;
+
 /// One instruction of the scalar path's code: a stack machine on [`Scalar`]s, jumps
 /// for the non-strict operators and the loops. Any instruction may give up (see
 /// [`Exec::try_scalar`]).
@@ -832,8 +880,9 @@ enum Ins {
     /// The next element into the iteration variables, or a jump to `end` after the last.
     IterNext { iter: u32, var: u32, var2: u32, two: bool, end: u32 },
     /// A decided loop condition on the accumulator (`LoopCond`): charges `cost`, jumps to
-    /// `end` when the accumulator is `stop`.
-    AccuCond { accu: u32, cost: u8, stop: bool, end: u32 },
+    /// `end` when the accumulator is `stop`, else charges `go_on` too (the cost of the
+    /// step's `&&`/`||` operand that the code leaves out).
+    AccuCond { accu: u32, cost: u8, go_on: u8, stop: bool, end: u32 },
     /// A loop condition computed on the stack: pops it, jumps to `end` when false.
     LoopCond { end: u32 },
     Return,
@@ -964,6 +1013,26 @@ impl Emit<'_, '_> {
         }
     }
 
+    /// For a fold whose condition stops on the bool `stop`: when its accumulator starts
+    /// as `!stop` and its step is `accu && p` (`stop` false) or `accu || p` (`stop` true),
+    /// the accumulator's read cost and `p`.
+    fn accu_step(&self, f: &Fold, stop: bool) -> Option<(u8, u32)> {
+        match self.ops.get(f.init as usize)? {
+            Op::Const(Val::Bool(b)) if *b != stop => {}
+            _ => return None,
+        }
+        let Op::Logic { and, args } = self.ops.get(f.step as usize)? else {
+            return None;
+        };
+        let [first, p] = args[..] else {
+            return None;
+        };
+        match self.ops.get(first as usize)? {
+            Op::Local { slot, cost } if *slot == f.accu && *and != stop => Some((*cost, p)),
+            _ => None,
+        }
+    }
+
     /// The code of op `i`, leaving its value on the stack.
     fn op(&mut self, i: u32) -> Option<()> {
         let ops = self.ops;
@@ -1040,10 +1109,24 @@ impl Emit<'_, '_> {
                     0,
                 );
                 let cond = self.at()?;
-                match f.shape {
-                    LoopCond::Accu => self.ins(Ins::AccuCond { accu: f.accu, cost: 2, stop: false, end: 0 }, 0),
-                    LoopCond::NotAccu => self.ins(Ins::AccuCond { accu: f.accu, cost: 3, stop: true, end: 0 }, 0),
-                    LoopCond::Generic => {
+                // `all` and `exists`: the accumulator starts as the bool that does not stop
+                // the loop and the step is `accu && p` (`accu || p`). The accumulator then
+                // holds that bool whenever the step runs (the condition stops the loop on
+                // the other; the step computes a bool or gives up), so the step's value is
+                // `p`'s: the `&&` (`||`) is left out, its operand's cost charged by the
+                // condition when the loop goes on.
+                let decided = match f.shape {
+                    LoopCond::Accu => Some((2u8, false)),
+                    LoopCond::NotAccu => Some((3u8, true)),
+                    LoopCond::Generic => None,
+                };
+                let short = decided.and_then(|(_, stop)| self.accu_step(f, stop));
+                match decided {
+                    Some((c, stop)) => {
+                        let go_on = short.map_or(0, |(accu_cost, _)| accu_cost);
+                        self.ins(Ins::AccuCond { accu: f.accu, cost: c, go_on, stop, end: 0 }, 0)
+                    }
+                    None => {
                         self.op(f.cond)?;
                         self.ins(Ins::LoopCond { end: 0 }, -1);
                     }
@@ -1052,7 +1135,16 @@ impl Emit<'_, '_> {
                     LoopCond::Generic => self.at()? - 1,
                     _ => cond,
                 };
-                self.op(f.step)?;
+                match short {
+                    Some((_, p)) => {
+                        let src = self.operand(p)?;
+                        let pops = matches!(src, Src::Stack) as isize;
+                        if !(matches!(src, Src::Stack) && self.boolean(p)) {
+                            self.ins(Ins::Bool(src), 1 - pops);
+                        }
+                    }
+                    None => self.op(f.step)?,
+                }
                 self.ins(Ins::LoopEnd { accu: f.accu, top }, -1);
                 self.patch(top)?;
                 self.patch(cond)?;
@@ -1105,9 +1197,9 @@ impl<'a, 'v> Exec<'a, 'v> {
         let code = &plan.scalar.code[..];
         let consts = &plan.scalar.consts[..];
         let limit = self.limit;
-        let mut stack = [Scalar::Bool(false); SCALAR_DEPTH];
+        let mut stack: Slots<SCALAR_DEPTH> = Slots::new();
         let mut sp = 0usize;
-        let mut locals = [Scalar::Bool(false); SCALAR_LOCALS];
+        let mut locals: Slots<SCALAR_LOCALS> = Slots::new();
         let mut iters: [ScalarIter<'v, 'a>; SCALAR_ITERS] = [None; SCALAR_ITERS];
         let mut cost = self.cost;
         let var = |slot: u32| -> Option<Scalar> {
@@ -1119,14 +1211,14 @@ impl<'a, 'v> Exec<'a, 'v> {
         macro_rules! push {
             ($v:expr) => {{
                 let v = $v;
-                *stack.get_mut(sp)? = v;
+                stack.set(sp, v)?;
                 sp += 1;
             }};
         }
         macro_rules! pop {
             () => {{
                 sp = sp.checked_sub(1)?;
-                *stack.get(sp)?
+                stack.get(sp)?
             }};
         }
         macro_rules! src {
@@ -1140,7 +1232,7 @@ impl<'a, 'v> Exec<'a, 'v> {
                     }
                     Src::Local { slot, cost: c } => {
                         cost = cost.saturating_add(c as u64);
-                        *locals.get(slot as usize)?
+                        locals.get(slot as usize)?
                     }
                 }
             };
@@ -1157,11 +1249,11 @@ impl<'a, 'v> Exec<'a, 'v> {
                 }
                 Ins::Local { slot, cost: c } => {
                     cost = cost.saturating_add(c as u64);
-                    push!(*locals.get(slot as usize)?)
+                    push!(locals.get(slot as usize)?)
                 }
                 Ins::SetLocal(slot) => {
                     let v = pop!();
-                    *locals.get_mut(slot as usize)? = v;
+                    locals.set(slot as usize, v)?;
                 }
                 Ins::Bin { op, a, b } => {
                     // Popped in reverse: `b` was pushed last.
@@ -1212,9 +1304,8 @@ impl<'a, 'v> Exec<'a, 'v> {
                                 continue;
                             }
                         },
-                        _ => match list.get(i) {
-                            Some(Ok(v)) => Scalar::of(&v)?,
-                            Some(Err(_)) => return None,
+                        _ => match lazy_item(list, i)? {
+                            Some(v) => v,
                             None => {
                                 pc = end as usize;
                                 continue;
@@ -1223,16 +1314,18 @@ impl<'a, 'v> Exec<'a, 'v> {
                     };
                     it.1 = i + 1;
                     if two {
-                        *locals.get_mut(var as usize)? = Scalar::Int(i64::try_from(i).ok()?);
-                        *locals.get_mut(var2 as usize)? = v;
+                        locals.set(var as usize, Scalar::Int(i64::try_from(i).ok()?))?;
+                        locals.set(var2 as usize, v)?;
                     } else {
-                        *locals.get_mut(var as usize)? = v;
+                        locals.set(var as usize, v)?;
                     }
                 }
-                Ins::AccuCond { accu, cost: c, stop, end } => {
+                Ins::AccuCond { accu, cost: c, go_on, stop, end } => {
                     cost = cost.saturating_add(c as u64);
-                    if *locals.get(accu as usize)? == Scalar::Bool(stop) {
+                    if locals.is_bool(accu as usize, stop)? {
                         pc = end as usize;
+                    } else {
+                        cost = cost.saturating_add(go_on as u64);
                     }
                 }
                 Ins::LoopCond { end } => {
@@ -1242,7 +1335,7 @@ impl<'a, 'v> Exec<'a, 'v> {
                 }
                 Ins::LoopEnd { accu, top } => {
                     let v = pop!();
-                    *locals.get_mut(accu as usize)? = v;
+                    locals.set(accu as usize, v)?;
                     if cost > limit {
                         return None;
                     }
@@ -1251,6 +1344,19 @@ impl<'a, 'v> Exec<'a, 'v> {
                 Ins::Return => return Some((pop!(), cost)),
             }
         }
+    }
+}
+
+/// Item `i` of a list read from the object as a scalar (`Some(None)` past its end, `None`
+/// to give up). Kept out of the scalar loop: its call would otherwise make the loop keep its
+/// program counter and cost in memory.
+#[cold]
+#[inline(never)]
+fn lazy_item(list: &crate::cel::value::List<'_>, i: usize) -> Option<Option<Scalar>> {
+    match list.get(i) {
+        Some(Ok(v)) => Some(Some(Scalar::of(&v)?)),
+        Some(Err(_)) => None,
+        None => Some(None),
     }
 }
 
@@ -1428,6 +1534,14 @@ mod tests {
             "m.all(k, v, k != '')",
             "m.a.exists(v, v > 0)",
             "xs.exists(v, v > 0) && xs.all(v, v < 10)",
+            // `all`/`exists` whose step reduces to its predicate (`Emit::accu_step`): a
+            // variable, a short-circuit with an error behind it, a nested comprehension.
+            "xs.exists(v, b)",
+            "xs.all(v, !b)",
+            "xs.all(v, v > 0 || v / z > 1)",
+            "xs.exists(v, v == 9 && x > y)",
+            "xs.all(v, v < 9) == !xs.exists(v, v >= 9)",
+            "nested.exists(l, l.all(v, v > 2))",
             "xs.exists(v, v < 0) ? 1 : 2",
             "ss.all(v, v.startsWith('a') || v.size() > 1)",
             "[1, 2, 3].exists(v, v == x)",
