@@ -879,6 +879,8 @@ enum Ins {
     IterStart { iter: u32, slot: u32, cost: u8 },
     /// The next element into the iteration variables, or a jump to `end` after the last.
     IterNext { iter: u32, var: u32, var2: u32, two: bool, end: u32 },
+    /// [`Ins::IterNext`] of one variable and [`Ins::AccuCond`] in one instruction.
+    IterNextAccu { iter: u32, var: u32, accu: u32, cost: u8, go_on: u8, stop: bool, end: u32 },
     /// A decided loop condition on the accumulator (`LoopCond`): charges `cost`, jumps to
     /// `end` when the accumulator is `stop`, else charges `go_on` too (the cost of the
     /// step's `&&`/`||` operand that the code leaves out).
@@ -977,6 +979,7 @@ impl Emit<'_, '_> {
             Ins::Logic { end, .. }
             | Ins::IterNext { end, .. }
             | Ins::AccuCond { end, .. }
+            | Ins::IterNextAccu { end, .. }
             | Ins::LoopCond { end } => *end = here,
             Ins::JumpUnless(to) | Ins::Jump(to) => *to = here,
             _ => return None,
@@ -1098,17 +1101,6 @@ impl Emit<'_, '_> {
                 self.ins(Ins::SetLocal(f.accu), -1);
                 self.ins(Ins::IterStart { iter, slot: *slot, cost: *cost }, 0);
                 let top = self.at()?;
-                self.ins(
-                    Ins::IterNext {
-                        iter,
-                        var: f.iter,
-                        var2: f.iter2.unwrap_or(f.iter),
-                        two: f.iter2.is_some(),
-                        end: 0,
-                    },
-                    0,
-                );
-                let cond = self.at()?;
                 // `all` and `exists`: the accumulator starts as the bool that does not stop
                 // the loop and the step is `accu && p` (`accu || p`). The accumulator then
                 // holds that bool whenever the step runs (the condition stops the loop on
@@ -1121,20 +1113,30 @@ impl Emit<'_, '_> {
                     LoopCond::Generic => None,
                 };
                 let short = decided.and_then(|(_, stop)| self.accu_step(f, stop));
-                match decided {
-                    Some((c, stop)) => {
-                        let go_on = short.map_or(0, |(accu_cost, _)| accu_cost);
-                        self.ins(Ins::AccuCond { accu: f.accu, cost: c, go_on, stop, end: 0 }, 0)
+                let go_on = short.map_or(0, |(accu_cost, _)| accu_cost);
+                match (decided, f.iter2) {
+                    // One instruction for the next element and the decided condition.
+                    (Some((cost, stop)), None) => {
+                        let ins = Ins::IterNextAccu { iter, var: f.iter, accu: f.accu, cost, go_on, stop, end: 0 };
+                        self.ins(ins, 0)
                     }
-                    None => {
-                        self.op(f.cond)?;
-                        self.ins(Ins::LoopCond { end: 0 }, -1);
+                    (decided, iter2) => {
+                        let two = iter2.is_some();
+                        let var2 = iter2.unwrap_or(f.iter);
+                        self.ins(Ins::IterNext { iter, var: f.iter, var2, two, end: 0 }, 0);
+                        match decided {
+                            Some((cost, stop)) => {
+                                self.ins(Ins::AccuCond { accu: f.accu, cost, go_on, stop, end: 0 }, 0)
+                            }
+                            None => {
+                                self.op(f.cond)?;
+                                self.ins(Ins::LoopCond { end: 0 }, -1);
+                            }
+                        }
                     }
                 }
-                let cond = match f.shape {
-                    LoopCond::Generic => self.at()? - 1,
-                    _ => cond,
-                };
+                // The instruction that leaves the loop when its condition is false.
+                let cond = self.at()? - 1;
                 match short {
                     Some((_, p)) => {
                         let src = self.operand(p)?;
@@ -1238,6 +1240,32 @@ impl<'a, 'v> Exec<'a, 'v> {
             };
         }
         let mut pc = start as usize;
+        // The next element of iterator `$iter` and its index, or (past the last) a jump
+        // to `$end`.
+        macro_rules! next_item {
+            ($iter:expr, $end:expr) => {{
+                let it = iters.get_mut($iter as usize)?.as_mut()?;
+                let (list, i) = (it.0, it.1);
+                let v = match list {
+                    crate::cel::value::List::Owned { items, .. } => match items.get(i) {
+                        Some(v) => Scalar::of(v)?,
+                        None => {
+                            pc = $end as usize;
+                            continue;
+                        }
+                    },
+                    _ => match lazy_item(list, i)? {
+                        Some(v) => v,
+                        None => {
+                            pc = $end as usize;
+                            continue;
+                        }
+                    },
+                };
+                it.1 = i + 1;
+                (v, i)
+            }};
+        }
         loop {
             let ins = *code.get(pc)?;
             pc += 1;
@@ -1294,30 +1322,22 @@ impl<'a, 'v> Exec<'a, 'v> {
                     *iters.get_mut(iter as usize)? = Some((list, 0));
                 }
                 Ins::IterNext { iter, var, var2, two, end } => {
-                    let it = iters.get_mut(iter as usize)?.as_mut()?;
-                    let (list, i) = (it.0, it.1);
-                    let v = match list {
-                        crate::cel::value::List::Owned { items, .. } => match items.get(i) {
-                            Some(v) => Scalar::of(v)?,
-                            None => {
-                                pc = end as usize;
-                                continue;
-                            }
-                        },
-                        _ => match lazy_item(list, i)? {
-                            Some(v) => v,
-                            None => {
-                                pc = end as usize;
-                                continue;
-                            }
-                        },
-                    };
-                    it.1 = i + 1;
+                    let (v, i) = next_item!(iter, end);
                     if two {
                         locals.set(var as usize, Scalar::Int(i64::try_from(i).ok()?))?;
                         locals.set(var2 as usize, v)?;
                     } else {
                         locals.set(var as usize, v)?;
+                    }
+                }
+                Ins::IterNextAccu { iter, var, accu, cost: c, go_on, stop, end } => {
+                    let (v, _) = next_item!(iter, end);
+                    locals.set(var as usize, v)?;
+                    cost = cost.saturating_add(c as u64);
+                    if locals.is_bool(accu as usize, stop)? {
+                        pc = end as usize;
+                    } else {
+                        cost = cost.saturating_add(go_on as u64);
                     }
                 }
                 Ins::AccuCond { accu, cost: c, go_on, stop, end } => {
