@@ -805,43 +805,53 @@ impl Scalar {
 /// every read has the width of the write before it. An enum written in two parts (tag,
 /// payload) and read back whole defeats the CPU's store forwarding, which stalled each
 /// push-then-pop of a loop's step by a dozen cycles.
+///
+/// Indices are masked to `N` (a power of two) rather than checked: [`scalar_code`] emits
+/// no code whose slots or stack depth exceed its arrays, so the mask never changes a
+/// valid index, and it spares the loop a bounds check per access.
 struct Slots<const N: usize> {
     kind: [u8; N],
     bits: [u64; N],
 }
 
 impl<const N: usize> Slots<N> {
+    const MASK: usize = {
+        assert!(N.is_power_of_two());
+        N - 1
+    };
+
     fn new() -> Self {
         Slots { kind: [SLOT_BOOL; N], bits: [0; N] }
     }
 
     #[inline(always)]
-    fn get(&self, i: usize) -> Option<Scalar> {
-        let k = *self.kind.get(i)?;
-        let b = *self.bits.get(i)?;
-        Some(match k {
+    fn get(&self, i: usize) -> Scalar {
+        let i = i & Self::MASK;
+        let b = self.bits[i];
+        match self.kind[i] {
             SLOT_INT => Scalar::Int(b as i64),
             SLOT_DOUBLE => Scalar::Double(f64::from_bits(b)),
             _ => Scalar::Bool(b != 0),
-        })
+        }
     }
 
     #[inline(always)]
-    fn set(&mut self, i: usize, v: Scalar) -> Option<()> {
+    fn set(&mut self, i: usize, v: Scalar) {
+        let i = i & Self::MASK;
         let (k, b) = match v {
             Scalar::Int(x) => (SLOT_INT, x as u64),
             Scalar::Double(x) => (SLOT_DOUBLE, x.to_bits()),
             Scalar::Bool(x) => (SLOT_BOOL, x as u64),
         };
-        *self.kind.get_mut(i)? = k;
-        *self.bits.get_mut(i)? = b;
-        Some(())
+        self.kind[i] = k;
+        self.bits[i] = b;
     }
 
-    /// Whether slot `i` holds the bool `b` (`None` past the end).
+    /// Whether slot `i` holds the bool `b`.
     #[inline(always)]
-    fn is_bool(&self, i: usize, b: bool) -> Option<bool> {
-        Some(*self.kind.get(i)? == SLOT_BOOL && *self.bits.get(i)? == b as u64)
+    fn is_bool(&self, i: usize, b: bool) -> bool {
+        let i = i & Self::MASK;
+        self.kind[i] == SLOT_BOOL && self.bits[i] == b as u64
     }
 }
 
@@ -1162,7 +1172,7 @@ impl Emit<'_, '_> {
 /// comprehension variable slots, comprehensions in one entry's code. The scalar path
 /// keeps them in arrays, not allocations.
 const SCALAR_DEPTH: usize = 16;
-const SCALAR_LOCALS: usize = 12;
+const SCALAR_LOCALS: usize = 16;
 const SCALAR_ITERS: usize = 4;
 
 /// An iterator of the scalar path: the list and the next index.
@@ -1213,14 +1223,14 @@ impl<'a, 'v> Exec<'a, 'v> {
         macro_rules! push {
             ($v:expr) => {{
                 let v = $v;
-                stack.set(sp, v)?;
+                stack.set(sp, v);
                 sp += 1;
             }};
         }
         macro_rules! pop {
             () => {{
                 sp = sp.checked_sub(1)?;
-                stack.get(sp)?
+                stack.get(sp)
             }};
         }
         macro_rules! src {
@@ -1234,7 +1244,7 @@ impl<'a, 'v> Exec<'a, 'v> {
                     }
                     Src::Local { slot, cost: c } => {
                         cost = cost.saturating_add(c as u64);
-                        locals.get(slot as usize)?
+                        locals.get(slot as usize)
                     }
                 }
             };
@@ -1267,9 +1277,9 @@ impl<'a, 'v> Exec<'a, 'v> {
             }};
         }
         loop {
-            let ins = *code.get(pc)?;
+            let ins = code.get(pc)?;
             pc += 1;
-            match ins {
+            match *ins {
                 Ins::Push(v) => push!(v),
                 Ins::Var { slot, cost: c } => {
                     cost = cost.saturating_add(c as u64);
@@ -1277,11 +1287,11 @@ impl<'a, 'v> Exec<'a, 'v> {
                 }
                 Ins::Local { slot, cost: c } => {
                     cost = cost.saturating_add(c as u64);
-                    push!(locals.get(slot as usize)?)
+                    push!(locals.get(slot as usize))
                 }
                 Ins::SetLocal(slot) => {
                     let v = pop!();
-                    locals.set(slot as usize, v)?;
+                    locals.set(slot as usize, v);
                 }
                 Ins::Bin { op, a, b } => {
                     // Popped in reverse: `b` was pushed last.
@@ -1324,17 +1334,17 @@ impl<'a, 'v> Exec<'a, 'v> {
                 Ins::IterNext { iter, var, var2, two, end } => {
                     let (v, i) = next_item!(iter, end);
                     if two {
-                        locals.set(var as usize, Scalar::Int(i64::try_from(i).ok()?))?;
-                        locals.set(var2 as usize, v)?;
+                        locals.set(var as usize, Scalar::Int(i64::try_from(i).ok()?));
+                        locals.set(var2 as usize, v);
                     } else {
-                        locals.set(var as usize, v)?;
+                        locals.set(var as usize, v);
                     }
                 }
                 Ins::IterNextAccu { iter, var, accu, cost: c, go_on, stop, end } => {
                     let (v, _) = next_item!(iter, end);
-                    locals.set(var as usize, v)?;
+                    locals.set(var as usize, v);
                     cost = cost.saturating_add(c as u64);
-                    if locals.is_bool(accu as usize, stop)? {
+                    if locals.is_bool(accu as usize, stop) {
                         pc = end as usize;
                     } else {
                         cost = cost.saturating_add(go_on as u64);
@@ -1342,7 +1352,7 @@ impl<'a, 'v> Exec<'a, 'v> {
                 }
                 Ins::AccuCond { accu, cost: c, go_on, stop, end } => {
                     cost = cost.saturating_add(c as u64);
-                    if locals.is_bool(accu as usize, stop)? {
+                    if locals.is_bool(accu as usize, stop) {
                         pc = end as usize;
                     } else {
                         cost = cost.saturating_add(go_on as u64);
@@ -1355,7 +1365,7 @@ impl<'a, 'v> Exec<'a, 'v> {
                 }
                 Ins::LoopEnd { accu, top } => {
                     let v = pop!();
-                    locals.set(accu as usize, v)?;
+                    locals.set(accu as usize, v);
                     if cost > limit {
                         return None;
                     }
