@@ -77,8 +77,11 @@ enum Op {
     /// A unary call of one overload (`eval_strict`); `node` names its [`CallPlan`].
     Unary { node: u32, x: u32, imp: Impl },
     /// A binary call of one overload (`eval_strict`); `equality`: `==` (true) or `!=`,
-    /// whose cost on scalars is 1.
-    Binary { node: u32, x: u32, y: u32, imp: Impl, equality: Option<bool> },
+    /// whose cost on scalars is 1; `accumulates`: the comprehension accumulator slot
+    /// that `accu + [f(v)]` (`Program::accumulating`) extends in place.
+    Binary { node: u32, x: u32, y: u32, imp: Impl, equality: Option<bool>, accumulates: Option<u32> },
+    /// A list literal without optional elements that is not a constant (`eval_list`).
+    List(Box<[u32]>),
     /// A binary integer/double operation of unit cost with an inline fast path.
     Arith { op: Arith, x: u32, y: u32, imp: Impl },
     /// `_&&_` / `_||_`.
@@ -180,7 +183,7 @@ fn scalar_entries(ops: &[Op]) -> Vec<bool> {
                 add(*x);
                 add(*y)
             }
-            Op::Logic { args, .. } => args.iter().for_each(|a| add(*a)),
+            Op::Logic { args, .. } | Op::List(args) => args.iter().for_each(|a| add(*a)),
             Op::Cond { c, t, f } => {
                 add(*c);
                 add(*t);
@@ -279,7 +282,14 @@ impl<'e> Builder<'e> {
                         })
                     }
                     CallKind::Generic => {
-                        let imp = plan.strict?;
+                        // `accu + [f(v)]` is no strict call to the tree walker (it consumes
+                        // the accumulator), but its overload is the resolved one.
+                        let accumulating = plan.accumulating && plan.single == "add_list" && call.args.len() == 2;
+                        let imp = match plan.strict {
+                            Some(imp) => imp,
+                            None if accumulating && call.target.is_none() => plan.direct?,
+                            None => return None,
+                        };
                         // The operands as `eval_strict` takes them.
                         let (x, y) = match call.target.as_deref() {
                             Some(t) if !plan.skip_target => (Some(t), call.args.first()),
@@ -299,7 +309,12 @@ impl<'e> Builder<'e> {
                                             "not_equals" if plan.equality => Some(false),
                                             _ => None,
                                         };
-                                        self.push(Op::Binary { node: node_id, x, y, imp, equality })
+                                        let accumulates = match self.ops.get(x as usize) {
+                                            Some(Op::Local { slot, .. }) if accumulating => Some(*slot),
+                                            _ if accumulating => return None,
+                                            _ => None,
+                                        };
+                                        self.push(Op::Binary { node: node_id, x, y, imp, equality, accumulates })
                                     }
                                 }
                             }
@@ -309,6 +324,10 @@ impl<'e> Builder<'e> {
                 }
             }
             Expr::Comprehension(c) if node.local.is_none() => self.fold(c, node.loop_cond),
+            Expr::List(l) if l.optional_indices.is_empty() && !node.constant_literal => {
+                let items = l.elements.iter().map(|x| self.expr(x)).collect::<Option<Box<[u32]>>>()?;
+                self.push(Op::List(items))
+            }
             _ => None,
         }
     }
@@ -601,7 +620,7 @@ impl<'a, 'v> Exec<'a, 'v> {
                 self.charge(cost)?;
                 r
             }
-            Op::Binary { node, x, y, imp, .. } => {
+            Op::Binary { node, x, y, imp, accumulates, .. } => {
                 let a = self.eval(*x);
                 if is_limit(&a) {
                     return a;
@@ -611,6 +630,16 @@ impl<'a, 'v> Exec<'a, 'v> {
                     return b;
                 }
                 let (args, r) = match (a, b) {
+                    // The accumulator's slot lets go of its list, so that the list, held by
+                    // nothing else, is extended in place (the tree walker's `accumulate`);
+                    // the call is costed without it, as there.
+                    (Ok(a @ Val::List(_)), Ok(b)) if accumulates.is_some() => {
+                        if let Some(slot) = accumulates {
+                            self.set(*slot, Ok(Val::Null));
+                        }
+                        let r = crate::cel::library::stdlib::concat_accumulator(a, &b);
+                        ([Val::Null, b], r)
+                    }
                     (Ok(a), Ok(b)) => {
                         let args = [a, b];
                         let r = imp(&args);
@@ -621,6 +650,27 @@ impl<'a, 'v> Exec<'a, 'v> {
                 };
                 let cost = self.call_cost(*node, &args, &r);
                 self.charge(cost)?;
+                r
+            }
+            Op::List(items) => {
+                // cel-go charges a list literal whether or not its elements evaluated,
+                // unless the cost limit stopped them.
+                let mut out = Vec::with_capacity(items.len());
+                let mut r = Ok(());
+                for &item in items.iter() {
+                    match self.eval(item) {
+                        Ok(v) => out.push(v),
+                        Err(e) => {
+                            r = Err(e);
+                            break;
+                        }
+                    }
+                }
+                let r = r.map(|()| Val::list(out));
+                if is_limit(&r) {
+                    return r;
+                }
+                self.charge(10)?;
                 r
             }
             Op::Member { x, node } => {
@@ -1572,6 +1622,19 @@ mod tests {
             "xs.exists(v, v == 9 && x > y)",
             "xs.all(v, v < 9) == !xs.exists(v, v >= 9)",
             "nested.exists(l, l.all(v, v > 2))",
+            // List literals and `accu + [f(v)]` extended in place (`Op::List`,
+            // `Op::Binary::accumulates`): an element that fails, nested and chained macros.
+            "[x, y, x + y].size()",
+            "[x, y / z, x].size()",
+            "[x, y] + [z]",
+            "xs.map(v, v * 2)",
+            "xs.map(v, [v, v / (v - 1)]).size()",
+            "xs.filter(v, v / (v - 3) > 0)",
+            "xs.filter(v, v % 2 == 0).size()",
+            "nested.map(l, l.map(v, v * 2))",
+            "xs.map(v, v * 2).filter(w, w > 4)",
+            "xs.map(v, v > 2, v + big)",
+            "ys.map(v, v)",
             "xs.exists(v, v < 0) ? 1 : 2",
             "ss.all(v, v.startsWith('a') || v.size() > 1)",
             "[1, 2, 3].exists(v, v == x)",
@@ -1588,6 +1651,10 @@ mod tests {
             }
         }
         assert!(planned >= 50, "only {} expressions planned", planned);
+        // List literals and `map`/`filter` run as plans.
+        for expr in ["xs.map(v, v * 2)", "xs.filter(v, v % 2 == 0).size()", "[x, y / z, x].size()", "nested.map(l, l.map(v, v * 2))"] {
+            assert_eq!(compare(expr, &vars, &types, KubeVersion::LATEST), Some(true), "{} is not planned", expr);
+        }
     }
 
     /// Every expression of the k8s-cel vectors (cel-go's and Kubernetes' own tests) whose
