@@ -629,24 +629,22 @@ impl<'a, 'v> Exec<'a, 'v> {
                 if is_limit(&b) {
                     return b;
                 }
-                let (args, r) = match (a, b) {
+                let (args, r) = match (a, b, *accumulates) {
                     // The accumulator's slot lets go of its list, so that the list, held by
                     // nothing else, is extended in place (the tree walker's `accumulate`);
                     // the call is costed without it, as there.
-                    (Ok(a @ Val::List(_)), Ok(b)) if accumulates.is_some() => {
-                        if let Some(slot) = accumulates {
-                            self.set(*slot, Ok(Val::Null));
-                        }
+                    (Ok(a @ Val::List(_)), Ok(b), Some(slot)) => {
+                        self.set(slot, Ok(Val::Null));
                         let r = crate::cel::library::stdlib::concat_accumulator(a, &b);
                         ([Val::Null, b], r)
                     }
-                    (Ok(a), Ok(b)) => {
+                    (Ok(a), Ok(b), _) => {
                         let args = [a, b];
                         let r = imp(&args);
                         (args, r)
                     }
-                    (Err(e), b) => ([Val::Null, b.unwrap_or(Val::Null)], Err(e)),
-                    (Ok(a), Err(e)) => ([a, Val::Null], Err(e)),
+                    (Err(e), b, _) => ([Val::Null, b.unwrap_or(Val::Null)], Err(e)),
+                    (Ok(a), Err(e), _) => ([a, Val::Null], Err(e)),
                 };
                 let cost = self.call_cost(*node, &args, &r);
                 self.charge(cost)?;
@@ -1428,9 +1426,8 @@ impl<'a, 'v> Exec<'a, 'v> {
 }
 
 /// Item `i` of a list read from the object as a scalar (`Some(None)` past its end, `None`
-/// to give up). Kept out of the scalar loop: its call would otherwise make the loop keep its
-/// program counter and cost in memory.
-#[cold]
+/// to give up). Not inlined: its inlined body made the scalar loop keep its program
+/// counter and cost in memory. (It is no cold path: rules over an object's lists take it.)
 #[inline(never)]
 fn lazy_item(list: &crate::cel::value::List<'_>, i: usize) -> Option<Option<Scalar>> {
     match list.get(i) {
