@@ -117,6 +117,30 @@ test('auto language and diagnostic ranges: clamped, widened, surrogate-safe', { 
   assert.equal(clampPos(doc, NaN, 2), 1);
 });
 
+test('sharedEnds: common prefix and suffix, never overlapping, never half a surrogate pair', { skip }, async () => {
+  const { sharedEnds } = await textModule();
+  assert.deepEqual(sharedEnds('abc', 'abc'), { prefix: 3, suffix: 0 });
+  assert.deepEqual(sharedEnds('abc', 'abXc'), { prefix: 2, suffix: 1 });
+  assert.deepEqual(sharedEnds('', 'x'), { prefix: 0, suffix: 0 });
+  assert.deepEqual(sharedEnds('aaaa', 'aa'), { prefix: 2, suffix: 0 });
+  assert.deepEqual(sharedEnds('ab', 'b'), { prefix: 0, suffix: 1 });
+  // 😀 and 😁 share their high half: the prefix stops before it, the suffix after the pair.
+  assert.deepEqual(sharedEnds('x😀y', 'x😁y'), { prefix: 1, suffix: 1 });
+  assert.deepEqual(sharedEnds('😀', '😀x'), { prefix: 2, suffix: 0 });
+  assert.deepEqual(sharedEnds('a😀', 'b😀'), { prefix: 0, suffix: 2 });
+  // Across the block size, with the difference at every offset near a block's edge.
+  const big = 'line of text\n'.repeat(2000);
+  for (const at of [0, 1, 4095, 4096, 4097, 8191, big.length - 4097, big.length - 1]) {
+    const edited = big.slice(0, at) + 'XY' + big.slice(at + 1);
+    const { prefix, suffix } = sharedEnds(big, edited);
+    assert.equal(big.slice(0, prefix), edited.slice(0, prefix));
+    assert.equal(big.slice(big.length - suffix), edited.slice(edited.length - suffix));
+    assert.ok(prefix + suffix <= big.length && prefix + suffix <= edited.length);
+    assert.equal(prefix, at + (big[at] === 'X' ? 1 : 0));
+    assert.equal(prefix + suffix, big.length - 1, `at ${at}`);
+  }
+});
+
 const getDoc = (page, name) => page.evaluate((n) => window.editors[n].getDoc(), name);
 // After input events the editor may apply a change a moment later (DOM observation): wait
 // (bounded) until the doc is `expected`, then assert, so a mismatch reports both texts.
@@ -189,6 +213,47 @@ test('fill() and typing change the doc and call onChange with exactly the text',
   assert.equal(await getDoc(page, 'yaml'), 'x: 1\ny: 2\n');
   assert.deepEqual(await page.locator('#yaml .cm-line').allTextContents(), ['x: 1', 'y: 2', '']);
   assert.equal((await changes(page, 'yaml')).length, before);
+  assert.deepEqual(pageErrors, []);
+  await page.close();
+});
+
+test('pasting an edited copy over the whole document changes only what differs', { skip, timeout: 120_000 }, async () => {
+  const { page, pageErrors } = await openDemo();
+  const lines = Array.from({ length: 600 }, (_, i) => `key${i}: value ${i}`);
+  const original = lines.join('\n') + '\n';
+  await page.evaluate((t) => window.editors.yaml.setDoc(t), original);
+  // Underlines on line 1 and line 600, both outside the edit.
+  await page.evaluate(() =>
+    window.editors.yaml.setDiagnostics([
+      { startLine: 1, startColumn: 1, endLine: 1, endColumn: 5, severity: 'error', message: 'first' },
+      { startLine: 600, startColumn: 1, endLine: 600, endColumn: 7, severity: 'warning', message: 'last' },
+    ]),
+  );
+  const edited = original.replace('value 300', 'value three hundred');
+  const before = (await changes(page, 'yaml')).length;
+  // Select all and paste, as Ctrl+A, Ctrl+V do; read what the editor holds in the same task.
+  const editor = page.getByTestId('yaml-editor');
+  await editor.click();
+  await page.keyboard.press('Control+A');
+  const doc = await editor.evaluate((el, t) => {
+    const data = new DataTransfer();
+    data.setData('text/plain', t);
+    el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+    return window.editors.yaml.getDoc();
+  }, edited);
+  assert.equal(doc, edited);
+  assert.equal((await changes(page, 'yaml')).at(-1), edited);
+  assert.equal((await changes(page, 'yaml')).length, before + 1);
+  // The underlines outside the change survived it (a whole replacement drops them).
+  assert.deepEqual(await page.locator('#yaml .cm-lintRange-warning').allTextContents(), ['key599']);
+  // The cursor ends after the pasted text, as for any paste.
+  await page.keyboard.type('Z');
+  await expectDoc(page, 'yaml', edited + 'Z');
+  // Undo takes back the typing, then the paste in one step.
+  await page.keyboard.press('Control+Z');
+  await expectDoc(page, 'yaml', edited);
+  await page.keyboard.press('Control+Z');
+  await expectDoc(page, 'yaml', original);
   assert.deepEqual(pageErrors, []);
   await page.close();
 });
