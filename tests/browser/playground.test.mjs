@@ -196,6 +196,54 @@ test('typing, rule edits, transition rules, fixes and bad input', { timeout: 240
   await page.close();
 });
 
+test('large texts with characters beyond ASCII reach the engine intact', { timeout: 120_000 }, async () => {
+  // Over 16 KiB, the page and the engine worker read texts through TextEncoder.encodeInto
+  // (web/src/main.rs js_text), in more than one step when the text is not ASCII.
+  const long = 'Beschreibung mit Umlauten äöü und 😀 '.repeat(800);
+  const crd = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gadgets.test.example.com
+spec:
+  group: test.example.com
+  names: {kind: Gadget, listKind: GadgetList, plural: gadgets, singular: gadget}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        description: "${long}"
+        properties:
+          spec:
+            type: object
+            properties:
+              mode:
+                type: string
+                x-kubernetes-validations:
+                - rule: self != 'löschen😀'
+                  message: mode löschen😀 is forbidden
+`;
+  const obj = `apiVersion: test.example.com/v1
+kind: Gadget
+metadata:
+  name: g1
+  namespace: default
+  annotations: {note: "${long}"}
+spec:
+  mode: löschen😀
+`;
+  assert.ok(crd.length > 20_000 && obj.length > 20_000);
+  const { page, pageErrors } = await openPlayground(env.context, env.baseUrl);
+  await setEditor(page, 'crd-editor', crd);
+  await setEditor(page, 'object-editor', obj);
+  await waitForResults(page, (t) => t.includes('spec.mode: Invalid value: "löschen😀": mode löschen😀 is forbidden'), 'the rule on the non-ASCII value');
+  assert.deepEqual(pageErrors, []);
+  await page.close();
+});
+
 test('a share link restores the whole state', { timeout: 120_000 }, async () => {
   const { page, requests } = await openPlayground(env.context, env.baseUrl);
   const loaded = requests.length;

@@ -171,7 +171,7 @@ impl Component for Editor {
         let cb = p.on_change.clone();
         let reported = self.reported.clone();
         let closure = Closure::<dyn Fn(JsValue)>::new(move |js: JsValue| {
-            let doc = AttrValue::from(js.as_string().unwrap_or_default());
+            let doc = AttrValue::from(crate::js_text(&js).unwrap_or_default());
             if let Ok(mut r) = reported.try_borrow_mut() {
                 *r = doc.clone();
             }

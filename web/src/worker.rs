@@ -231,7 +231,7 @@ fn set(o: &js_sys::Object, key: &str, value: &JsValue) {
 }
 
 fn get_str(o: &JsValue, key: &str) -> Option<String> {
-    js_sys::Reflect::get(o, &JsValue::from_str(key)).ok().and_then(|v| v.as_string())
+    js_sys::Reflect::get(o, &JsValue::from_str(key)).ok().and_then(|v| crate::js_text(&v))
 }
 
 /// The worker's side: answers every message with one answer. Called by `main` when the
