@@ -95,6 +95,8 @@ pub struct Answer {
 pub struct Engine {
     ws: Workspace,
     crd: String,
+    /// The job that gave `crd` (sent it, or edited it): a change to the text names it.
+    crd_seq: u64,
     /// `crd` is the text `ws` analysed last (so `ws.crd_value()` is its document).
     analysed: bool,
     /// The CRD half the last answer carried, and whether with its schema nodes.
@@ -141,6 +143,7 @@ impl Engine {
         if let Some(c) = crd {
             self.analysed = self.analysed && c == self.crd;
             self.crd = c;
+            self.crd_seq = job.seq;
         }
         if let Some(message) = job.panic {
             panic!("{}", message);
@@ -160,6 +163,7 @@ impl Engine {
                 Ok(text) => {
                     if text != self.crd {
                         self.crd = text;
+                        self.crd_seq = job.seq;
                         self.analysed = false;
                         edited = true;
                     }
@@ -197,6 +201,26 @@ impl Engine {
         (answer, edited.then(|| self.crd.clone()))
     }
 
+    /// The CRD text after `change`, when it is a change of the text this engine holds.
+    pub fn changed_crd(&self, change: &TextChange) -> Option<String> {
+        let t = &self.crd;
+        let TextChange { base, from, to, len, .. } = *change;
+        let fits = base == self.crd_seq
+            && from <= to
+            && to <= t.len()
+            && t.is_char_boundary(from)
+            && t.is_char_boundary(to)
+            && t.len() - (to - from) + change.insert.len() == len;
+        if !fits {
+            return None;
+        }
+        let mut out = String::with_capacity(len);
+        out.push_str(&t[..from]);
+        out.push_str(&change.insert);
+        out.push_str(&t[to..]);
+        Some(out)
+    }
+
     /// Runs the tests tab's suite against the CRD the last [`Engine::handle`] analysed (after
     /// its rule edits), into its answer.
     pub fn run_suite(&self, answer: &mut Answer, suite: &str, settings: &Settings) {
@@ -230,6 +254,44 @@ fn set(o: &js_sys::Object, key: &str, value: &JsValue) {
     let _ = js_sys::Reflect::set(o, &JsValue::from_str(key), value);
 }
 
+/// A CRD text sent as its change from the text the worker holds (set by job `base`): bytes
+/// `from..to` of that text become `insert`, giving a text of `len` bytes. A keystroke in a
+/// 2.9 MB CRD then posts a few bytes instead of the whole text, which took about 8 ms to
+/// post and as long again to read into the worker's memory.
+pub struct TextChange {
+    base: u64,
+    from: usize,
+    to: usize,
+    insert: String,
+    len: usize,
+}
+
+/// From this size on, a CRD text the worker holds an earlier version of is sent as a change.
+const CHANGE_FROM: usize = 64 * 1024;
+
+impl TextChange {
+    fn between(base: u64, old: &str, new: &str) -> Option<TextChange> {
+        let c = crdlab::text::splice::Change::between(old, new);
+        // A change of most of the text is sent whole.
+        (c.new_to - c.from <= new.len() / 2).then(|| TextChange { base, from: c.from, to: c.old_to, insert: new[c.from..c.new_to].to_string(), len: new.len() })
+    }
+
+    fn write(&self, msg: &js_sys::Object) {
+        let change = js_sys::Object::new();
+        for (k, v) in [("base", self.base as f64), ("from", self.from as f64), ("to", self.to as f64), ("len", self.len as f64)] {
+            set(&change, k, &JsValue::from_f64(v));
+        }
+        set(&change, "insert", &JsValue::from_str(&self.insert));
+        set(msg, "crdChange", &change);
+    }
+
+    fn read(msg: &JsValue) -> Option<TextChange> {
+        let change = js_sys::Reflect::get(msg, &"crdChange".into()).ok().filter(|c| c.is_object())?;
+        let n = |k: &str| js_sys::Reflect::get(&change, &k.into()).ok()?.as_f64().filter(|x| *x >= 0.0 && x.fract() == 0.0);
+        Some(TextChange { base: n("base")? as u64, from: n("from")? as usize, to: n("to")? as usize, insert: get_str(&change, "insert")?, len: n("len")? as usize })
+    }
+}
+
 fn get_str(o: &JsValue, key: &str) -> Option<String> {
     js_sys::Reflect::get(o, &JsValue::from_str(key)).ok().and_then(|v| crate::js_text(&v))
 }
@@ -258,8 +320,22 @@ pub fn serve() {
         let old_crd = get_str(&data, "oldCrd").unwrap_or_default();
         let Ok(mut engine) = engine.try_borrow_mut() else { return };
         let t0 = now();
+        let crd = match (get_str(&data, "crd"), TextChange::read(&data)) {
+            (Some(text), _) => Some(text),
+            (None, Some(change)) => match engine.changed_crd(&change) {
+                Some(text) => Some(text),
+                None => {
+                    // Not a change of the text held here: the page sends the whole text.
+                    let msg = js_sys::Object::new();
+                    set(&msg, "resend", &JsValue::TRUE);
+                    let _ = reply.post_message(&msg);
+                    return;
+                }
+            },
+            (None, None) => None,
+        };
         let suite_settings = job.suite.then(|| job.settings.clone());
-        let (mut answer, crd) = engine.handle(job, get_str(&data, "crd"), &object, &old_object, &old_crd);
+        let (mut answer, crd) = engine.handle(job, crd, &object, &old_object, &old_crd);
         if let Some(settings) = suite_settings {
             engine.run_suite(&mut answer, &get_str(&data, "suite").unwrap_or_default(), &settings);
         }
@@ -294,6 +370,7 @@ pub enum Event {
 }
 
 /// A job and the texts it is for.
+#[derive(Clone)]
 pub struct Pending {
     pub job: Job,
     pub crd: AttrValue,
@@ -315,8 +392,12 @@ struct Inner {
     sent_at: f64,
     sent_wall: f64,
     pending: Option<Pending>,
-    /// The CRD text the worker holds.
+    /// The CRD text the worker holds (`None`: not known), and the job that gave it.
     sent_crd: Option<AttrValue>,
+    sent_crd_seq: u64,
+    /// The job in the worker, sent again when the worker did not hold the text its CRD
+    /// change was made against.
+    in_worker: Option<Pending>,
     /// No worker: the engine on this thread.
     local: Option<Rc<RefCell<Engine>>>,
     on_event: Callback<Event>,
@@ -366,6 +447,8 @@ impl Client {
             sent_wall: 0.0,
             pending: None,
             sent_crd: None,
+            sent_crd_seq: 0,
+            in_worker: None,
             local: None,
             on_event,
             closures: Vec::new(),
@@ -471,6 +554,18 @@ impl Client {
             self.send_pending();
             return;
         }
+        if js_sys::Reflect::get(&data, &"resend".into()).ok().is_some_and(|v| v.is_truthy()) {
+            let mut inner = self.0.borrow_mut();
+            inner.sent_crd = None;
+            inner.busy = false;
+            // The newer job, if one waits, has the newer texts; else this one goes again.
+            if inner.pending.is_none() {
+                inner.pending = inner.in_worker.take();
+            }
+            drop(inner);
+            self.send_pending();
+            return;
+        }
         let Some(json) = get_str(&data, "answer") else { return };
         let ms = now() - self.0.borrow().sent_at;
         // The two legs of the round trip (the benchmark's diagnosis of the time outside the
@@ -530,12 +625,25 @@ impl Client {
         inner.busy = true;
         inner.sent_at = now();
         inner.sent_wall = wall_now();
-        // The CRD text only when the worker does not hold it.
+        // The CRD text only when the worker does not hold it: a large text the worker holds
+        // an earlier version of goes as the change between the two.
         let crd = match &inner.sent_crd {
             Some(s) if crate::same_text(s, &p.crd) => None,
             _ => Some(p.crd.clone()),
         };
-        inner.sent_crd = Some(p.crd.clone());
+        let change = match (&crd, &inner.sent_crd) {
+            (Some(new), Some(old)) if inner.local.is_none() && new.len() >= CHANGE_FROM => TextChange::between(inner.sent_crd_seq, old, new),
+            _ => None,
+        };
+        if crd.is_some() {
+            inner.sent_crd_seq = p.job.seq;
+        }
+        // Rule edits change the text in the engine: it is known again when the app adopts
+        // the edited text ([`Client::crd_adopted`]).
+        inner.sent_crd = p.job.edits.is_empty().then(|| p.crd.clone());
+        if inner.local.is_none() {
+            inner.in_worker = Some(p.clone());
+        }
         if let Some(engine) = inner.local.clone() {
             let me = self.clone();
             drop(inner);
@@ -561,8 +669,10 @@ impl Client {
         set(&msg, "job", &JsValue::from_str(&serde_json::to_string(&p.job).unwrap_or_default()));
         // The editors' own JS strings where the texts are the ones they reported.
         let js = |t: &AttrValue| crate::editor::js_string(t).unwrap_or_else(|| JsValue::from_str(t));
-        if let Some(c) = crd {
-            set(&msg, "crd", &js(&c));
+        match (change, crd) {
+            (Some(change), _) => change.write(&msg),
+            (None, Some(c)) => set(&msg, "crd", &js(&c)),
+            (None, None) => {}
         }
         set(&msg, "object", &js(&p.object));
         set(&msg, "oldObject", &js(&p.old_object));
@@ -580,8 +690,11 @@ impl Client {
     }
 
     /// The CRD text the engine holds, as the app now shows it (a rule edit's result).
-    pub fn crd_adopted(&self, text: &AttrValue) {
-        self.0.borrow_mut().sent_crd = Some(text.clone());
+    /// `seq` is the answer's job, which edited the text in the engine.
+    pub fn crd_adopted(&self, text: &AttrValue, seq: u64) {
+        let mut inner = self.0.borrow_mut();
+        inner.sent_crd = Some(text.clone());
+        inner.sent_crd_seq = seq;
     }
 
     /// Forgets the local engine's answers too (after a crash).
