@@ -200,41 +200,14 @@ test('large texts with characters beyond ASCII reach the engine intact', { timeo
   // Over 16 KiB, the page and the engine worker read texts through TextEncoder.encodeInto
   // (web/src/main.rs js_text), in more than one step when the text is not ASCII.
   const long = 'Beschreibung mit Umlauten äöü und 😀 '.repeat(800);
-  const crd = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: gadgets.test.example.com
-spec:
-  group: test.example.com
-  names: {kind: Gadget, listKind: GadgetList, plural: gadgets, singular: gadget}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        description: "${long}"
-        properties:
-          spec:
-            type: object
-            properties:
-              mode:
-                type: string
-                x-kubernetes-validations:
-                - rule: self != 'löschen😀'
-                  message: mode löschen😀 is forbidden
-`;
-  const obj = `apiVersion: test.example.com/v1
-kind: Gadget
-metadata:
-  name: g1
-  namespace: default
-  annotations: {note: "${long}"}
-spec:
-  mode: löschen😀
-`;
+  // The gadgets CRD with a long description before a rule on a value beyond ASCII.
+  const withRule = CRD.replace(
+    '                - rule: self == oldSelf\n',
+    "                - rule: self != 'löschen😀'\n                  message: mode löschen😀 is forbidden\n                - rule: self == oldSelf\n",
+  );
+  const crd = withRule.replace('        type: object\n        properties:\n', `        type: object\n        description: "${long}"\n        properties:\n`);
+  const obj = object(3, 'löschen😀').replace('metadata: {name: g1, namespace: default}', `metadata: {name: g1, namespace: default, annotations: {note: "${long}"}}`);
+  assert.ok(withRule !== CRD && crd !== withRule && obj.includes(long));
   assert.ok(crd.length > 20_000 && obj.length > 20_000);
   const { page, pageErrors } = await openPlayground(env.context, env.baseUrl);
   await setEditor(page, 'crd-editor', crd);
