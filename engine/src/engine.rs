@@ -5,6 +5,7 @@
 //! these calls.
 
 use crate::schema::fingerprint::{FastMap, Hasher128};
+use crate::text::bytes;
 use crate::crd::{CompileCache, CompiledCrd};
 use crate::strategy::ValidateOptions;
 use crate::text::crd_document::{choose_crd_document, LoadError};
@@ -112,7 +113,7 @@ fn read_text<'l>(
     positions: bool,
 ) -> Result<&'l [Value], LoadError> {
     let spliced = match last.as_mut() {
-        Some(prev) if prev.text == text => true,
+        Some(prev) if bytes::same(prev.text.as_bytes(), text.as_bytes()) => true,
         Some(prev) => {
             let s = prev.splice(text);
             *spliced_count += s as u64;
@@ -174,12 +175,13 @@ impl<'r> CrdInput<'r> {
 
 /// Whether a kept source is the one whose key is `parts`.
 fn same_source(source: &str, parts: &[Cow<'_, str>]) -> bool {
-    let mut rest = source;
+    let mut rest = source.as_bytes();
     for p in parts {
-        match rest.strip_prefix(&**p) {
-            Some(r) => rest = r,
-            None => return false,
+        let p = p.as_bytes();
+        if rest.len() < p.len() || !bytes::same(&rest[..p.len()], p) {
+            return false;
         }
+        rest = &rest[p.len()..];
     }
     rest.is_empty()
 }
@@ -209,7 +211,7 @@ impl Engine {
     /// The CRD document of `text` and where its nodes stand, when `text` is the last text
     /// compiled and the engine keeps positions ([`Engine::with_positions`]).
     pub fn crd_source(&self, text: &str) -> Option<(&Value, &crate::text::source_map::SourceMap)> {
-        let last = self.last_text.as_ref().filter(|t| t.text == text)?;
+        let last = self.last_text.as_ref().filter(|t| bytes::same(t.text.as_bytes(), text.as_bytes()))?;
         let maps = last.maps.as_ref()?;
         let i = choose_crd_document(&last.docs).ok()?;
         Some((last.docs.get(i)?, maps.get(i)?))
@@ -290,7 +292,7 @@ impl Engine {
                 // (or is read again, when it keeps positions: they must be this text's).
                 if let CrdInput::Text(text) | CrdInput::File { text, .. } = crd {
                     if let Some(prev) = self.last_text.as_mut() {
-                        if prev.text != text {
+                        if !bytes::same(prev.text.as_bytes(), text.as_bytes()) {
                             if prev.splice(text) {
                                 self.texts_spliced += 1;
                             } else if self.keep_positions {

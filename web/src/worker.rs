@@ -141,7 +141,7 @@ impl Engine {
     /// Returns the answer and, after rule edits, the edited CRD text.
     pub fn handle(&mut self, job: Job, crd: Option<String>, object: &str, old_object: &str, old_crd: &str) -> (Answer, Option<String>) {
         if let Some(c) = crd {
-            self.analysed = self.analysed && c == self.crd;
+            self.analysed = self.analysed && crdlab::text::bytes::same(c.as_bytes(), self.crd.as_bytes());
             self.crd = c;
             self.crd_seq = job.seq;
         }
@@ -161,7 +161,7 @@ impl Engine {
             };
             match policy::apply_rule_edit(&self.crd, value, edit) {
                 Ok(text) => {
-                    if text != self.crd {
+                    if !crdlab::text::bytes::same(text.as_bytes(), self.crd.as_bytes()) {
                         self.crd = text;
                         self.crd_seq = job.seq;
                         self.analysed = false;

@@ -11,9 +11,11 @@
 //! - [`positions`]: a printed field path (`spec.x[0]`) mapped to its range;
 //! - [`crd_document`]: which document of a stream is the CRD;
 //! - [`splice`]: re-reading a text after an edit inside one scalar without reading it all;
-//! - [`edit`]: formatting-preserving edits addressed by JSON pointer.
+//! - [`edit`]: formatting-preserving edits addressed by JSON pointer;
+//! - [`bytes`]: comparing long texts (fast in wasm32 too).
 
 pub(crate) mod aliases;
+pub mod bytes;
 // Native builds only: the wasm builds leave it out for the npm size budget (the playground
 // reads with positions, which it never serves).
 #[cfg(not(target_arch = "wasm32"))]

@@ -97,12 +97,12 @@ impl Change {
     /// The common prefix and suffix of the two texts (on character boundaries).
     pub fn between(old: &str, new: &str) -> Change {
         let (a, b) = (old.as_bytes(), new.as_bytes());
-        let mut from = common_prefix(a, b);
+        let mut from = crate::text::bytes::common_prefix(a, b);
         while !old.is_char_boundary(from) || !new.is_char_boundary(from) {
             from -= 1;
         }
         let max = a.len().min(b.len()) - from;
-        let mut suffix = common_suffix(&a[from..], &b[from..]).min(max);
+        let mut suffix = crate::text::bytes::common_suffix(&a[from..], &b[from..]).min(max);
         while !old.is_char_boundary(a.len() - suffix) || !new.is_char_boundary(b.len() - suffix) {
             suffix -= 1;
         }
@@ -112,36 +112,6 @@ impl Change {
             new_to: b.len() - suffix,
         }
     }
-}
-
-/// How many bytes `a` and `b` start with alike: blocks compared whole first (a CRD text is
-/// megabytes, and an edit's texts differ in a few bytes).
-fn common_prefix(a: &[u8], b: &[u8]) -> usize {
-    const BLOCK: usize = 64;
-    let n = a.len().min(b.len());
-    let mut i = 0;
-    while i + BLOCK <= n && a[i..i + BLOCK] == b[i..i + BLOCK] {
-        i += BLOCK;
-    }
-    while i < n && a[i] == b[i] {
-        i += 1;
-    }
-    i
-}
-
-/// How many bytes `a` and `b` end with alike ([`common_prefix`] from the end).
-fn common_suffix(a: &[u8], b: &[u8]) -> usize {
-    const BLOCK: usize = 64;
-    let n = a.len().min(b.len());
-    let (ea, eb) = (a.len(), b.len());
-    let mut i = 0;
-    while i + BLOCK <= n && a[ea - i - BLOCK..ea - i] == b[eb - i - BLOCK..eb - i] {
-        i += BLOCK;
-    }
-    while i < n && a[ea - i - 1] == b[eb - i - 1] {
-        i += 1;
-    }
-    i
 }
 
 /// `prev` turned into the reading of `new` when the edit lies inside one scalar value of a

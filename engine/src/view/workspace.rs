@@ -116,7 +116,7 @@ impl Workspace {
             }
             None => KubeVersion::default(),
         };
-        let fresh = matches!(&self.crd, Some(c) if c.text == crd && c.kube == kube);
+        let fresh = matches!(&self.crd, Some(c) if c.kube == kube && crate::text::bytes::same(c.text.as_bytes(), crd.as_bytes()));
         if !fresh {
             self.crd = Some(compile_crd(&mut self.engine, crd, kube));
         }
