@@ -1428,12 +1428,12 @@ fn validate_validation(
     };
     // A schema checked by an earlier compile in the same context has the same errors.
     let key = rule_compiler.checks_key(schema, status_enabled, path.as_str(), kube);
-    let checks = match key.as_ref().and_then(|k| rule_compiler.cached_checks(k)) {
+    let checks = match key.as_ref().and_then(|k| rule_compiler.cached_checks(k, schema)) {
         Some(checks) => checks,
         None => {
             let checks = schema_checks(schema, status_enabled, path, kube, rule_compiler);
             if let Some(key) = key {
-                rule_compiler.store_checks(key, &checks);
+                rule_compiler.store_checks(key, schema, &checks);
             }
             checks
         }

@@ -857,3 +857,45 @@ fn total_cost_keeps_rules_of_one_percent_of_the_schema_limit() {
     // Ties keep the order they were observed in.
     assert_eq!(kept, vec!["b".to_string(), "c".to_string()]);
 }
+
+// ------------------------------------------------------------------- the checks cache
+
+/// The CRD checks cache keys a schema without its descriptions: a description edit reuses
+/// the checks whose errors print no schema, and re-runs those whose errors print one (here
+/// the root schema, which a status subresource allows only some fields of), so that the
+/// new description is what they print.
+#[test]
+fn cached_checks_print_the_edited_descriptions() {
+    use crate::crd::{CompileCache, CompiledCrd};
+    let crd = |description: &str, root_extra: Value| {
+        let mut root = json!({
+            "type": "object",
+            "properties": {"spec": {"type": "object", "description": description,
+                "x-kubernetes-validations": [{"rule": "self.size() < 3"}]}}
+        });
+        root.as_object_mut().unwrap().extend(root_extra.as_object().unwrap().clone());
+        json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.example.com"},
+            "spec": {"group": "example.com", "scope": "Namespaced",
+                "names": {"kind": "Widget", "plural": "widgets"},
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                    "subresources": {"status": {}},
+                    "schema": {"openAPIV3Schema": root}}]}
+        })
+    };
+    let kube = KubeVersion::LATEST;
+    for root_extra in [json!({"minProperties": 1}), json!({})] {
+        let mut cache = CompileCache::default();
+        for description in ["first words", "other words", "first words"] {
+            let v = crd(description, root_extra.clone());
+            let cached = CompiledCrd::from_value_cached(&v, None, kube, &mut cache).unwrap();
+            let fresh = CompiledCrd::from_value(&v, kube).unwrap();
+            let text = |c: &CompiledCrd| c.crd_errors.iter().map(|e| e.to_string()).collect::<Vec<_>>();
+            assert_eq!(text(&cached), text(&fresh), "{} with {}", description, root_extra);
+            let printed = text(&cached).iter().any(|e| e.contains(description));
+            assert_eq!(printed, root_extra != json!({}), "{:?}", text(&cached));
+        }
+    }
+}

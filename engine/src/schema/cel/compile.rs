@@ -870,7 +870,7 @@ struct CachedRule {
 }
 
 /// Everything the CRD checks of one schema (`validateCustomResourceDefinitionValidation`)
-/// depend on: the schema with its descriptions (error values print it), where it sits and
+/// depend on: the schema (but its descriptions, see [`KeptChecks`]), where it sits and
 /// whether the status subresource is on, the release, and the rule environments.
 #[derive(PartialEq, Eq, Hash)]
 pub struct ChecksKey {
@@ -891,6 +891,32 @@ pub struct SchemaChecks {
     /// `CELSchemaContext` (`RootCELContext`) and compiled and costed its rules; otherwise
     /// (nil context) no rule of the schema was compiled and none counts to the cost total.
     pub cel_context: bool,
+}
+
+/// The CRD checks of a schema as the cache keeps them. Descriptions are not in the key:
+/// they change no check, and only an error that prints the schema (or a part of it) shows
+/// them. Hashing every description of a large schema costs as much as the fingerprint, so
+/// it is done only for checks whose errors print values that can hold one.
+#[derive(Clone, Debug)]
+pub(crate) struct KeptChecks {
+    checks: SchemaChecks,
+    /// The schema's descriptions' hash, when an error prints a value that can hold them.
+    descriptions: Option<u128>,
+}
+
+/// Whether an error of `checks` prints a value that may hold a schema's description (a
+/// schema, a list of schemas, any rendered structure).
+fn prints_structures(checks: &SchemaChecks) -> bool {
+    use crate::field::BadValue;
+    checks.errors.iter().any(|e| {
+        matches!(e.value, BadValue::Json(_) | BadValue::Raw(_) | BadValue::GoStruct { .. })
+    })
+}
+
+fn descriptions_hash(schema: &JsonSchemaProps) -> u128 {
+    let mut h = crate::schema::fingerprint::Hasher128::new();
+    crate::schema::fingerprint::hash_descriptions(schema, &mut h);
+    h.finish128()
 }
 
 /// Everything a version's rule set is computed from: the schema (all but descriptions),
@@ -915,7 +941,7 @@ pub struct RuleCache {
     /// [`Skeleton`]s by the shape fingerprint of their schema.
     skeletons: FastMap<u128, (Rc<Skeleton>, u64)>,
     /// The CRD checks of one schema ([`RuleCompiler::checks`]).
-    checks: FastMap<ChecksKey, (SchemaChecks, u64)>,
+    checks: FastMap<ChecksKey, (KeptChecks, u64)>,
     generation: u64,
     capacity: usize,
     /// Rules taken from the cache / compiled, since the cache was made.
@@ -1052,15 +1078,11 @@ impl<'c> RuleCompiler<'c> {
         path: &str,
         kube: crate::version::KubeVersion,
     ) -> Option<ChecksKey> {
-        use std::hash::Hasher;
         if self.cache.single_use {
             return None;
         }
-        let mut h = crate::schema::fingerprint::Hasher128::new();
-        h.write_u128(self.fingerprints.of(schema));
-        crate::schema::fingerprint::hash_descriptions(schema, &mut h);
         Some(ChecksKey {
-            schema: h.finish128(),
+            schema: self.fingerprints.of(schema),
             status_enabled,
             path: path.to_string(),
             kube,
@@ -1070,18 +1092,25 @@ impl<'c> RuleCompiler<'c> {
         })
     }
 
-    /// The CRD checks kept for `key`, if a compile computed them.
-    pub fn cached_checks(&mut self, key: &ChecksKey) -> Option<SchemaChecks> {
+    /// The CRD checks kept for `key` (of `schema`), if a compile computed them.
+    pub fn cached_checks(&mut self, key: &ChecksKey, schema: &JsonSchemaProps) -> Option<SchemaChecks> {
         let generation = self.cache.generation;
-        let (checks, used) = self.cache.checks.get_mut(key)?;
+        let (kept, used) = self.cache.checks.get_mut(key)?;
+        if kept.descriptions.is_some_and(|d| d != descriptions_hash(schema)) {
+            return None;
+        }
         *used = generation;
-        Some(checks.clone())
+        Some(kept.checks.clone())
     }
 
-    /// Keeps the CRD checks of `key`.
-    pub fn store_checks(&mut self, key: ChecksKey, checks: &SchemaChecks) {
+    /// Keeps the CRD checks of `key` (of `schema`).
+    pub fn store_checks(&mut self, key: ChecksKey, schema: &JsonSchemaProps, checks: &SchemaChecks) {
         let generation = self.cache.generation;
-        self.cache.checks.insert(key, (checks.clone(), generation));
+        let descriptions = prints_structures(checks).then(|| descriptions_hash(schema));
+        self.cache.checks.insert(
+            key,
+            (KeptChecks { checks: checks.clone(), descriptions }, generation),
+        );
     }
 
     /// Records that the CRD checks of `schema` found it without a CEL context (see
