@@ -7,10 +7,10 @@
 //! that one); `edit-value` does the same below the YAML reading (`*recompile_value`).
 use std::time::Instant;
 
-// The CLI's allocator (src/bin/crdlab.rs), so these figures are the CLI's.
+// The CLI's allocator and its settings, so these figures are the CLI's.
 #[cfg(feature = "cli")]
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+#[path = "../src/bin/cli/allocator.rs"]
+mod allocator;
 
 fn main() {
     let mut args = std::env::args().skip(1);

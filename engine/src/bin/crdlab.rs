@@ -11,6 +11,8 @@ use serde_json::Value;
 use std::io::{BufRead, BufWriter, Write};
 use std::process::ExitCode;
 
+#[path = "cli/allocator.rs"]
+mod allocator;
 #[path = "cli/inputs.rs"]
 mod inputs;
 #[path = "cli/schema.rs"]
@@ -254,14 +256,6 @@ fn versions_about() -> String {
     )
 }
 
-// mimalloc, not the system allocator: validating objects and running suites allocate and
-// free many small values (JSON trees, error lists, CEL values) on several threads, where
-// glibc's malloc and free took about a third of the time (perf, `crdlab test` over the
-// openshift suites). What is allocated does not change, only how fast. (It also replaces
-// the glibc `mallopt` tuning this place had: memory returned to the system at once, and
-// thread heaps grown one page and one `mprotect` at a time.)
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     // Rust ignores SIGPIPE, so `crdlab validate … | head` would see its writes fail once the

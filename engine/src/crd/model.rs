@@ -561,6 +561,13 @@ impl ValidationRule {
 impl JsonSchemaProps {
     /// [`ValidationRule::drop_fields_unknown_to`] on every rule of this schema.
     pub fn drop_rule_fields_unknown_to(&mut self, kube: KubeVersion) {
+        // A release that knows every rule field drops none: no walk.
+        if [MESSAGE_EXPRESSION_SINCE, REASON_SINCE, FIELD_PATH_SINCE, OPTIONAL_OLD_SELF_SINCE]
+            .iter()
+            .all(|&since| kube.at_least(since))
+        {
+            return;
+        }
         for r in &mut self.x_validations {
             r.drop_fields_unknown_to(kube);
         }

@@ -698,7 +698,7 @@ fn compile_set(
         loader,
         cache,
         fingerprints,
-        has_rules: FastMap::default(),
+        has_rules: Default::default(),
         types: TypeFingerprints::default(),
     };
     let tree = build_tree(
@@ -751,7 +751,7 @@ struct BuildCtx<'l, 'c> {
     cache: Option<&'c mut RuleCache>,
     fingerprints: crate::schema::fingerprint::SchemaFingerprints,
     /// [`BuildCtx::has_rules`] of the nodes seen, by address (the walk asks at every node).
-    has_rules: FastMap<usize, bool>,
+    has_rules: crate::schema::fingerprint::AddrMap<bool>,
     types: TypeFingerprints,
 }
 
@@ -761,7 +761,7 @@ struct BuildCtx<'l, 'c> {
 /// another type while it is in use.
 #[derive(Default)]
 struct TypeFingerprints {
-    objects: FastMap<usize, (Arc<ObjectType>, u128)>,
+    objects: crate::schema::fingerprint::AddrMap<(Arc<ObjectType>, u128)>,
 }
 
 impl TypeFingerprints {
