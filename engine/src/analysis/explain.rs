@@ -277,7 +277,7 @@ pub fn pointer_of(base: &str, steps: &[Step]) -> String {
         match st {
             Step::Property(p) => {
                 s.push_str("/properties/");
-                s.push_str(&p.replace('~', "~0").replace('/', "~1"));
+                s.push_str(&crate::text::edit::pointer::escape_seg(p));
             }
             Step::Items => s.push_str("/items"),
             Step::AdditionalProperties => s.push_str("/additionalProperties"),

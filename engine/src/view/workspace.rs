@@ -6,6 +6,7 @@ use crate::analysis::releases::{self, Comparison, Ratcheting};
 use crate::engine::{CrdInput, Engine};
 use crate::crd::CompiledCrd;
 use crate::strategy;
+use crate::text::edit::pointer::escape_seg;
 use crate::text::positions::{self, Source};
 use crate::text::source_map::SourceMap;
 use crate::version::KubeVersion;
@@ -220,7 +221,7 @@ fn compile_crd(engine: &mut Engine, text: &str, kube: KubeVersion) -> CrdState {
 
 /// JSON pointer escaping (RFC 6901).
 pub fn pointer_escape(s: &str) -> String {
-    s.replace('~', "~0").replace('/', "~1")
+    escape_seg(s).into_owned()
 }
 
 /// `openAPIV3Schema.properties[spec].x-kubernetes-validations[0]` → the JSON pointer below
@@ -230,7 +231,7 @@ fn schema_path_pointer(version_index: usize, schema_path: &str) -> String {
     for seg in positions::parse_field_path(schema_path) {
         p.push('/');
         match seg {
-            positions::FieldSeg::Field(f) | positions::FieldSeg::Bracket(f) => p.push_str(&pointer_escape(&f)),
+            positions::FieldSeg::Field(f) | positions::FieldSeg::Bracket(f) => p.push_str(&escape_seg(&f)),
         }
     }
     p
@@ -326,7 +327,7 @@ fn schema_nodes(
     let (p_len, f_len) = (pointer.len(), field.len());
     for (k, p) in &node.properties {
         pointer.push_str("/properties/");
-        pointer.push_str(&pointer_escape(k));
+        pointer.push_str(&escape_seg(k));
         if !field.is_empty() {
             field.push('.');
         }

@@ -14,7 +14,7 @@ mod editor;
 pub(crate) mod error;
 mod ops;
 pub(crate) mod plan;
-mod pointer;
+pub(crate) mod pointer;
 pub(crate) mod text_edit;
 mod write;
 

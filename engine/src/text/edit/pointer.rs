@@ -39,8 +39,14 @@ pub(crate) fn parse_pointer(pointer: &str) -> Result<Vec<String>, EditError> {
     Ok(out)
 }
 
-pub(crate) fn escape_seg(s: &str) -> String {
-    s.replace('~', "~0").replace('/', "~1")
+/// A JSON pointer segment (RFC 6901): `~` as `~0`, `/` as `~1`; borrowed when there is
+/// neither (nearly every property name: the playground escapes thousands per CRD edit).
+pub(crate) fn escape_seg(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.contains(['~', '/']) {
+        std::borrow::Cow::Owned(s.replace('~', "~0").replace('/', "~1"))
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
 }
 
 /// A list index as RFC 6901 writes it (no sign, no leading zero).
