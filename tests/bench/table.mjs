@@ -22,7 +22,8 @@ const TARGETS = {
   'cel exists_over_1000_ints program': 1e9 / 30e3,
 };
 const LABELS = {
-  compile: 'compile (in process)',
+  compile: 'compile',
+  'cargo compile': 'compile (in process)',
   compile_process: 'create in a fresh `crdlab batch` process, start-up subtracted',
   read_yaml: '↳ of which reading the YAML',
   recompile: 're-compile after a one-rule edit',
@@ -64,7 +65,7 @@ console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const [key, r] of rows) {
   const mine = r.engines.crdlab;
   const target = TARGETS[key];
-  const what = `${r.name.replaceAll('_', ' ')}: ${LABELS[r.metric] || r.metric}`;
+  const what = `${r.name.replaceAll('_', ' ')}: ${LABELS[`${r.part} ${r.metric}`] || LABELS[r.metric] || r.metric}`;
   console.log(`| ${r.part} | ${what} | ${fmt(mine)} | ${fmt(r.engines['crdlab-native'])} | ${OTHERS.map((o) => fmt(r.engines[o])).join(' | ')} | ${ratio(mine, r.engines[OTHERS[0]])} | ${ratio(mine, r.engines[OTHERS[1]])} | ${target ? `≤ ${fmt(target)}` : ''} | ${ratio(mine ?? r.engines['crdlab-native'], target)} |`);
 }
 if (rows.size === 0) console.log('| | (no figures) | | | | | | | | |');
