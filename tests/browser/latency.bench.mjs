@@ -69,6 +69,14 @@ try {
         `writing the answer (JSON) ${stats(of('answer-write'))}; page → worker ${stats(of('to-worker'))}, worker → page ${stats(of('from-worker'))}; on the page: reading it ${stats(of('answer-read'))}; ` +
         `rendering it ${of('ui-answer').length ? stats(of('ui-answer')) : 'n/a'}; answer size ${stats(of('answer-bytes')).replace(/ ms/g, ' B')}`);
     }
+    // A cross-origin isolated page waits for an answer that reuses the compiled CRD in the
+    // worker's shared mailbox (web/src/worker.rs) instead of its message.
+    const mail = of('mailbox-wait');
+    const missed = of('mailbox-missed');
+    if (mail.length || missed.length) {
+      console.log(`  answers taken from the shared mailbox: ${mail.length}, the page waiting ${mail.length ? stats(mail) : 'n/a'}; ` +
+        `left to the message: ${missed.length}${missed.length ? ` after ${stats(missed)}` : ''}`);
+    }
     await page.evaluate(() => { window.__longTasks = []; window.__crdlabTimings = []; });
     return { ui, long };
   };

@@ -10,11 +10,19 @@ import { launchBrowser, openPage, root, serveStatic, stopServer, WAIT } from '..
 export { root, WAIT };
 export const dist = path.resolve(root, process.env.DIST || 'dist');
 
-export async function launch() {
+// The headers that make the page cross-origin isolated, as Trunk.toml's `[serve.headers]`
+// sends them: the engine worker then also answers through shared memory (web/src/worker.rs).
+export const ISOLATION = {
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-embedder-policy': 'require-corp',
+};
+
+// `isolated: false` serves dist/ as a host that sends no such headers does.
+export async function launch({ isolated = true } = {}) {
   if (!fs.existsSync(path.join(dist, 'index.html'))) {
     throw new Error(`${dist}/index.html is missing: run \`trunk build --release\` first`);
   }
-  const { server, url: baseUrl } = await serveStatic([['/', dist]]);
+  const { server, url: baseUrl } = await serveStatic([['/', dist]], { headers: () => (isolated ? ISOLATION : {}) });
   let browser;
   try {
     browser = await launchBrowser({ viewport: { width: 1280, height: 800 } });

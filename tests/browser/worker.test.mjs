@@ -2,9 +2,9 @@
 // analysis. With the postgres-operator postgresclusters CRD (2.9 MB of YAML, a few hundred
 // milliseconds to compile in wasm) in the editor, keystrokes typed into the CRD are applied to
 // the editor while the worker analyses (the results still show an older text), the page's
-// thread never runs an analysis (every task over 50 ms the Long Tasks API reports while typing
-// is shorter than the longest compile the worker reports — a compile on the page's thread would
-// be a task at least that long — and the app's own work per keystroke takes under a frame at
+// thread never runs an analysis (of the tasks over 50 ms the Long Tasks API reports while typing,
+// at most one is as long as the shortest compile the worker reports — a compile on the page's
+// thread would be a task at least that long, one per compile — and the app's own work per keystroke takes under a frame at
 // the median, and never as long as a compile), and
 // the results shown at the end are those of the final text.
 //
@@ -115,7 +115,77 @@ test('typing into a 2.9 MB CRD never waits on the engine; the results follow the
   const longest = Math.max(...compile);
   const median = [...ui].sort((a, b) => a - b)[Math.floor(ui.length / 2)];
   assert.ok(median < FRAME_MS && Math.max(...ui) < longest, `the app's work per keystroke: ${JSON.stringify(ui)}`);
-  assert.ok(longTasks.every((d) => d < longest), `a task as long as a compile (${longest.toFixed(0)} ms) ran on the page's thread: ${JSON.stringify(longTasks)}`);
+  // Compiles on the page's thread would be a task per compile, each at least as long as the
+  // shortest; one such task is allowed for a stray layout or collection of the editor's
+  // 2.9 MB document (seen once: 79 ms).
+  const shortest = Math.min(...compile);
+  const asLong = longTasks.filter((d) => d >= shortest);
+  assert.ok(compile.length >= 2 && asLong.length <= 1, `${asLong.length} tasks as long as a compile (${shortest.toFixed(0)} ms or more) ran on the page's thread over ${compile.length} compiles: ${JSON.stringify(longTasks)}`);
   assert.deepEqual(pageErrors, []);
   await page.close();
+});
+
+// A CRD small enough to type against: the object's edits reuse its compiled form.
+const GADGET = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.test.example.com}
+spec:
+  group: test.example.com
+  names: {kind: Gadget, plural: gadgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              replicas: {type: integer, maximum: 5}
+`;
+
+// Typing in the object with the CRD compiled: the answers are right either way; on a
+// cross-origin isolated page they come through the worker's shared mailbox (taken before
+// the frame), elsewhere by message.
+async function typeIntoObject(context, baseUrl) {
+  const { page, pageErrors } = await openPlayground(context, baseUrl);
+  await page.waitForFunction(() => document.body.dataset.engine === 'worker');
+  await setEditor(page, 'crd-editor', GADGET);
+  await setEditor(page, 'object-editor', 'apiVersion: test.example.com/v1\nkind: Gadget\nmetadata: {name: g1, namespace: default}\nspec:\n  replicas: 3\n');
+  await waitForResults(page, (x) => x.includes('gadget.test.example.com/g1 created'), 'the create');
+  await page.evaluate(() => { window.__crdlabTimings = []; });
+  await page.getByTestId('object-editor').click();
+  await page.keyboard.press('Control+End');
+  // `replicas: 3` becomes 9, then a new line (indented by the editor) gets an unknown field.
+  for (const key of ['Backspace', 'Backspace', '9', 'Enter', 'bogus: 1']) {
+    if (key.length > 1 && !key.includes(' ')) await page.keyboard.press(key);
+    else await page.keyboard.type(key, { delay: 20 });
+    await page.waitForTimeout(20);
+  }
+  await waitForResults(page, (x) => x.includes('spec.replicas: Invalid value: 9: spec.replicas in body should be less than or equal to 5') &&
+    x.includes('Warning: unknown field "spec.bogus"'), 'the maximum and the unknown field');
+  const seen = await page.evaluate(() => ({ isolated: globalThis.crossOriginIsolated, kinds: (window.__crdlabTimings || []).map((t) => t.kind) }));
+  assert.deepEqual(pageErrors, []);
+  await page.close();
+  return { isolated: seen.isolated, mailed: seen.kinds.filter((k) => k === 'mailbox-wait').length, keystrokes: seen.kinds.filter((k) => k === 'ui-object').length };
+}
+
+test('object edits: answered through the shared mailbox on an isolated page, by message elsewhere', { timeout: 120_000 }, async (t) => {
+  const isolated = await typeIntoObject(env.context, env.baseUrl);
+  t.diagnostic(`isolated: ${JSON.stringify(isolated)}`);
+  assert.equal(isolated.isolated, true, 'the page is cross-origin isolated');
+  assert.ok(isolated.mailed > 0, `no answer was taken from the mailbox over ${isolated.keystrokes} keystrokes`);
+
+  const plain = await launch({ isolated: false });
+  try {
+    const open = await typeIntoObject(plain.context, plain.baseUrl);
+    t.diagnostic(`not isolated: ${JSON.stringify(open)}`);
+    assert.equal(open.isolated, false);
+    assert.equal(open.mailed, 0);
+  } finally {
+    await plain.close();
+  }
 });
