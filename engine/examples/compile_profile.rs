@@ -143,6 +143,23 @@ fn main() {
             let a = ws_edit(&mut ws, &edited, &settings);
             eprintln!("playground CRD edit: {:?} ({} errors)", t.elapsed(), a.crd.errors.len());
         }
+        "ws-loop" => {
+            // The benchmark's playground row: N CRD edits in a row, each a new rule text,
+            // each edit's time printed (`perf record` over the loop).
+            let n: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(20);
+            let mut ws = crdlab::view::Workspace::new();
+            let settings = crdlab::view::Settings::default();
+            ws.analyze(&text, "", "", &settings);
+            let mut times = Vec::new();
+            for i in 0..n {
+                let edited = text.replacen("rule: ", &format!("rule: {i} == {i} && "), 1);
+                let t = Instant::now();
+                let a = ws_edit(&mut ws, &edited, &settings);
+                times.push(t.elapsed());
+                assert!(a.crd.load_error.is_none());
+            }
+            eprintln!("playground CRD edits: {:?}", times);
+        }
         "ws-cold" => {
             // The same edited CRD in a fresh workspace: a whole reading and compile (what a
             // CRD edit cost before the workspace compiled through an `Engine`).

@@ -279,9 +279,11 @@ impl Engine {
         }
         // Only CRDs that compiled are kept, so a hit never skips an error below.
         self.uses += 1;
+        // The key's text is compared on a hit (`same_source`): a quick digest will do.
         let mut h = Hasher128::new();
         for part in &key {
-            h.write(part.as_bytes());
+            h.write_u64(bytes::digest(part.as_bytes()));
+            h.write_usize(part.len());
         }
         let id = (h.finish128(), kube);
         if let Some((source, c, used)) = self.cache.get_mut(&id) {

@@ -32,7 +32,7 @@ use crdlab::analysis::versions::{rule_versions, RuleVersionRow};
 use crdlab::text::positions::Source;
 use crdlab::view::kubectl::Summary;
 use crdlab::view::policy::{self, RuleEdit};
-use crdlab::view::{Analysis, CrdView, ObjectView, Settings, VersionView, Workspace};
+use crdlab::view::{Analysis, CrdView, ObjectView, Settings, Workspace};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -116,34 +116,6 @@ pub struct Engine {
     tests: crate::tests_tab::Cache,
 }
 
-/// The CRD half without its schema nodes.
-fn without_nodes(view: &CrdView) -> CrdView {
-    CrdView {
-        load_error: view.load_error.clone(),
-        kubernetes_version: view.kubernetes_version.clone(),
-        versions: view.versions.clone(),
-        storage_version: view.storage_version.clone(),
-        kind: view.kind.clone(),
-        group: view.group.clone(),
-        name: view.name.clone(),
-        errors: view.errors.clone(),
-        warnings: view.warnings.clone(),
-        per_version: view
-            .per_version
-            .iter()
-            .map(|v| VersionView {
-                name: v.name.clone(),
-                rules: v.rules.clone(),
-                cost_total: v.cost_total,
-                per_rule_limit: v.per_rule_limit,
-                per_crd_limit: v.per_crd_limit,
-                total_share_percent: v.total_share_percent,
-                nodes: Vec::new(),
-            })
-            .collect(),
-    }
-}
-
 impl Engine {
     /// Answers `job` on `crd` (`None`: the text of the previous job, or of its rule edits).
     /// Returns the answer and, after rule edits, the edited CRD text.
@@ -193,7 +165,11 @@ impl Engine {
         let matrix = if job.matrix { self.ws.compiled().map(|c| rule_versions(&c)) } else { None };
         let answer = Answer {
             seq: job.seq,
-            crd: new_crd.then(|| if job.nodes { (*view).clone() } else { without_nodes(&view) }),
+            // The analysis' view has no schema nodes; the rules pane's has them.
+            crd: new_crd.then(|| match job.nodes.then(|| self.ws.crd_view_with_nodes()).flatten() {
+                Some(with) => (*with).clone(),
+                None => (*view).clone(),
+            }),
             nodes: self.sent_nodes,
             object,
             summary,
@@ -507,7 +483,7 @@ struct Inner {
     /// change was made against.
     in_worker: Option<Pending>,
     /// The answers' shared mailbox (a cross-origin isolated page), whether the worker has it,
-    /// and the job whose answer the page took from it (its message is then ignored).
+    /// and the last job whose answer the page took from it (messages up to it are ignored).
     mailbox: Option<Mailbox>,
     mailbox_posted: bool,
     taken: Option<u64>,
@@ -692,8 +668,10 @@ impl Client {
         }
         let at = |key: &str| js_sys::Reflect::get(&data, &key.into()).ok().and_then(|v| v.as_f64());
         let seq = at("seq").map(|s| s as u64);
-        if seq.is_some() && seq == self.0.borrow().taken {
-            // Taken from the mailbox while the page waited for it.
+        if seq.is_some() && seq <= self.0.borrow().taken {
+            // Taken from the mailbox while the page waited for it. Messages come in the
+            // order of the jobs and a job is posted only after the previous answer was
+            // taken, so every message up to the last answer taken is one of those.
             return;
         }
         let json = if js_sys::Reflect::get(&data, &"mailed".into()).ok().is_some_and(|v| v.is_truthy()) {

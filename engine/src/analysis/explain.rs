@@ -15,8 +15,11 @@ use crate::cel::schema_sizes::{self, RuleCost, SchemaSizes};
 use crate::schema::cel::compile::{CompiledRule, RuleTree};
 use crate::crd::model::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
 use crate::crd::compiled::CompiledCrd;
+use crate::cel::interpreter::Program;
 use serde::Serialize;
 use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
 
 /// Per-expression static cost limit (apiextensions `StaticEstimatedCostLimit`).
 pub const STATIC_ESTIMATED_COST_LIMIT: u64 = 10_000_000;
@@ -185,6 +188,47 @@ pub struct BoundFix {
 /// assert!(e.rules[0].max_cost < e.per_rule_limit);
 /// ```
 pub fn explain(crd: &CompiledCrd, version: Option<&str>) -> Result<CostExplanation, String> {
+    explain_with(crd, version, &mut Traces { keep: false, ..Traces::default() })
+}
+
+/// What the estimator reported for compiled rules, kept between explanations of successive
+/// compiles of an edited CRD (the playground explains every version after every edit): a
+/// rule the compile cache reused has the same program, and the same program means the same
+/// node sizes, resource root and release (everything the compile cache keys a rule on), so
+/// its trace is the same. Keyed by the program's address; an entry holds the program, so
+/// the address is not reused while it is kept.
+pub struct Traces {
+    entries: HashMap<(usize, bool, u64), Traced>,
+    round: u64,
+    /// False for a single explanation ([`explain`]): nothing is kept.
+    keep: bool,
+}
+
+impl Default for Traces {
+    fn default() -> Traces {
+        Traces { entries: HashMap::new(), round: 0, keep: true }
+    }
+}
+
+struct Traced {
+    _program: Rc<Program>,
+    breakdown: Vec<CostTerm>,
+    seen: Vec<(Vec<String>, Option<SizeEstimate>)>,
+    used: u64,
+}
+
+impl Traces {
+    /// Starts the explanations of another compile: entries used by neither it nor the one
+    /// before are dropped (an undo finds the previous compile's).
+    pub fn next_round(&mut self) {
+        self.round += 1;
+        let round = self.round;
+        self.entries.retain(|_, t| t.used + 1 >= round);
+    }
+}
+
+/// [`explain`], reusing the traces of rules explained before.
+pub fn explain_with(crd: &CompiledCrd, version: Option<&str>, traces: &mut Traces) -> Result<CostExplanation, String> {
     let v = crd.version(version).ok_or_else(|| match version {
         Some(n) => format!("the CRD has no version {:?}", n),
         None => "the CRD has no versions".to_string(),
@@ -202,7 +246,7 @@ pub fn explain(crd: &CompiledCrd, version: Option<&str>) -> Result<CostExplanati
     if let (Some(schema), Some(rs)) = (&v.schema, &v.rules) {
         let base = format!("/spec/versions/{}/schema/openAPIV3Schema", v.index);
         let mut steps = Vec::new();
-        walk(&rs.tree, schema, schema, &mut steps, &base, &mut out.rules);
+        walk(&rs.tree, schema, schema, &mut steps, &base, traces, &mut out.rules);
     }
     for r in &out.rules {
         out.total = out.total.saturating_add(r.estimated_cost);
@@ -224,26 +268,27 @@ fn walk(
     node: &JsonSchemaProps,
     steps: &mut Vec<Step>,
     base: &str,
+    traces: &mut Traces,
     out: &mut Vec<RuleExplanation>,
 ) {
     for r in &tree.rules {
-        out.push(explain_rule(r, root, node, steps, base));
+        out.push(explain_rule(r, root, node, steps, base, traces));
     }
     for (k, child) in &tree.properties {
         if let Some(p) = node.properties.get(k) {
             steps.push(Step::Property(k.clone()));
-            walk(child, root, p, steps, base, out);
+            walk(child, root, p, steps, base, traces, out);
             steps.pop();
         }
     }
     if let (Some(child), Some(i)) = (&tree.items, node.items_schema()) {
         steps.push(Step::Items);
-        walk(child, root, i, steps, base, out);
+        walk(child, root, i, steps, base, traces, out);
         steps.pop();
     }
     if let (Some(child), Some(a)) = (&tree.additional, node.additional_properties_schema()) {
         steps.push(Step::AdditionalProperties);
-        walk(child, root, a, steps, base, out);
+        walk(child, root, a, steps, base, traces, out);
         steps.pop();
     }
 }
@@ -460,6 +505,7 @@ fn explain_rule(
     node: &JsonSchemaProps,
     steps: &[Step],
     base: &str,
+    traces: &mut Traces,
 ) -> RuleExplanation {
     let (max_cost, max_cardinality, estimated_cost) = match r.cost {
         Some(c) => (c.max_cost, c.max_cardinality, c.estimated_cost),
@@ -517,16 +563,30 @@ fn explain_rule(
     };
     let checked = &program.checked;
     let resource_root = steps.is_empty() || node.x_embedded_resource;
-    let rec = Recording {
-        inner: SchemaSizes::new(node, resource_root).for_release(checked.release_minor),
-        seen: RefCell::new(Vec::new()),
+    let key = (Rc::as_ptr(program) as usize, resource_root, max_cost);
+    let round = traces.round;
+    let trace = || {
+        let rec = Recording {
+            inner: SchemaSizes::new(node, resource_root).for_release(checked.release_minor),
+            seen: RefCell::new(Vec::new()),
+        };
+        let (_, trace) = cost::estimate_traced(checked, Some(&rec));
+        Traced { _program: program.clone(), breakdown: breakdown(checked, &trace, max_cost), seen: rec.seen.into_inner(), used: round }
     };
-    let (_, trace) = cost::estimate_traced(checked, Some(&rec));
-    out.breakdown = breakdown(checked, &trace, max_cost);
+    let once;
+    let traced = if traces.keep {
+        let t = traces.entries.entry(key).or_insert_with(trace);
+        t.used = round;
+        &*t
+    } else {
+        once = trace();
+        &once
+    };
+    out.breakdown = traced.breakdown.clone();
 
     // Schema nodes read by the estimator.
     let mut targets: Vec<(Vec<Step>, &'static str)> = Vec::new();
-    for (path, size) in rec.seen.borrow().iter() {
+    for (path, size) in traced.seen.iter() {
         let Some(rel) = steps_of_cel_path(node, path) else {
             continue;
         };

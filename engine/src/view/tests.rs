@@ -51,7 +51,12 @@ fn create_with_errors() {
     assert_eq!(v.rules[0].pointer, "/spec/versions/0/schema/openAPIV3Schema/properties/spec/x-kubernetes-validations/0");
     assert_eq!(v.rules[0].message, "min must not exceed max");
     assert_eq!(v.rules[0].range.map(|r| r.start_line), Some(20));
-    assert!(v.nodes.iter().any(|n| n.field == "spec.min" && n.type_name == "integer"));
+    // Schema nodes only when asked for (the rules pane), else the same view.
+    assert!(v.nodes.is_empty());
+    let with = ws.crd_view_with_nodes().expect("analysed");
+    assert!(with.per_version[0].nodes.iter().any(|n| n.field == "spec.min" && n.type_name == "integer"));
+    assert_eq!(with.per_version[0].rules.iter().map(|r| &r.pointer).collect::<Vec<_>>(), v.rules.iter().map(|r| &r.pointer).collect::<Vec<_>>());
+    assert!(std::sync::Arc::ptr_eq(&with, &ws.crd_view_with_nodes().unwrap()), "made once per compiled CRD");
     let o = a.object.as_ref().unwrap();
     let msgs: Vec<_> = o.errors.iter().map(|e| e.message.as_str()).collect();
     assert_eq!(
@@ -230,4 +235,38 @@ fn compared_releases_answer_each_and_group_the_differences() {
     assert_eq!(s.with_compared(KubeVersion { minor: 32 }, false).compare, ["1.29"]);
     // A CRD that cannot be read is not compared.
     assert!(ws.analyze("a: [", &object, "", &settings).releases.is_none());
+}
+
+#[test]
+fn explanations_after_edits_are_those_of_a_fresh_workspace() {
+    // Rules whose costs depend on sizes: an edit of a bound changes the trace of the rules
+    // below it, an edit of one rule leaves the others' traces to be reused.
+    let crd = |max_items: u32, rule: &str| {
+        CRD.replace(
+            "              extra:\n",
+            &format!(
+                "              tags:\n                type: array\n                maxItems: {max_items}\n                items: {{type: string, maxLength: 64}}\n                x-kubernetes-validations:\n                - rule: {rule}\n                - rule: self.all(t, self.exists(u, u.startsWith(t)))\n              extra:\n"
+            ),
+        )
+    };
+    let json = |a: &Analysis| {
+        let rules: Vec<_> = a.crd.per_version.iter().flat_map(|v| v.rules.iter().map(|r| serde_json::to_value(&r.explanation).unwrap())).collect();
+        serde_json::Value::Array(rules)
+    };
+    let mut ws = Workspace::new();
+    let settings = Settings::default();
+    for (max_items, rule) in [(10, "self.size() > 0"), (10, "self.size() > 1"), (100000, "self.size() > 1"), (10, "self.size() > 0"), (10, "self.all(t, t != 'x')")] {
+        let text = crd(max_items, rule);
+        let kept = ws.analyze(&text, "", "", &settings);
+        assert!(kept.crd.load_error.is_none(), "{:?}", kept.crd);
+        // maxItems 100000 puts the nested loop over the limit: its explanation has fixes.
+        assert_eq!(kept.crd.errors.is_empty(), max_items == 10, "{:?}", kept.crd.errors);
+        let fresh = Workspace::new().analyze(&text, "", "", &settings);
+        assert_eq!(json(&kept), json(&fresh), "maxItems {max_items}, rule {rule}");
+        // And those of one explanation, which keeps no trace.
+        let compiled = ws.compiled().expect("compiled");
+        let single: Vec<_> = compiled.versions.iter().flat_map(|v| crate::analysis::explain::explain(&compiled, Some(&v.name)).unwrap().rules).map(|r| serde_json::to_value(&r).unwrap()).collect();
+        assert_eq!(json(&kept), serde_json::Value::Array(single), "maxItems {max_items}, rule {rule}");
+        assert_eq!(kept.crd.per_version[0].rules.len(), 4);
+    }
 }

@@ -34,7 +34,11 @@ struct CrdState {
     text: String,
     kube: KubeVersion,
     compiled: Option<Arc<CompiledCrd>>,
+    /// Without schema nodes: the rules pane alone lists them, and for a big CRD they were
+    /// a sixth of a CRD edit's work ([`Workspace::crd_view_with_nodes`] adds them).
     view: Arc<CrdView>,
+    /// `view` with every version's schema nodes, made when first asked for.
+    with_nodes: Option<Arc<CrdView>>,
 }
 
 /// Keeps the compiled CRD between analyses; one per editor.
@@ -45,11 +49,14 @@ pub struct Workspace {
     /// across edits (its cache keeps each release's compiled CRD while only the objects
     /// change).
     engine: Engine,
+    /// The cost traces of the rules the last compiles explained: a rule the compile cache
+    /// reused is not traced again.
+    traces: explain::Traces,
 }
 
 impl Default for Workspace {
     fn default() -> Workspace {
-        Workspace { crd: None, engine: Engine::with_positions() }
+        Workspace { crd: None, engine: Engine::with_positions(), traces: explain::Traces::default() }
     }
 }
 
@@ -119,7 +126,7 @@ impl Workspace {
         };
         let fresh = matches!(&self.crd, Some(c) if c.kube == kube && crate::text::bytes::same(c.text.as_bytes(), crd.as_bytes()));
         if !fresh {
-            self.crd = Some(compile_crd(&mut self.engine, crd, kube));
+            self.crd = Some(compile_crd(&mut self.engine, &mut self.traces, crd, kube));
         }
         let state = self.crd.as_ref().expect("set above");
         let view = state.view.clone();
@@ -137,6 +144,25 @@ impl Workspace {
             _ => None,
         };
         Analysis { summary: kubectl::summary(&view, object.as_ref()), crd: view, object, releases }
+    }
+
+    /// The CRD half of the last analysis with every version's schema nodes (the nodes the
+    /// rules pane can add a rule to), made once per compiled CRD; `None` before any analysis.
+    pub fn crd_view_with_nodes(&mut self) -> Option<Arc<CrdView>> {
+        let state = self.crd.as_mut()?;
+        if state.with_nodes.is_none() {
+            let mut view = (*state.view).clone();
+            if let Some(compiled) = &state.compiled {
+                for (out, v) in view.per_version.iter_mut().zip(&compiled.versions) {
+                    if let Some(schema) = &v.schema {
+                        let mut pointer = format!("/spec/versions/{}/schema/openAPIV3Schema", v.index);
+                        schema_nodes(schema, &mut pointer, &mut String::new(), 0, &mut out.nodes);
+                    }
+                }
+            }
+            state.with_nodes = Some(Arc::new(view));
+        }
+        state.with_nodes.clone()
     }
 
     /// The texts answered by each release of `list`: the engine's comparison, with the
@@ -172,13 +198,14 @@ fn read_error(text: &str, message: String, line: Option<usize>, column: Option<u
     InputError { message, range }
 }
 
-fn compile_crd(engine: &mut Engine, text: &str, kube: KubeVersion) -> CrdState {
+fn compile_crd(engine: &mut Engine, traces: &mut explain::Traces, text: &str, kube: KubeVersion) -> CrdState {
     let mut view = CrdView { kubernetes_version: kube.to_string(), ..Default::default() };
     let fail = |view: CrdView| CrdState {
         text: text.to_string(),
         kube,
         compiled: None,
         view: Arc::new(view),
+        with_nodes: None,
     };
     if text.trim().is_empty() {
         view.load_error = Some(InputError {
@@ -211,12 +238,13 @@ fn compile_crd(engine: &mut Engine, text: &str, kube: KubeVersion) -> CrdState {
     view.kind = compiled.crd.spec.names.kind.clone();
     view.group = compiled.crd.spec.group.clone();
     view.name = compiled.crd.metadata.name.clone();
+    traces.next_round();
     view.per_version = compiled
         .versions
         .iter()
-        .map(|v| version_view(&compiled, v, value, map, &view.errors))
+        .map(|v| version_view(&compiled, v, value, map, &view.errors, traces))
         .collect();
-    CrdState { text: text.to_string(), kube, compiled: Some(compiled), view: Arc::new(view) }
+    CrdState { text: text.to_string(), kube, compiled: Some(compiled), view: Arc::new(view), with_nodes: None }
 }
 
 /// JSON pointer escaping (RFC 6901).
@@ -262,9 +290,10 @@ fn version_view(
     value: &Value,
     map: &SourceMap,
     errors: &[Diagnostic],
+    traces: &mut explain::Traces,
 ) -> VersionView {
     let mut out = VersionView { name: v.name.clone(), ..Default::default() };
-    if let Ok(e) = explain::explain(compiled, Some(&v.name)) {
+    if let Ok(e) = explain::explain_with(compiled, Some(&v.name), traces) {
         out.cost_total = e.total;
         out.per_rule_limit = e.per_rule_limit;
         out.per_crd_limit = e.per_crd_limit;
@@ -295,10 +324,6 @@ fn version_view(
                 explanation: r,
             });
         }
-    }
-    if let Some(schema) = &v.schema {
-        let mut pointer = format!("/spec/versions/{}/schema/openAPIV3Schema", v.index);
-        schema_nodes(schema, &mut pointer, &mut String::new(), 0, &mut out.nodes);
     }
     out
 }
