@@ -43,8 +43,10 @@ pub fn decode_crd(v: &Value) -> Result<CustomResourceDefinition, LoadError> {
             path, MAX_SCHEMA_DEPTH
         )));
     }
-    // Deserializing from the borrowed value avoids copying the whole document first.
-    <CustomResourceDefinition as serde::Deserialize>::deserialize(v)
+    // Deserializing from the borrowed value avoids copying the whole document first; the
+    // schemas are read without serde's visitors when they are plain.
+    crate::crd::model::schema_decode::decode_crd(v)
+        .unwrap_or_else(|| <CustomResourceDefinition as serde::Deserialize>::deserialize(v))
         .map_err(|e| LoadError::new(format!("cannot decode CustomResourceDefinition: {}", e)))
 }
 

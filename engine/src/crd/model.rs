@@ -8,6 +8,8 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
+pub(crate) mod schema_decode;
+
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CustomResourceDefinition {
@@ -107,7 +109,7 @@ pub struct CrdVersion {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CustomResourceValidation {
-    #[serde(rename = "openAPIV3Schema", default)]
+    #[serde(rename = "openAPIV3Schema", default, deserialize_with = "schema_decode::prepared_or_derived")]
     pub open_api_v3_schema: Option<Box<JsonSchemaProps>>,
 }
 

@@ -1,0 +1,365 @@
+//! `openAPIV3Schema` decoded straight from the JSON value, as the derived serde decoder of
+//! [`JsonSchemaProps`] decodes it, for well-formed schemas only.
+//!
+//! The derived decoder goes through serde's visitor machinery for every field of every
+//! node (a schema of 6,000 nodes was a quarter of a CRD re-compile in the playground). This
+//! reader answers only where the answer is plain: every field of the type the derived
+//! decoder wants, or `null` where it takes one. On anything else (a wrong type, a number out
+//! of range, `items` as a list, `dependencies`) it gives up for the whole CRD and the
+//! derived decoder runs, with its own errors. Where it answers, it answers as that decoder
+//! does: the tests decode every schema of `../shared` both ways and compare.
+
+use crate::crd::model::{CustomResourceDefinition, JsonSchemaProps, SchemaOrArray, SchemaOrBool, ValidationRule};
+use serde::de::{Deserialize, Deserializer, IgnoredAny};
+use serde_json::{Map, Value};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+/// Deeper than any CRD the reader lets through ([`crate::crd::load`] bounds the depth
+/// before decoding): a guard, never the limit users meet.
+const MAX_DEPTH: usize = 256;
+
+/// A schema decoded before the derived decoder runs over the CRD: for each version, in
+/// order, whose `schema` holds `openAPIV3Schema`.
+type Prepared = Option<Box<JsonSchemaProps>>;
+
+thread_local! {
+    /// The schemas [`decode_crd`] prepared, taken in order by [`prepared_or_derived`] while
+    /// the derived decoder runs.
+    static PREPARED: RefCell<Option<std::vec::IntoIter<Prepared>>> = const { RefCell::new(None) };
+}
+
+/// The CRD `v` holds, decoded by the derived decoder with every `openAPIV3Schema` read
+/// here when each one is plain; `None` when one is not (the caller runs the derived decoder
+/// alone, which reports what is wrong).
+pub(crate) fn decode_crd(v: &Value) -> Option<Result<CustomResourceDefinition, serde_json::Error>> {
+    let versions = v.get("spec")?.get("versions")?.as_array()?;
+    let mut prepared = Vec::with_capacity(versions.len());
+    for version in versions {
+        let Some(s) = version.get("schema").filter(|s| s.is_object()).and_then(|s| s.get("openAPIV3Schema")) else { continue };
+        prepared.push(match s {
+            Value::Null => None,
+            Value::Object(m) => Some(Box::new(props(m, 0)?)),
+            _ => return None,
+        });
+    }
+    PREPARED.with(|p| *p.borrow_mut() = Some(prepared.into_iter()));
+    let out = <CustomResourceDefinition as Deserialize>::deserialize(v);
+    PREPARED.with(|p| *p.borrow_mut() = None);
+    Some(out)
+}
+
+/// `openAPIV3Schema`'s decoder: the next prepared schema while [`decode_crd`] runs (the
+/// JSON is skipped, which for a borrowed value costs nothing), else the derived decoder.
+pub(crate) fn prepared_or_derived<'de, D: Deserializer<'de>>(d: D) -> Result<Prepared, D::Error> {
+    if let Some(next) = PREPARED.with(|p| p.borrow_mut().as_mut().and_then(|it| it.next())) {
+        IgnoredAny::deserialize(d)?;
+        return Ok(next);
+    }
+    Option::<Box<JsonSchemaProps>>::deserialize(d)
+}
+
+fn props(m: &Map<String, Value>, depth: usize) -> Option<JsonSchemaProps> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let mut p = JsonSchemaProps::default();
+    for (k, v) in m {
+        match k.as_str() {
+            "id" => p.id = opt_string(v)?,
+            "$schema" => p.schema = opt_string(v)?,
+            "$ref" => p.reference = opt_string(v)?,
+            "description" => p.description = opt_string(v)?,
+            "type" => p.type_ = opt_string(v)?,
+            "format" => p.format = opt_string(v)?,
+            "title" => p.title = opt_string(v)?,
+            "default" => p.default = Some(v.clone()),
+            "maximum" => p.maximum = opt_f64(v)?,
+            "exclusiveMaximum" => p.exclusive_maximum = bool_or_null(v)?,
+            "minimum" => p.minimum = opt_f64(v)?,
+            "exclusiveMinimum" => p.exclusive_minimum = bool_or_null(v)?,
+            "maxLength" => p.max_length = opt_i64(v)?,
+            "minLength" => p.min_length = opt_i64(v)?,
+            "pattern" => p.pattern = opt_string(v)?,
+            "maxItems" => p.max_items = opt_i64(v)?,
+            "minItems" => p.min_items = opt_i64(v)?,
+            "uniqueItems" => p.unique_items = bool_or_null(v)?,
+            "multipleOf" => p.multiple_of = opt_f64(v)?,
+            "enum" => {
+                p.enum_ = match v {
+                    Value::Null => None,
+                    Value::Array(a) => Some(a.clone()),
+                    _ => return None,
+                }
+            }
+            "maxProperties" => p.max_properties = opt_i64(v)?,
+            "minProperties" => p.min_properties = opt_i64(v)?,
+            "required" => p.required = strings(v)?,
+            "items" => {
+                p.items = match v {
+                    Value::Null => None,
+                    Value::Object(o) => Some(SchemaOrArray::Schema(Box::new(props(o, depth + 1)?))),
+                    _ => return None,
+                }
+            }
+            "allOf" => p.all_of = schemas(v, depth)?,
+            "oneOf" => p.one_of = schemas(v, depth)?,
+            "anyOf" => p.any_of = schemas(v, depth)?,
+            "not" => {
+                p.not = match v {
+                    Value::Null => None,
+                    Value::Object(o) => Some(Box::new(props(o, depth + 1)?)),
+                    _ => return None,
+                }
+            }
+            "properties" => p.properties = named(v, depth)?,
+            "additionalProperties" => p.additional_properties = schema_or_bool(v, depth)?,
+            "patternProperties" => p.pattern_properties = named(v, depth)?,
+            "dependencies" => match v {
+                Value::Null => {}
+                _ => return None,
+            },
+            "additionalItems" => p.additional_items = schema_or_bool(v, depth)?,
+            "definitions" => p.definitions = named(v, depth)?,
+            // `Option<Value>`: serde reads `null` as `None`.
+            "externalDocs" => p.external_docs = (!v.is_null()).then(|| v.clone()),
+            "example" => p.example = Some(v.clone()),
+            "nullable" => p.nullable = bool_or_null(v)?,
+            "x-kubernetes-preserve-unknown-fields" => p.x_preserve_unknown_fields = opt_bool(v)?,
+            "x-kubernetes-embedded-resource" => p.x_embedded_resource = bool_or_null(v)?,
+            "x-kubernetes-int-or-string" => p.x_int_or_string = bool_or_null(v)?,
+            "x-kubernetes-list-map-keys" => p.x_list_map_keys = strings(v)?,
+            "x-kubernetes-list-type" => p.x_list_type = opt_string(v)?,
+            "x-kubernetes-map-type" => p.x_map_type = opt_string(v)?,
+            "x-kubernetes-validations" => p.x_validations = rules(v)?,
+            // The derived decoder ignores fields it does not know.
+            _ => {}
+        }
+    }
+    Some(p)
+}
+
+/// `Option<String>`: `null` is `None`.
+fn opt_string(v: &Value) -> Option<Option<String>> {
+    match v {
+        Value::Null => Some(None),
+        Value::String(s) => Some(Some(s.clone())),
+        _ => None,
+    }
+}
+
+/// A `String` read with `null_default`: `null` is empty.
+fn string_or_null(v: &Value) -> Option<String> {
+    match v {
+        Value::Null => Some(String::new()),
+        Value::String(s) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+fn opt_bool(v: &Value) -> Option<Option<bool>> {
+    match v {
+        Value::Null => Some(None),
+        Value::Bool(b) => Some(Some(*b)),
+        _ => None,
+    }
+}
+
+/// A `bool` read with `null_default`: `null` is false.
+fn bool_or_null(v: &Value) -> Option<bool> {
+    match v {
+        Value::Null => Some(false),
+        Value::Bool(b) => Some(*b),
+        _ => None,
+    }
+}
+
+/// `Option<f64>`: serde's `f64` takes any JSON number.
+fn opt_f64(v: &Value) -> Option<Option<f64>> {
+    match v {
+        Value::Null => Some(None),
+        Value::Number(n) => Some(Some(n.as_f64()?)),
+        _ => None,
+    }
+}
+
+/// `Option<i64>`: an integer that fits (serde's `i64` takes no fraction and no larger
+/// unsigned value).
+fn opt_i64(v: &Value) -> Option<Option<i64>> {
+    match v {
+        Value::Null => Some(None),
+        Value::Number(n) => Some(Some(n.as_i64()?)),
+        _ => None,
+    }
+}
+
+/// A `Vec<String>` read with `null_default_elems`: `null` is empty, a `null` element "".
+fn strings(v: &Value) -> Option<Vec<String>> {
+    match v {
+        Value::Null => Some(Vec::new()),
+        Value::Array(a) => a.iter().map(string_or_null).collect(),
+        _ => None,
+    }
+}
+
+/// A `Vec<JsonSchemaProps>` read with `null_default_elems`.
+fn schemas(v: &Value, depth: usize) -> Option<Vec<JsonSchemaProps>> {
+    match v {
+        Value::Null => Some(Vec::new()),
+        Value::Array(a) => a
+            .iter()
+            .map(|x| match x {
+                Value::Null => Some(JsonSchemaProps::default()),
+                Value::Object(o) => props(o, depth + 1),
+                _ => None,
+            })
+            .collect(),
+        _ => None,
+    }
+}
+
+/// A `BTreeMap<String, JsonSchemaProps>` read with `null_default_values`.
+fn named(v: &Value, depth: usize) -> Option<BTreeMap<String, JsonSchemaProps>> {
+    match v {
+        Value::Null => Some(BTreeMap::new()),
+        Value::Object(m) => {
+            let mut out = BTreeMap::new();
+            for (k, x) in m {
+                let s = match x {
+                    Value::Null => JsonSchemaProps::default(),
+                    Value::Object(o) => props(o, depth + 1)?,
+                    _ => return None,
+                };
+                out.insert(k.clone(), s);
+            }
+            Some(out)
+        }
+        _ => None,
+    }
+}
+
+fn schema_or_bool(v: &Value, depth: usize) -> Option<Option<SchemaOrBool>> {
+    match v {
+        Value::Null => Some(None),
+        Value::Bool(b) => Some(Some(SchemaOrBool::Bool(*b))),
+        Value::Object(o) => Some(Some(SchemaOrBool::Schema(Box::new(props(o, depth + 1)?)))),
+        _ => None,
+    }
+}
+
+/// `x-kubernetes-validations`, read with `null_default_elems`.
+fn rules(v: &Value) -> Option<Vec<ValidationRule>> {
+    let a = match v {
+        Value::Null => return Some(Vec::new()),
+        Value::Array(a) => a,
+        _ => return None,
+    };
+    a.iter()
+        .map(|x| {
+            let m = match x {
+                Value::Null => return Some(ValidationRule::default()),
+                Value::Object(m) => m,
+                _ => return None,
+            };
+            let mut r = ValidationRule::default();
+            for (k, v) in m {
+                match k.as_str() {
+                    "rule" => r.rule = string_or_null(v)?,
+                    "message" => r.message = string_or_null(v)?,
+                    "messageExpression" => r.message_expression = string_or_null(v)?,
+                    "reason" => r.reason = opt_string(v)?,
+                    "fieldPath" => r.field_path = string_or_null(v)?,
+                    "optionalOldSelf" => r.optional_old_self = opt_bool(v)?,
+                    _ => {}
+                }
+            }
+            Some(r)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both decoders on `v`: the same CRD (as `Debug` prints it) or the same error, and
+    /// whether this reader answered.
+    fn agree(v: &Value, what: &str) -> bool {
+        let derived = <CustomResourceDefinition as Deserialize>::deserialize(v).map(|c| format!("{:?}", c)).map_err(|e| e.to_string());
+        match decode_crd(v) {
+            None => false,
+            Some(fast) => {
+                assert_eq!(fast.map(|c| format!("{:?}", c)).map_err(|e| e.to_string()), derived, "{}", what);
+                true
+            }
+        }
+    }
+
+    /// Schemas this reader leaves to the derived decoder, and plain ones it reads.
+    #[test]
+    fn reads_plain_schemas_and_leaves_the_rest() {
+        let crd = |schema: &str| -> Value {
+            serde_json::from_str(&format!(
+                r#"{{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{{"name":"a.b"}},
+                "spec":{{"group":"b","names":{{"kind":"A","plural":"a"}},"scope":"Namespaced",
+                "versions":[{{"name":"v1","served":true,"storage":true,"schema":{{"openAPIV3Schema":{schema}}}}},{{"name":"v2","served":true,"storage":false}}]}}}}"#
+            ))
+            .unwrap()
+        };
+        for plain in [
+            r#"{"type":"object","properties":{"a":{"type":"string","maxLength":3,"default":null,"x-kubernetes-validations":[{"rule":"self != ''","message":null,"reason":"FieldValueForbidden"},null]},"b":null}}"#,
+            r#"{"type":"array","items":{"type":"integer","maximum":1.5,"minimum":-3,"multipleOf":2,"enum":[1,2,null]},"maxItems":null,"required":["x",null],"nullable":null}"#,
+            r#"{"type":"object","additionalProperties":false,"x-kubernetes-preserve-unknown-fields":null,"externalDocs":null,"example":null,"unknownField":[1,{"x":2}]}"#,
+            r#"{"allOf":[{"required":["a"]},null],"anyOf":null,"not":{"type":"string"},"additionalProperties":{"type":"string"},"x-kubernetes-list-map-keys":["k"],"definitions":{"d":{}}}"#,
+            "null",
+        ] {
+            assert!(agree(&crd(plain), plain), "{} was left to the derived decoder", plain);
+        }
+        for odd in [
+            r#"{"type":1}"#,
+            r#"{"maxLength":1.5}"#,
+            r#"{"maxLength":18446744073709551615}"#,
+            r#"{"items":[{"type":"string"}]}"#,
+            r#"{"dependencies":{"a":["b"]}}"#,
+            r#"{"properties":{"a":true}}"#,
+            r#"{"x-kubernetes-validations":[{"rule":3}]}"#,
+            r#"{"required":"a"}"#,
+            r#""not a schema""#,
+        ] {
+            assert!(!agree(&crd(odd), odd), "{} was read here", odd);
+        }
+    }
+
+    /// Every CRD of ../shared/crds (published and mutated ones): where this reader answers,
+    /// the derived decoder answers the same.
+    #[test]
+    fn agrees_with_the_derived_decoder_on_the_shared_crds() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/crds");
+        if !root.is_dir() {
+            eprintln!("skipped: {} is absent", root.display());
+            return;
+        }
+        let mut dirs = vec![root];
+        let (mut crds, mut read) = (0, 0);
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(&d).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    dirs.push(p);
+                    continue;
+                }
+                if !p.extension().is_some_and(|x| x == "yaml" || x == "yml" || x == "json") {
+                    continue;
+                }
+                let Ok(text) = std::fs::read_to_string(&p) else { continue };
+                let Ok(docs) = crate::text::yaml::read_documents(&text) else { continue };
+                for v in docs.iter().filter(|v| v.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition")) {
+                    crds += 1;
+                    read += agree(v, &p.display().to_string()) as usize;
+                }
+            }
+        }
+        eprintln!("{crds} CRDs, {read} read by this reader");
+        assert!(crds > 100 && read * 10 > crds * 9, "{read} of {crds} CRDs read here");
+    }
+}
