@@ -45,8 +45,11 @@ pub fn decode_crd(v: &Value) -> Result<CustomResourceDefinition, LoadError> {
     }
     // Deserializing from the borrowed value avoids copying the whole document first; the
     // schemas are read without serde's visitors when they are plain.
-    crate::crd::model::schema_decode::decode_crd(v)
-        .unwrap_or_else(|| <CustomResourceDefinition as serde::Deserialize>::deserialize(v))
+    #[cfg(not(feature = "wasm"))]
+    let fast = crate::crd::model::schema_decode::decode_crd(v);
+    #[cfg(feature = "wasm")]
+    let fast = None;
+    fast.unwrap_or_else(|| <CustomResourceDefinition as serde::Deserialize>::deserialize(v))
         .map_err(|e| LoadError::new(format!("cannot decode CustomResourceDefinition: {}", e)))
 }
 

@@ -8,6 +8,8 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
+// Left out of the npm module, whose download budget it would exceed (about 5 KB of gzip).
+#[cfg(not(feature = "wasm"))]
 pub(crate) mod schema_decode;
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -109,7 +111,8 @@ pub struct CrdVersion {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CustomResourceValidation {
-    #[serde(rename = "openAPIV3Schema", default, deserialize_with = "schema_decode::prepared_or_derived")]
+    #[serde(rename = "openAPIV3Schema", default)]
+    #[cfg_attr(not(feature = "wasm"), serde(deserialize_with = "schema_decode::prepared_or_derived"))]
     pub open_api_v3_schema: Option<Box<JsonSchemaProps>>,
 }
 

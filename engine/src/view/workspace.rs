@@ -300,7 +300,7 @@ fn version_view(
         out.total_share_percent = e.total_share_percent;
         for r in e.rules {
             let pointer = schema_path_pointer(v.index, &r.schema_path);
-            let entry = value.pointer(&pointer);
+            let entry = crate::text::edit::pointer::get(value, &pointer);
             let s = |k: &str| entry.and_then(|e| e.get(k)).and_then(Value::as_str).unwrap_or("").to_string();
             let range = positions::rule_range(&r.schema_path, v.index, value, map).map(|l| l.range);
             out.rules.push(RuleView {

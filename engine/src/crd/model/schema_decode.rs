@@ -7,7 +7,8 @@
 //! decoder wants, or `null` where it takes one. On anything else (a wrong type, a number out
 //! of range, `items` as a list, `dependencies`) it gives up for the whole CRD and the
 //! derived decoder runs, with its own errors. Where it answers, it answers as that decoder
-//! does: the tests decode every schema of `../shared` both ways and compare.
+//! does: the tests decode every schema of `../shared` both ways and compare. Native builds
+//! and the playground have it; the npm module leaves it out for its size budget.
 
 use crate::crd::model::{CustomResourceDefinition, JsonSchemaProps, SchemaOrArray, SchemaOrBool, ValidationRule};
 use serde::de::{Deserialize, Deserializer, IgnoredAny};
