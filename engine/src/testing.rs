@@ -102,3 +102,27 @@ pub fn xorshift(seed: u64) -> impl FnMut(usize) -> usize {
         (state % n as u64) as usize
     }
 }
+
+/// The files under `../shared/<sub>` (beside the repository) whose names end in one of
+/// `exts`, sorted; `None` when that folder is absent (the caller says it skipped).
+pub fn shared_files(sub: &str, exts: &[&str]) -> Option<Vec<std::path::PathBuf>> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared").join(sub);
+    if !root.is_dir() {
+        eprintln!("skipped: {} is absent", root.display());
+        return None;
+    }
+    let mut files = Vec::new();
+    let mut dirs = vec![root];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).ok()?.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().and_then(|x| x.to_str()).is_some_and(|x| exts.contains(&x)) {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    Some(files)
+}

@@ -756,24 +756,7 @@ mod tests {
     /// them: the fast path reads what it takes as the general reader does.
     #[test]
     fn agrees_with_the_general_reader_on_the_shared_files_and_their_mutations() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared");
-        if !root.is_dir() {
-            eprintln!("skipped: {} is absent", root.display());
-            return;
-        }
-        let mut files = Vec::new();
-        let mut dirs = vec![root];
-        while let Some(d) = dirs.pop() {
-            for e in std::fs::read_dir(&d).unwrap().flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    dirs.push(p);
-                } else if p.extension().is_some_and(|x| x == "yaml" || x == "yml") {
-                    files.push(p);
-                }
-            }
-        }
-        files.sort();
+        let Some(files) = crate::testing::shared_files("", &["yaml", "yml"]) else { return };
         let (mut texts, mut taken, mut embedded) = (0, 0, 0);
         let mut next = crate::testing::xorshift(0x5eed);
         for (n, f) in files.iter().enumerate() {

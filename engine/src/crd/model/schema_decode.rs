@@ -335,29 +335,14 @@ mod tests {
     /// the derived decoder answers the same.
     #[test]
     fn agrees_with_the_derived_decoder_on_the_shared_crds() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/crds");
-        if !root.is_dir() {
-            eprintln!("skipped: {} is absent", root.display());
-            return;
-        }
-        let mut dirs = vec![root];
+        let Some(files) = crate::testing::shared_files("crds", &["yaml", "yml", "json"]) else { return };
         let (mut crds, mut read) = (0, 0);
-        while let Some(d) = dirs.pop() {
-            for e in std::fs::read_dir(&d).unwrap().flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    dirs.push(p);
-                    continue;
-                }
-                if !p.extension().is_some_and(|x| x == "yaml" || x == "yml" || x == "json") {
-                    continue;
-                }
-                let Ok(text) = std::fs::read_to_string(&p) else { continue };
-                let Ok(docs) = crate::text::yaml::read_documents(&text) else { continue };
-                for v in docs.iter().filter(|v| v.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition")) {
-                    crds += 1;
-                    read += agree(v, &p.display().to_string()) as usize;
-                }
+        for p in files {
+            let Ok(text) = std::fs::read_to_string(&p) else { continue };
+            let Ok(docs) = crate::text::yaml::read_documents(&text) else { continue };
+            for v in docs.iter().filter(|v| v.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition")) {
+                crds += 1;
+                read += agree(v, &p.display().to_string()) as usize;
             }
         }
         eprintln!("{crds} CRDs, {read} read by this reader");
