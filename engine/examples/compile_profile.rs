@@ -160,6 +160,24 @@ fn main() {
             }
             eprintln!("playground CRD edits: {:?}", times);
         }
+        "engine-loop" => {
+            // The benchmark's re-compile row: N one-rule edits through `Engine::handle`, each
+            // a new text (`--toggle-collect='*recompile'` counts them).
+            let n: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(20);
+            let mut engine = crdlab::engine::Engine::new();
+            let req = |t: String| crdlab::wire::batch::Request { crd: Some(serde_json::Value::String(t)), ..Default::default() };
+            engine.handle(&req(text.clone()));
+            let mut times = Vec::new();
+            for i in 0..n {
+                let edited = text.replacen("rule: self != \"trust\"", &format!("rule: self != \"trust{i}\""), 1);
+                let r = req(edited);
+                let t = Instant::now();
+                let a = recompile(&mut engine, &r);
+                times.push(t.elapsed());
+                assert!(a.error.is_none(), "{:?}", a.error);
+            }
+            eprintln!("re-compiles: {:?}", times);
+        }
         "ws-cold" => {
             // The same edited CRD in a fresh workspace: a whole reading and compile (what a
             // CRD edit cost before the workspace compiled through an `Engine`).
