@@ -37,18 +37,21 @@ pub fn decode_crd(v: &Value) -> Result<CustomResourceDefinition, LoadError> {
             api_version, hint
         )));
     }
-    if let Some(path) = too_deep_schema(v) {
-        return Err(LoadError::new(format!(
-            "{}: schema nests deeper than crdlab's limit of {} levels",
-            path, MAX_SCHEMA_DEPTH
-        )));
-    }
-    // Deserializing from the borrowed value avoids copying the whole document first; the
-    // schemas are read without serde's visitors when they are plain.
+    // The schemas are read without serde's visitors when they are plain, which includes being
+    // within the depth limit: the depth walk runs only when they are not.
     #[cfg(not(feature = "wasm"))]
-    let fast = crate::crd::model::schema_decode::decode_crd(v);
+    let fast = crate::crd::model::schema_decode::decode_crd(v, MAX_SCHEMA_DEPTH);
     #[cfg(feature = "wasm")]
     let fast = None;
+    if fast.is_none() {
+        if let Some(path) = too_deep_schema(v) {
+            return Err(LoadError::new(format!(
+                "{}: schema nests deeper than crdlab's limit of {} levels",
+                path, MAX_SCHEMA_DEPTH
+            )));
+        }
+    }
+    // Deserializing from the borrowed value avoids copying the whole document first.
     fast.unwrap_or_else(|| <CustomResourceDefinition as serde::Deserialize>::deserialize(v))
         .map_err(|e| LoadError::new(format!("cannot decode CustomResourceDefinition: {}", e)))
 }

@@ -16,10 +16,6 @@ use serde_json::{Map, Value};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
-/// Deeper than any CRD the reader lets through ([`crate::crd::load`] bounds the depth
-/// before decoding): a guard, never the limit users meet.
-const MAX_DEPTH: usize = 256;
-
 /// A schema decoded before the derived decoder runs over the CRD: for each version, in
 /// order, whose `schema` holds `openAPIV3Schema`.
 type Prepared = Option<Box<JsonSchemaProps>>;
@@ -33,14 +29,17 @@ thread_local! {
 /// The CRD `v` holds, decoded by the derived decoder with every `openAPIV3Schema` read
 /// here when each one is plain; `None` when one is not (the caller runs the derived decoder
 /// alone, which reports what is wrong).
-pub(crate) fn decode_crd(v: &Value) -> Option<Result<CustomResourceDefinition, serde_json::Error>> {
+///
+/// A schema object `max_depth` levels down (the root is level 1) or deeper is not plain:
+/// where this reader answers, the CRD is within the depth limit the caller enforces.
+pub(crate) fn decode_crd(v: &Value, max_depth: usize) -> Option<Result<CustomResourceDefinition, serde_json::Error>> {
     let versions = v.get("spec")?.get("versions")?.as_array()?;
     let mut prepared = Vec::with_capacity(versions.len());
     for version in versions {
         let Some(s) = version.get("schema").filter(|s| s.is_object()).and_then(|s| s.get("openAPIV3Schema")) else { continue };
         prepared.push(match s {
             Value::Null => None,
-            Value::Object(m) => Some(Box::new(props(m, 0)?)),
+            Value::Object(m) => Some(Box::new(props(m, 1, max_depth)?)),
             _ => return None,
         });
     }
@@ -60,8 +59,9 @@ pub(crate) fn prepared_or_derived<'de, D: Deserializer<'de>>(d: D) -> Result<Pre
     Option::<Box<JsonSchemaProps>>::deserialize(d)
 }
 
-fn props(m: &Map<String, Value>, depth: usize) -> Option<JsonSchemaProps> {
-    if depth > MAX_DEPTH {
+/// The schema object `m`, `depth` levels down (the root is level 1).
+fn props(m: &Map<String, Value>, depth: usize, max: usize) -> Option<JsonSchemaProps> {
+    if depth > max {
         return None;
     }
     let mut p = JsonSchemaProps::default();
@@ -99,29 +99,29 @@ fn props(m: &Map<String, Value>, depth: usize) -> Option<JsonSchemaProps> {
             "items" => {
                 p.items = match v {
                     Value::Null => None,
-                    Value::Object(o) => Some(SchemaOrArray::Schema(Box::new(props(o, depth + 1)?))),
+                    Value::Object(o) => Some(SchemaOrArray::Schema(Box::new(props(o, depth + 1, max)?))),
                     _ => return None,
                 }
             }
-            "allOf" => p.all_of = schemas(v, depth)?,
-            "oneOf" => p.one_of = schemas(v, depth)?,
-            "anyOf" => p.any_of = schemas(v, depth)?,
+            "allOf" => p.all_of = schemas(v, depth, max)?,
+            "oneOf" => p.one_of = schemas(v, depth, max)?,
+            "anyOf" => p.any_of = schemas(v, depth, max)?,
             "not" => {
                 p.not = match v {
                     Value::Null => None,
-                    Value::Object(o) => Some(Box::new(props(o, depth + 1)?)),
+                    Value::Object(o) => Some(Box::new(props(o, depth + 1, max)?)),
                     _ => return None,
                 }
             }
-            "properties" => p.properties = named(v, depth)?,
-            "additionalProperties" => p.additional_properties = schema_or_bool(v, depth)?,
-            "patternProperties" => p.pattern_properties = named(v, depth)?,
+            "properties" => p.properties = named(v, depth, max)?,
+            "additionalProperties" => p.additional_properties = schema_or_bool(v, depth, max)?,
+            "patternProperties" => p.pattern_properties = named(v, depth, max)?,
             "dependencies" => match v {
                 Value::Null => {}
                 _ => return None,
             },
-            "additionalItems" => p.additional_items = schema_or_bool(v, depth)?,
-            "definitions" => p.definitions = named(v, depth)?,
+            "additionalItems" => p.additional_items = schema_or_bool(v, depth, max)?,
+            "definitions" => p.definitions = named(v, depth, max)?,
             // `Option<Value>`: serde reads `null` as `None`.
             "externalDocs" => p.external_docs = (!v.is_null()).then(|| v.clone()),
             "example" => p.example = Some(v.clone()),
@@ -204,14 +204,14 @@ fn strings(v: &Value) -> Option<Vec<String>> {
 }
 
 /// A `Vec<JsonSchemaProps>` read with `null_default_elems`.
-fn schemas(v: &Value, depth: usize) -> Option<Vec<JsonSchemaProps>> {
+fn schemas(v: &Value, depth: usize, max: usize) -> Option<Vec<JsonSchemaProps>> {
     match v {
         Value::Null => Some(Vec::new()),
         Value::Array(a) => a
             .iter()
             .map(|x| match x {
                 Value::Null => Some(JsonSchemaProps::default()),
-                Value::Object(o) => props(o, depth + 1),
+                Value::Object(o) => props(o, depth + 1, max),
                 _ => None,
             })
             .collect(),
@@ -220,7 +220,7 @@ fn schemas(v: &Value, depth: usize) -> Option<Vec<JsonSchemaProps>> {
 }
 
 /// A `BTreeMap<String, JsonSchemaProps>` read with `null_default_values`.
-fn named(v: &Value, depth: usize) -> Option<BTreeMap<String, JsonSchemaProps>> {
+fn named(v: &Value, depth: usize, max: usize) -> Option<BTreeMap<String, JsonSchemaProps>> {
     match v {
         Value::Null => Some(BTreeMap::new()),
         Value::Object(m) => {
@@ -228,7 +228,7 @@ fn named(v: &Value, depth: usize) -> Option<BTreeMap<String, JsonSchemaProps>> {
             for (k, x) in m {
                 let s = match x {
                     Value::Null => JsonSchemaProps::default(),
-                    Value::Object(o) => props(o, depth + 1)?,
+                    Value::Object(o) => props(o, depth + 1, max)?,
                     _ => return None,
                 };
                 out.insert(k.clone(), s);
@@ -239,11 +239,11 @@ fn named(v: &Value, depth: usize) -> Option<BTreeMap<String, JsonSchemaProps>> {
     }
 }
 
-fn schema_or_bool(v: &Value, depth: usize) -> Option<Option<SchemaOrBool>> {
+fn schema_or_bool(v: &Value, depth: usize, max: usize) -> Option<Option<SchemaOrBool>> {
     match v {
         Value::Null => Some(None),
         Value::Bool(b) => Some(Some(SchemaOrBool::Bool(*b))),
-        Value::Object(o) => Some(Some(SchemaOrBool::Schema(Box::new(props(o, depth + 1)?)))),
+        Value::Object(o) => Some(Some(SchemaOrBool::Schema(Box::new(props(o, depth + 1, max)?)))),
         _ => None,
     }
 }
@@ -287,7 +287,7 @@ mod tests {
     /// whether this reader answered.
     fn agree(v: &Value, what: &str) -> bool {
         let derived = <CustomResourceDefinition as Deserialize>::deserialize(v).map(|c| format!("{:?}", c)).map_err(|e| e.to_string());
-        match decode_crd(v) {
+        match decode_crd(v, crate::crd::load::MAX_SCHEMA_DEPTH) {
             None => false,
             Some(fast) => {
                 assert_eq!(fast.map(|c| format!("{:?}", c)).map_err(|e| e.to_string()), derived, "{}", what);
@@ -329,6 +329,26 @@ mod tests {
         ] {
             assert!(!agree(&crd(odd), odd), "{} was read here", odd);
         }
+    }
+
+    /// A schema as deep as the limit is read here; one level deeper is left to the depth
+    /// walk and the derived decoder.
+    #[test]
+    fn reads_down_to_the_depth_limit() {
+        let max = crate::crd::load::MAX_SCHEMA_DEPTH;
+        let nested = |levels: usize| {
+            let mut schema = serde_json::json!({"type": "string"});
+            for _ in 1..levels {
+                schema = serde_json::json!({"type": "object", "properties": {"a": schema}});
+            }
+            serde_json::json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                "spec": {"versions": [{"name": "v1", "schema": {"openAPIV3Schema": schema}}]}})
+        };
+        assert!(agree(&nested(max), "at the limit"));
+        assert!(!agree(&nested(max + 1), "one deeper"));
+        let e = crate::crd::load::decode_crd(&nested(max + 1)).unwrap_err();
+        assert!(e.message.contains("schema nests deeper than crdlab's limit of 128 levels"), "{}", e.message);
+        assert!(crate::crd::load::decode_crd(&nested(max)).is_ok());
     }
 
     /// Every CRD of ../shared/crds (published and mutated ones): where this reader answers,
