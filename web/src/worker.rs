@@ -706,12 +706,18 @@ impl Client {
     /// Waits (a few milliseconds at most) for the worker to leave the answer to `seq` in the
     /// mailbox, and delivers it; else the message will.
     fn wait_for_mail(&self, seq: u64) {
+        // Still this job in this worker (not restarted, not answered by a message); nothing
+        // else runs on this thread while it waits, so that holds for the whole wait.
+        let mailbox = {
+            let inner = self.0.borrow();
+            let current = inner.busy && inner.in_worker.as_ref().is_some_and(|p| p.job.seq == seq);
+            match (&inner.mailbox, current) {
+                (Some(m), true) => m.clone(),
+                _ => return,
+            }
+        };
         let t0 = now();
         loop {
-            let inner = self.0.borrow();
-            // Still this job in this worker (not restarted, not answered by a message).
-            let (Some(mailbox), true) = (inner.mailbox.clone(), inner.busy && inner.in_worker.as_ref().is_some_and(|p| p.job.seq == seq)) else { return };
-            drop(inner);
             match mailbox.take(seq) {
                 Mail::NotYet if now() - t0 < MAILBOX_WAIT_MS => continue,
                 Mail::NotYet | Mail::InMessage => {

@@ -151,11 +151,7 @@ fn opt_string(v: &Value) -> Option<Option<String>> {
 
 /// A `String` read with `null_default`: `null` is empty.
 fn string_or_null(v: &Value) -> Option<String> {
-    match v {
-        Value::Null => Some(String::new()),
-        Value::String(s) => Some(s.clone()),
-        _ => None,
-    }
+    opt_string(v).map(Option::unwrap_or_default)
 }
 
 fn opt_bool(v: &Value) -> Option<Option<bool>> {
@@ -168,11 +164,7 @@ fn opt_bool(v: &Value) -> Option<Option<bool>> {
 
 /// A `bool` read with `null_default`: `null` is false.
 fn bool_or_null(v: &Value) -> Option<bool> {
-    match v {
-        Value::Null => Some(false),
-        Value::Bool(b) => Some(*b),
-        _ => None,
-    }
+    opt_bool(v).map(Option::unwrap_or_default)
 }
 
 /// `Option<f64>`: serde's `f64` takes any JSON number.
@@ -203,20 +195,26 @@ fn strings(v: &Value) -> Option<Vec<String>> {
     }
 }
 
-/// A `Vec<JsonSchemaProps>` read with `null_default_elems`.
-fn schemas(v: &Value, depth: usize, max: usize) -> Option<Vec<JsonSchemaProps>> {
+/// A list of objects read with `null_default_elems`: `null` is empty, a `null` element the
+/// zero value, an object what `read` makes of it.
+fn elems<T: Default>(v: &Value, mut read: impl FnMut(&Map<String, Value>) -> Option<T>) -> Option<Vec<T>> {
     match v {
         Value::Null => Some(Vec::new()),
         Value::Array(a) => a
             .iter()
             .map(|x| match x {
-                Value::Null => Some(JsonSchemaProps::default()),
-                Value::Object(o) => props(o, depth + 1, max),
+                Value::Null => Some(T::default()),
+                Value::Object(o) => read(o),
                 _ => None,
             })
             .collect(),
         _ => None,
     }
+}
+
+/// A `Vec<JsonSchemaProps>` read with `null_default_elems`.
+fn schemas(v: &Value, depth: usize, max: usize) -> Option<Vec<JsonSchemaProps>> {
+    elems(v, |o| props(o, depth + 1, max))
 }
 
 /// A `BTreeMap<String, JsonSchemaProps>` read with `null_default_values`.
@@ -250,33 +248,21 @@ fn schema_or_bool(v: &Value, depth: usize, max: usize) -> Option<Option<SchemaOr
 
 /// `x-kubernetes-validations`, read with `null_default_elems`.
 fn rules(v: &Value) -> Option<Vec<ValidationRule>> {
-    let a = match v {
-        Value::Null => return Some(Vec::new()),
-        Value::Array(a) => a,
-        _ => return None,
-    };
-    a.iter()
-        .map(|x| {
-            let m = match x {
-                Value::Null => return Some(ValidationRule::default()),
-                Value::Object(m) => m,
-                _ => return None,
-            };
-            let mut r = ValidationRule::default();
-            for (k, v) in m {
-                match k.as_str() {
-                    "rule" => r.rule = string_or_null(v)?,
-                    "message" => r.message = string_or_null(v)?,
-                    "messageExpression" => r.message_expression = string_or_null(v)?,
-                    "reason" => r.reason = opt_string(v)?,
-                    "fieldPath" => r.field_path = string_or_null(v)?,
-                    "optionalOldSelf" => r.optional_old_self = opt_bool(v)?,
-                    _ => {}
-                }
+    elems(v, |m| {
+        let mut r = ValidationRule::default();
+        for (k, v) in m {
+            match k.as_str() {
+                "rule" => r.rule = string_or_null(v)?,
+                "message" => r.message = string_or_null(v)?,
+                "messageExpression" => r.message_expression = string_or_null(v)?,
+                "reason" => r.reason = opt_string(v)?,
+                "fieldPath" => r.field_path = string_or_null(v)?,
+                "optionalOldSelf" => r.optional_old_self = opt_bool(v)?,
+                _ => {}
             }
-            Some(r)
-        })
-        .collect()
+        }
+        Some(r)
+    })
 }
 
 #[cfg(test)]
