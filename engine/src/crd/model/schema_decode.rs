@@ -140,13 +140,33 @@ fn props(m: &Map<String, Value>, depth: usize, max: usize) -> Option<JsonSchemaP
     Some(p)
 }
 
-/// `Option<String>`: `null` is `None`.
-fn opt_string(v: &Value) -> Option<Option<String>> {
-    match v {
-        Value::Null => Some(None),
-        Value::String(s) => Some(Some(s.clone())),
-        _ => None,
+/// An `Option<T>` field: `null` is `None`, else what `read` takes (`None` from `read`: a
+/// value of another type, which the derived decoder reports).
+fn opt<'v, T>(v: &'v Value, read: impl FnOnce(&'v Value) -> Option<T>) -> Option<Option<T>> {
+    if v.is_null() {
+        Some(None)
+    } else {
+        read(v).map(Some)
     }
+}
+
+fn opt_string(v: &Value) -> Option<Option<String>> {
+    opt(v, |v| v.as_str().map(str::to_owned))
+}
+
+fn opt_bool(v: &Value) -> Option<Option<bool>> {
+    opt(v, Value::as_bool)
+}
+
+/// `Option<f64>`: serde's `f64` takes any JSON number.
+fn opt_f64(v: &Value) -> Option<Option<f64>> {
+    opt(v, Value::as_f64)
+}
+
+/// `Option<i64>`: an integer that fits (serde's `i64` takes no fraction and no larger
+/// unsigned value).
+fn opt_i64(v: &Value) -> Option<Option<i64>> {
+    opt(v, Value::as_i64)
 }
 
 /// A `String` read with `null_default`: `null` is empty.
@@ -154,36 +174,9 @@ fn string_or_null(v: &Value) -> Option<String> {
     opt_string(v).map(Option::unwrap_or_default)
 }
 
-fn opt_bool(v: &Value) -> Option<Option<bool>> {
-    match v {
-        Value::Null => Some(None),
-        Value::Bool(b) => Some(Some(*b)),
-        _ => None,
-    }
-}
-
 /// A `bool` read with `null_default`: `null` is false.
 fn bool_or_null(v: &Value) -> Option<bool> {
     opt_bool(v).map(Option::unwrap_or_default)
-}
-
-/// `Option<f64>`: serde's `f64` takes any JSON number.
-fn opt_f64(v: &Value) -> Option<Option<f64>> {
-    match v {
-        Value::Null => Some(None),
-        Value::Number(n) => Some(Some(n.as_f64()?)),
-        _ => None,
-    }
-}
-
-/// `Option<i64>`: an integer that fits (serde's `i64` takes no fraction and no larger
-/// unsigned value).
-fn opt_i64(v: &Value) -> Option<Option<i64>> {
-    match v {
-        Value::Null => Some(None),
-        Value::Number(n) => Some(Some(n.as_i64()?)),
-        _ => None,
-    }
 }
 
 /// A `Vec<String>` read with `null_default_elems`: `null` is empty, a `null` element "".
