@@ -74,7 +74,7 @@ pub fn protocol_ratcheting(asked: Option<bool>, kube: KubeVersion) -> Option<boo
 /// Compiled CRDs an [`Engine`] keeps at most.
 pub const MAX_CACHED_CRDS: usize = 64;
 /// Bytes of CRD source (text, or JSON) whose compiled CRDs an [`Engine`] keeps at most.
-pub const MAX_CACHED_SOURCE: usize = 16 << 20;
+pub const MAX_CACHED_SOURCE: usize = 4 << 20;
 
 /// Compiles CRDs on demand and keeps them for later requests. A CRD seen before (same
 /// text, old CRD and release) is not compiled again; a different one (an edit) reuses
@@ -98,9 +98,43 @@ pub struct Engine {
     last_text: Option<IndexedText>,
     /// CRD texts read by re-reading one scalar of the last text (for tests and benchmarks).
     pub texts_spliced: u64,
+    /// Compiles of readings of the last text, one per release, with the scalars edited
+    /// since (each spliced): the next compile of the text for that release keeps their
+    /// schema nodes no edit reached ([`CompiledCrd::from_value_reusing`]).
+    earlier: Vec<Earlier>,
     /// The last text is read with where its nodes stand ([`Engine::crd_source`]), kept
     /// across edits by the splice: for an editor that shows ranges ([`Engine::with_positions`]).
     keep_positions: bool,
+}
+
+/// A compile of a reading of the last text ([`Engine::earlier`]).
+struct Earlier {
+    kube: KubeVersion,
+    /// The CRD's document in the stream.
+    doc: usize,
+    compiled: Arc<CompiledCrd>,
+    /// The scalars edited since (document, path in it).
+    edits: Vec<crate::text::splice::Spliced>,
+}
+
+/// Earlier compiles kept ([`Engine::earlier`]): one per release, the releases a playground
+/// compiles each edit for.
+const MAX_EARLIER: usize = 16;
+/// Edits an earlier compile is kept across; after more, the next compile decodes all.
+const MAX_EARLIER_EDITS: usize = 64;
+
+/// What became of the last text's reading: each earlier compile learns of a spliced edit;
+/// none outlives a whole reading.
+fn note_reading(earlier: &mut Vec<Earlier>, spliced: Option<crate::text::splice::Spliced>) {
+    match spliced {
+        Some(s) => {
+            earlier.retain(|e| e.edits.len() < MAX_EARLIER_EDITS);
+            for e in earlier.iter_mut() {
+                e.edits.push(s.clone());
+            }
+        }
+        None => earlier.clear(),
+    }
 }
 
 /// The documents of `text`: those of `last` when it is the same text, `last`'s with one
@@ -111,17 +145,23 @@ fn read_text<'l>(
     text: &str,
     spliced_count: &mut u64,
     positions: bool,
+    earlier: &mut Vec<Earlier>,
 ) -> Result<&'l [Value], LoadError> {
     let spliced = match last.as_mut() {
         Some(prev) if bytes::same(prev.text.as_bytes(), text.as_bytes()) => true,
         Some(prev) => {
-            let s = prev.splice(text);
-            *spliced_count += s as u64;
-            s
+            let s = prev.splice_at(text);
+            *spliced_count += s.is_some() as u64;
+            let ok = s.is_some();
+            if ok {
+                note_reading(earlier, s);
+            }
+            ok
         }
         None => false,
     };
     if !spliced {
+        note_reading(earlier, None);
         // A text that shares most of itself with the last one is an edit: indexed, so that
         // the next keystroke is spliced. Any other (a tool's first CRD, another file) is
         // read without an index, by the block-style fast path where it can (without the fast
@@ -295,14 +335,24 @@ impl Engine {
                 if let CrdInput::Text(text) | CrdInput::File { text, .. } = crd {
                     if let Some(prev) = self.last_text.as_mut() {
                         if !bytes::same(prev.text.as_bytes(), text.as_bytes()) {
-                            if prev.splice(text) {
+                            if let Some(s) = prev.splice_at(text) {
                                 self.texts_spliced += 1;
+                                note_reading(&mut self.earlier, Some(s));
                             } else if self.keep_positions {
-                                read_text(&mut self.last_text, text, &mut self.texts_spliced, true)?;
+                                read_text(&mut self.last_text, text, &mut self.texts_spliced, true, &mut self.earlier)?;
+                            } else {
+                                // The last text stays another text's reading.
+                                return Ok(c);
                             }
                         }
                     } else if self.keep_positions {
-                        read_text(&mut self.last_text, text, &mut self.texts_spliced, true)?;
+                        read_text(&mut self.last_text, text, &mut self.texts_spliced, true, &mut self.earlier)?;
+                    }
+                    // The last text is this one's reading: the hit is its compile.
+                    if let Some(doc) = self.last_text.as_ref().and_then(|t| choose_crd_document(&t.docs).ok()) {
+                        if old.is_none() {
+                            self.remember(kube, doc, c.clone());
+                        }
                     }
                 }
                 return Ok(c);
@@ -313,18 +363,39 @@ impl Engine {
             None => None,
         };
         let cc = &mut self.compile_cache;
+        let mut doc = None;
         let compiled = match crd {
-            // A text is read through the last text's reading (an edit re-reads little).
-            CrdInput::File { text, .. } | CrdInput::Text(text) => read_text(&mut self.last_text, text, &mut self.texts_spliced, self.keep_positions)
-                .and_then(|docs| {
+            // A text is read through the last text's reading (an edit re-reads little), and
+            // compiled keeping what the edits since an earlier compile of it did not reach.
+            CrdInput::File { text, .. } | CrdInput::Text(text) => {
+                let earlier = &mut self.earlier;
+                read_text(&mut self.last_text, text, &mut self.texts_spliced, self.keep_positions, earlier).and_then(|docs| {
                     let i = choose_crd_document(docs)?;
-                    CompiledCrd::from_value_cached(&docs[i], old_value.as_deref(), kube, cc)
-                }),
+                    doc = Some(i);
+                    let before = earlier.iter().find(|e| e.kube == kube && e.doc == i && e.edits.iter().all(|s| s.doc == i));
+                    let edits: Vec<Vec<crate::text::source_map::PathSeg>> =
+                        before.map(|e| e.edits.iter().map(|s| s.path.clone()).collect()).unwrap_or_default();
+                    CompiledCrd::from_value_reusing(&docs[i], old_value.as_deref(), kube, cc, before.map(|e| (&*e.compiled, edits.as_slice())))
+                })
+            }
             CrdInput::Json(v) => CompiledCrd::from_value_cached(v, old_value.as_deref(), kube, cc),
         }?;
         let compiled = Arc::new(compiled);
+        if let Some(doc) = doc {
+            self.remember(kube, doc, compiled.clone());
+        }
         self.keep(id, key.concat(), compiled.clone());
         Ok(compiled)
+    }
+
+    /// `compiled` is the last text's reading compiled for `kube`: the earlier compile the
+    /// next edit's compile for `kube` takes nodes from.
+    fn remember(&mut self, kube: KubeVersion, doc: usize, compiled: Arc<CompiledCrd>) {
+        self.earlier.retain(|e| e.kube != kube);
+        if self.earlier.len() >= MAX_EARLIER {
+            self.earlier.remove(0);
+        }
+        self.earlier.push(Earlier { kube, doc, compiled, edits: Vec::new() });
     }
 
     /// Keeps a compiled CRD, forgetting the least recently used ones beyond
@@ -379,6 +450,66 @@ mod tests {
             let d = engine.compile(CrdInput::Text(&crd), None, KubeVersion::LATEST).unwrap();
             assert!(!Arc::ptr_eq(&a, &d), "another release compiles again");
         }
+    }
+
+    /// A compile after an edit inside one scalar keeps the earlier compile's schema nodes the
+    /// edit did not reach (shared), and decodes those on its path again; an edit of another
+    /// release's compile, or after a whole reading, shares nothing.
+    #[test]
+    fn an_edit_keeps_the_nodes_it_did_not_reach() {
+        let schema = "        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              a:
+                type: string
+                maxLength: 10
+              b:
+                type: object
+                properties:
+                  c: {type: integer}
+                x-kubernetes-validations:
+                - rule: self.c > 0
+";
+        let one = crate::testing::widgets_yaml(schema);
+        // A second version with the same schema.
+        let v2 = one[one.find("  - name: v1").unwrap()..].replace("name: v1", "name: v2").replace("storage: true", "storage: false");
+        let text = format!("{}{}", one, v2);
+        let kube = KubeVersion::LATEST;
+        let mut engine = Engine::new();
+        // The first text is read without an index; the second (an edit) indexed, so that
+        // the third is spliced.
+        engine.compile(CrdInput::Text(&format!("{}\n", text)), None, kube).unwrap();
+        let a = engine.compile(CrdInput::Text(&text), None, kube).unwrap();
+        let edited = text.replacen("rule: self.c > 0", "rule: self.c > 1", 1);
+        let b = engine.compile(CrdInput::Text(&edited), None, kube).unwrap();
+        assert_eq!(engine.texts_spliced, 1);
+        let node = |c: &CompiledCrd, v: usize, path: &[&str]| {
+            let mut n = c.versions[v].schema.clone().unwrap();
+            for p in path {
+                n = n.properties[*p].clone();
+            }
+            n
+        };
+        // The other version whole, and the edited one's untouched subtrees.
+        assert!(Arc::ptr_eq(a.versions[1].schema.as_ref().unwrap(), b.versions[1].schema.as_ref().unwrap()));
+        assert!(Arc::ptr_eq(&node(&a, 0, &["spec", "a"]), &node(&b, 0, &["spec", "a"])));
+        assert!(Arc::ptr_eq(&node(&a, 0, &["spec", "b", "c"]), &node(&b, 0, &["spec", "b", "c"])));
+        // The path to the edit decoded again, with the new rule.
+        for path in [&[][..], &["spec"], &["spec", "b"]] {
+            assert!(!Arc::ptr_eq(&node(&a, 0, path), &node(&b, 0, path)), "{:?}", path);
+        }
+        assert_eq!(node(&b, 0, &["spec", "b"]).x_validations[0].rule, "self.c > 1");
+        assert_eq!(b.versions[0].rules.as_ref().unwrap().summaries()[0].rule, "self.c > 1");
+        // Another release compiles the edit from scratch.
+        let older = KubeVersion::parse("1.30").unwrap();
+        let c = engine.compile(CrdInput::Text(&edited), None, older).unwrap();
+        assert!(!Arc::ptr_eq(&node(&b, 0, &["spec", "a"]), &node(&c, 0, &["spec", "a"])));
+        // An edit that is no splice (a key renamed) shares nothing.
+        let renamed = edited.replacen("              a:", "              z:", 1);
+        let d = engine.compile(CrdInput::Text(&renamed), None, kube).unwrap();
+        assert!(!Arc::ptr_eq(b.versions[1].schema.as_ref().unwrap(), d.versions[1].schema.as_ref().unwrap()));
     }
 
     #[test]

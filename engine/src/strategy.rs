@@ -79,7 +79,7 @@ pub fn request_entity_too_large(obj: &Value) -> Option<String> {
 /// Decodes a request or stored object as the apiserver's codec does: pruning, dropping
 /// non-nullable nulls, metadata coercion, defaulting. Returns unknown field paths.
 fn decode(crd: &CompiledCrd, ver: &CompiledVersion, obj: &mut Value) -> (Vec<String>, Option<FieldError>) {
-    let schema = ver.schema.as_ref();
+    let schema = ver.schema.as_deref();
     crate::go::json::unstructured_numbers(obj);
     let mut unknown = Vec::new();
     if !crd.crd.spec.preserve_unknown_fields {
@@ -179,7 +179,7 @@ pub fn validate_object(
         out.generated_name = emulate(crd, ver, &mut new, old.as_ref(), opts);
     }
 
-    let schema = ver.schema.as_ref();
+    let schema = ver.schema.as_deref();
     // 1.28's validator ratchets a status update itself (the gate is read inside
     // `ValidateCustomResourceUpdate`); from kubernetes#121016 the strategy passes the
     // ratcheting options, and the status strategy passed none until kubernetes#129506:

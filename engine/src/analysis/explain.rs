@@ -351,13 +351,13 @@ fn node_at_mut<'s>(
     let mut cur = root;
     for st in steps {
         cur = match st {
-            Step::Property(p) => cur.properties.get_mut(p)?,
+            Step::Property(p) => crate::crd::model::schema_mut(cur.properties.get_mut(p)?),
             Step::Items => match cur.items.as_mut()? {
-                SchemaOrArray::Schema(s) => s,
+                SchemaOrArray::Schema(s) => crate::crd::model::schema_mut(s),
                 SchemaOrArray::Array(_) => return None,
             },
             Step::AdditionalProperties => match cur.additional_properties.as_mut()? {
-                SchemaOrBool::Schema(s) => s,
+                SchemaOrBool::Schema(s) => crate::crd::model::schema_mut(s),
                 SchemaOrBool::Bool(_) => return None,
             },
         };

@@ -413,7 +413,7 @@ pub fn rule_versions(crd: &CompiledCrd) -> Vec<RuleVersionRow> {
     rows_of(
         crd.versions
             .iter()
-            .filter_map(|v| Some((v.name.as_str(), v.schema.as_ref()?))),
+            .filter_map(|v| Some((v.name.as_str(), v.schema.as_deref()?))),
     )
 }
 

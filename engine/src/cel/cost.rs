@@ -1399,6 +1399,6 @@ mod tests {
         assert_eq!(sz(&["@items"]), Some(0));
         assert_eq!(sz(&[]), None);
         let spec = s.properties.get("spec").expect("spec");
-        assert_eq!(min_serialized_size(spec, false), 2 + 4 + 2 + 4);
+        assert_eq!(min_serialized_size(&**spec, false), 2 + 4 + 2 + 4);
     }
 }

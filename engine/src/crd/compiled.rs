@@ -21,8 +21,9 @@ pub struct CompiledVersion {
     /// Index in `spec.versions`.
     pub index: usize,
     /// The version's `openAPIV3Schema` with compiled patterns; `None` when absent. (Moved
-    /// here from the CRD: `CompiledCrd::crd` no longer has it.)
-    pub schema: Option<JsonSchemaProps>,
+    /// here from the CRD: `CompiledCrd::crd` no longer has it.) Shared with later compiles
+    /// of edits that did not reach it.
+    pub schema: Option<Arc<JsonSchemaProps>>,
     /// Status subresource enabled.
     pub status_subresource: bool,
     /// Any `x-kubernetes-validations` anywhere in the schema: CEL validation runs (and the
@@ -134,7 +135,27 @@ impl CompiledCrd {
         kube: KubeVersion,
         cache: &mut CompileCache,
     ) -> Result<CompiledCrd, LoadError> {
-        let crd = decode_crd(v)?;
+        Self::from_value_reusing(v, old, kube, cache, None)
+    }
+
+    /// [`CompiledCrd::from_value_cached`] of an edit of the CRD `earlier` compiled: `v` is
+    /// the value that compile read with the scalars at `edits` (paths from the document's
+    /// root) changed. The schema nodes no edit reached are `earlier`'s (shared, not decoded
+    /// or fingerprinted again) when it was compiled for `kube`.
+    pub fn from_value_reusing(
+        v: &Value,
+        old: Option<&Value>,
+        kube: KubeVersion,
+        cache: &mut CompileCache,
+        earlier: Option<(&CompiledCrd, &[Vec<crate::text::source_map::PathSeg>])>,
+    ) -> Result<CompiledCrd, LoadError> {
+        let reuse = earlier.filter(|(e, _)| e.kube_version == kube).map(|(e, dirty)| crate::crd::model::Reuse {
+            schemas: (0..e.crd.spec.versions.len())
+                .map(|i| e.versions.iter().find(|cv| cv.index == i).and_then(|cv| cv.schema.as_ref()))
+                .collect(),
+            dirty,
+        });
+        let crd = crate::crd::load::decode_crd_reusing(v, reuse.as_ref())?;
         let preexisting = match old {
             Some(o) => {
                 let old_crd =
@@ -167,8 +188,9 @@ impl CompiledCrd {
     ) -> Result<CompiledCrd, LoadError> {
         // What the release does not know never reaches its checks, rules or validation.
         for v in &mut crd.spec.versions {
-            if let Some(s) = v.schema.as_mut().and_then(|s| s.open_api_v3_schema.as_deref_mut()) {
-                s.drop_rule_fields_unknown_to(kube);
+            // A schema shared with an earlier compile for the release is prepared already.
+            if let Some(s) = v.schema.as_mut().and_then(|s| s.open_api_v3_schema.as_mut()).filter(|s| s.compiled_for != Some(kube)) {
+                crate::crd::model::schema_mut(s).drop_rule_fields_unknown_to(kube);
             }
         }
         // The update context (the old CRD's expressions) reaches every rule compile of the
@@ -209,9 +231,10 @@ impl CompiledCrd {
                     .schema
                     .as_mut()
                     .and_then(|s| s.open_api_v3_schema.take())
-                    .map(|s| {
-                        let mut s = *s;
-                        s.compile_for(kube);
+                    .map(|mut s| {
+                        if s.compiled_for != Some(kube) {
+                            Arc::make_mut(&mut s).compile_for(kube);
+                        }
                         s
                     });
                 CompiledVersion {

@@ -144,7 +144,7 @@ fn write_schema_list(v: &[JsonSchemaProps], out: &mut String) {
 }
 
 fn write_schema_map<'a>(
-    m: impl Iterator<Item = (&'a String, &'a JsonSchemaProps)>,
+    m: impl Iterator<Item = (&'a String, &'a std::sync::Arc<JsonSchemaProps>)>,
     empty: bool,
     out: &mut String,
 ) {

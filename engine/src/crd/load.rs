@@ -9,6 +9,12 @@ use serde_json::Value;
 /// Decodes a CRD JSON value into the typed model, checking what the apiserver needs to
 /// even accept the request (apiVersion, kind, field types).
 pub fn decode_crd(v: &Value) -> Result<CustomResourceDefinition, LoadError> {
+    decode_crd_reusing(v, None)
+}
+
+/// [`decode_crd`] keeping the schema nodes of an earlier compile that the edits since did
+/// not reach ([`crate::crd::model::Reuse`]). (The npm module, without the plain-schema reader, decodes all.)
+pub fn decode_crd_reusing(v: &Value, reuse: Option<&crate::crd::model::Reuse<'_>>) -> Result<CustomResourceDefinition, LoadError> {
     let m = match v {
         Value::Object(m) => m,
         other => {
@@ -40,9 +46,9 @@ pub fn decode_crd(v: &Value) -> Result<CustomResourceDefinition, LoadError> {
     // The schemas are read without serde's visitors when they are plain, which includes being
     // within the depth limit: the depth walk runs only when they are not.
     #[cfg(not(feature = "wasm"))]
-    let fast = crate::crd::model::schema_decode::decode_crd(v, MAX_SCHEMA_DEPTH);
+    let fast = crate::crd::model::schema_decode::decode_crd(v, MAX_SCHEMA_DEPTH, reuse);
     #[cfg(feature = "wasm")]
-    let fast = None;
+    let fast = { let _ = reuse; None };
     if fast.is_none() {
         if let Some(path) = too_deep_schema(v) {
             return Err(LoadError::new(format!(

@@ -7,10 +7,11 @@ use regex::Regex;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 // Left out of the npm module, whose download budget it would exceed (about 5 KB of gzip).
 #[cfg(not(feature = "wasm"))]
-pub(crate) mod schema_decode;
+pub mod schema_decode;
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -113,7 +114,7 @@ pub struct CrdVersion {
 pub struct CustomResourceValidation {
     #[serde(rename = "openAPIV3Schema", default)]
     #[cfg_attr(not(feature = "wasm"), serde(deserialize_with = "schema_decode::prepared_or_derived"))]
-    pub open_api_v3_schema: Option<Box<JsonSchemaProps>>,
+    pub open_api_v3_schema: Option<Arc<JsonSchemaProps>>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -137,11 +138,27 @@ pub struct ScaleSubresource {
     pub label_selector_path: Option<String>,
 }
 
+/// Named sub-schemas (`properties`, `patternProperties`, `definitions`). Each is shared
+/// (`Arc`): a compile after an edit keeps the previous compile's nodes wherever the edit did
+/// not reach ([`crate::crd::model::schema_decode`]), and copies a shared node only to change
+/// it (`Arc::make_mut`).
+pub type SchemaMap = BTreeMap<String, Arc<JsonSchemaProps>>;
+
+/// What a decode may keep of an earlier compile's: each version's schema as that compile
+/// holds it (by index in `spec.versions`; compiled for the same release), and the paths
+/// from the CRD document's root of the scalars edited since (an editor's keystrokes, each
+/// read by [`crate::text::splice`]). A node no such path goes through is the earlier one,
+/// shared: an edit decodes the nodes on its path, not the schema.
+pub struct Reuse<'r> {
+    pub schemas: Vec<Option<&'r Arc<JsonSchemaProps>>>,
+    pub dirty: &'r [Vec<crate::text::source_map::PathSeg>],
+}
+
 /// `items`: a schema, or (forbidden in v1, but decodable) an array of schemas.
 /// Decoded as `#[serde(untagged)]` would ([`untagged`]).
 #[derive(Clone, Debug)]
 pub enum SchemaOrArray {
-    Schema(Box<JsonSchemaProps>),
+    Schema(Arc<JsonSchemaProps>),
     Array(Vec<JsonSchemaProps>),
 }
 
@@ -150,7 +167,7 @@ pub enum SchemaOrArray {
 #[derive(Clone, Debug)]
 pub enum SchemaOrBool {
     Bool(bool),
-    Schema(Box<JsonSchemaProps>),
+    Schema(Arc<JsonSchemaProps>),
 }
 
 /// `dependencies` values: a schema or a list of property names.
@@ -167,6 +184,7 @@ pub enum SchemaOrStringArray {
 /// value into a buffer: under every `items` and `additionalProperties`, so a nested schema
 /// was copied once per enclosing level.
 mod untagged {
+    use std::sync::Arc;
     use crate::crd::model::{JsonSchemaProps, SchemaOrArray, SchemaOrBool, SchemaOrStringArray};
     use serde::de::{
         self, value::MapAccessDeserializer, Deserialize, Deserializer, MapAccess, SeqAccess,
@@ -235,14 +253,14 @@ mod untagged {
         fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<SchemaOrArray, M::Error> {
             // A map is no `Vec`: only the schema variant can match.
             schema(map)
-                .map(|s| SchemaOrArray::Schema(Box::new(s)))
+                .map(|s| SchemaOrArray::Schema(Arc::new(s)))
                 .map_err(|_| no_variant("SchemaOrArray"))
         }
         fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<SchemaOrArray, A::Error> {
             let v = buffer(seq)?;
             // A struct decodes from a sequence of its fields too, so the schema comes first.
             from_value::<JsonSchemaProps>(&v)
-                .map(|s| SchemaOrArray::Schema(Box::new(s)))
+                .map(|s| SchemaOrArray::Schema(Arc::new(s)))
                 .or_else(|_| from_value::<Vec<JsonSchemaProps>>(&v).map(SchemaOrArray::Array))
                 .map_err(|_| no_variant("SchemaOrArray"))
         }
@@ -260,13 +278,13 @@ mod untagged {
         }
         fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<SchemaOrBool, M::Error> {
             schema(map)
-                .map(|s| SchemaOrBool::Schema(Box::new(s)))
+                .map(|s| SchemaOrBool::Schema(Arc::new(s)))
                 .map_err(|_| no_variant("SchemaOrBool"))
         }
         fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<SchemaOrBool, A::Error> {
             let v = buffer(seq)?;
             from_value::<JsonSchemaProps>(&v)
-                .map(|s| SchemaOrBool::Schema(Box::new(s)))
+                .map(|s| SchemaOrBool::Schema(Arc::new(s)))
                 .map_err(|_| no_variant("SchemaOrBool"))
         }
     }
@@ -411,17 +429,17 @@ pub struct JsonSchemaProps {
     #[serde(default)]
     pub not: Option<Box<JsonSchemaProps>>,
     #[serde(default, deserialize_with = "null_default_values")]
-    pub properties: BTreeMap<String, JsonSchemaProps>,
+    pub properties: SchemaMap,
     #[serde(default)]
     pub additional_properties: Option<SchemaOrBool>,
     #[serde(default, deserialize_with = "null_default_values")]
-    pub pattern_properties: BTreeMap<String, JsonSchemaProps>,
+    pub pattern_properties: SchemaMap,
     #[serde(default, deserialize_with = "null_default")]
     pub dependencies: BTreeMap<String, SchemaOrStringArray>,
     #[serde(default)]
     pub additional_items: Option<SchemaOrBool>,
     #[serde(default, deserialize_with = "null_default_values")]
-    pub definitions: BTreeMap<String, JsonSchemaProps>,
+    pub definitions: SchemaMap,
     #[serde(default)]
     pub external_docs: Option<Value>,
     #[serde(default, deserialize_with = "present")]
@@ -457,6 +475,56 @@ pub struct JsonSchemaProps {
     /// kube-openapi's numberValidator gets the node's type and format).
     #[serde(skip)]
     pub numeric_format_ranges: bool,
+    /// The release [`JsonSchemaProps::compile_for`] prepared this node and everything below
+    /// it for (its rule fields dropped, its patterns and formats compiled); `None` before.
+    /// A shared node already prepared for the release is not copied to be prepared again.
+    #[serde(skip)]
+    pub compiled_for: Option<KubeVersion>,
+    /// The node's content fingerprints, once computed
+    /// ([`crate::schema::fingerprint::SchemaFingerprints`]). A node is not changed once it
+    /// is fingerprinted (it is shared by then); a copy starts without them.
+    #[serde(skip)]
+    pub fingerprints: FingerprintCell,
+}
+
+/// [`JsonSchemaProps::fingerprints`]: set once; empty in a copy (a copy is made to be
+/// changed); printed as nothing (it is no part of the schema).
+#[derive(Default)]
+pub struct FingerprintCell(std::sync::OnceLock<(u128, u128)>);
+
+impl FingerprintCell {
+    pub const fn new() -> FingerprintCell {
+        FingerprintCell(std::sync::OnceLock::new())
+    }
+    pub fn get(&self) -> Option<(u128, u128)> {
+        self.0.get().copied()
+    }
+    pub fn set(&self, f: (u128, u128)) {
+        let _ = self.0.set(f);
+    }
+    fn reset(&mut self) {
+        self.0.take();
+    }
+}
+
+/// A shared sub-schema to change: copied first when shared (`Arc::make_mut`), and its
+/// fingerprints forgotten (they are of what it held before the change).
+pub fn schema_mut(s: &mut Arc<JsonSchemaProps>) -> &mut JsonSchemaProps {
+    let s = Arc::make_mut(s);
+    s.fingerprints.reset();
+    s
+}
+
+impl Clone for FingerprintCell {
+    fn clone(&self) -> Self {
+        FingerprintCell::default()
+    }
+}
+
+impl std::fmt::Debug for FingerprintCell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("_")
+    }
 }
 
 /// Go's `encoding/json` leaves a field alone when its JSON value is `null` (a string,
@@ -573,10 +641,14 @@ impl JsonSchemaProps {
         {
             return;
         }
+        if self.compiled_for == Some(kube) {
+            return;
+        }
         for r in &mut self.x_validations {
             r.drop_fields_unknown_to(kube);
         }
-        self.for_each_child_mut(&mut |c| c.drop_rule_fields_unknown_to(kube));
+        self.fingerprints.reset();
+        self.for_each_child_mut_unless(&|c| c.compiled_for == Some(kube), true, &mut |c| c.drop_rule_fields_unknown_to(kube));
     }
 
     /// Compiles everything validation needs once (regexes), recursively, as the latest
@@ -600,24 +672,56 @@ impl JsonSchemaProps {
         self.numeric_format_ranges = kube.at_least(crate::k8s::strfmt::NUMERIC_FORMATS_SINCE)
             && (matches!(f, "int32" | "int64" | "float" | "double") || ty == "integer");
         self.validation_format = f.to_string();
-        self.for_each_child_mut(&mut |c| c.compile_for(kube));
+        // Sub-schemas shared with an earlier compile for this release are prepared already.
+        // (The fingerprints stay: they leave out what this changes.)
+        self.for_each_child_mut_unless(&|c| c.compiled_for == Some(kube), false, &mut |c| c.compile_for(kube));
+        self.compiled_for = Some(kube);
     }
 
-    /// Visits every direct sub-schema.
+    /// Visits every direct sub-schema to change it; a shared one is copied first
+    /// ([`schema_mut`]).
     pub fn for_each_child_mut(&mut self, f: &mut dyn FnMut(&mut JsonSchemaProps)) {
+        self.fingerprints.reset();
+        self.for_each_child_mut_unless(&|_| false, true, f)
+    }
+
+    /// [`JsonSchemaProps::for_each_child_mut`], leaving alone the shared (`Arc`) sub-schemas
+    /// `keep` takes as they are (those are not copied), and keeping the children's
+    /// fingerprints unless `reset` (for changes that leave out what they hash).
+    fn for_each_child_mut_unless(&mut self, keep: &dyn Fn(&JsonSchemaProps) -> bool, reset: bool, f: &mut dyn FnMut(&mut JsonSchemaProps)) {
+        let mut shared = |s: &mut Arc<JsonSchemaProps>| {
+            if !keep(s) {
+                f(if reset { schema_mut(s) } else { Arc::make_mut(s) })
+            }
+        };
         for p in self.properties.values_mut() {
-            f(p);
+            shared(p);
         }
-        match &mut self.items {
-            Some(SchemaOrArray::Schema(s)) => f(s),
-            Some(SchemaOrArray::Array(a)) => a.iter_mut().for_each(|s| f(s)),
-            None => {}
+        if let Some(SchemaOrArray::Schema(s)) = &mut self.items {
+            shared(s);
         }
         if let Some(SchemaOrBool::Schema(s)) = &mut self.additional_properties {
-            f(s);
+            shared(s);
         }
         if let Some(SchemaOrBool::Schema(s)) = &mut self.additional_items {
-            f(s);
+            shared(s);
+        }
+        for s in self
+            .pattern_properties
+            .values_mut()
+            .chain(self.definitions.values_mut())
+        {
+            shared(s);
+        }
+        // Sub-schemas owned here (rare in CRDs: not shared between compiles).
+        let mut owned = |s: &mut JsonSchemaProps| {
+            if reset {
+                s.fingerprints.reset();
+            }
+            f(s)
+        };
+        if let Some(SchemaOrArray::Array(a)) = &mut self.items {
+            a.iter_mut().for_each(&mut owned);
         }
         for s in self
             .all_of
@@ -625,21 +729,14 @@ impl JsonSchemaProps {
             .chain(self.one_of.iter_mut())
             .chain(self.any_of.iter_mut())
         {
-            f(s);
+            owned(s);
         }
         if let Some(n) = &mut self.not {
-            f(n);
-        }
-        for s in self
-            .pattern_properties
-            .values_mut()
-            .chain(self.definitions.values_mut())
-        {
-            f(s);
+            owned(n);
         }
         for d in self.dependencies.values_mut() {
             if let SchemaOrStringArray::Schema(s) = d {
-                f(s);
+                owned(s);
             }
         }
     }

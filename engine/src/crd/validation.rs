@@ -2737,7 +2737,7 @@ fn collect_formats(s: &JsonSchemaProps, kube: KubeVersion, out: &mut Vec<String>
     if let Some(n) = &s.not {
         visit(n);
     }
-    s.properties.values().for_each(&mut visit);
+    s.properties.values().for_each(|p| visit(p));
     if let Some(SchemaOrBool::Schema(a)) = &s.additional_properties {
         visit(a);
     }

@@ -233,12 +233,13 @@ fn hash_value_at(v: &Value, h: &mut impl Hasher, depth: usize) {
 /// field except `description` (documentation that no compile step reads);
 /// [`SchemaFingerprints::of_shape`] also leaves out `x-kubernetes-validations`, for results
 /// that depend on a node's values and not on the rules written on it or below it (a rule's
-/// `self` type and size estimates). Memoized by node address, so fingerprinting every node
-/// of a tree costs one walk; the memo is only valid while the schema it was computed on is
-/// alive and unchanged (one compile).
+/// `self` type and size estimates). Kept in each node ([`JsonSchemaProps::fingerprints`]),
+/// so fingerprinting every node of a tree costs one walk, and a node shared by the compile
+/// of an edit is not walked again (a node is not changed once shared; a changed copy starts
+/// without them: [`crate::crd::model::schema_mut`]).
 #[derive(Default)]
 pub struct SchemaFingerprints {
-    memo: AddrMap<(u128, u128)>,
+    _private: (),
 }
 
 /// Hashes a node's own fields into its shape fingerprint, and its children's fingerprints
@@ -289,9 +290,10 @@ impl SchemaFingerprints {
     }
 
     fn at(&mut self, s: &JsonSchemaProps, depth: usize) -> (u128, u128) {
-        let addr = s as *const JsonSchemaProps as usize;
-        if let Some(f) = self.memo.get(&addr) {
-            return *f;
+        // Kept in the node: a node shared by later compiles (an edit elsewhere) is not
+        // fingerprinted again.
+        if let Some(f) = s.fingerprints.get() {
+            return f;
         }
         if depth > MAX_DEPTH {
             return (unique(), unique());
@@ -345,6 +347,8 @@ impl SchemaFingerprints {
             pattern_re: _,
             validation_format: _,
             numeric_format_ranges: _,
+            compiled_for: _,
+            fingerprints: _,
         } = s;
         let mut h = Both {
             all: Hasher128::new(),
@@ -504,7 +508,7 @@ impl SchemaFingerprints {
         x_validations.hash(&mut h.all);
         h.all.write_u128(shape);
         let f = (h.all.finish128(), shape);
-        self.memo.insert(addr, f);
+        s.fingerprints.set(f);
         f
     }
 }
@@ -644,8 +648,7 @@ fn schema_eq_at(a: &JsonSchemaProps, b: &JsonSchemaProps, depth: usize) -> bool 
     let list_eq = |x: &[JsonSchemaProps], y: &[JsonSchemaProps]| {
         x.len() == y.len() && x.iter().zip(y).all(|(p, q)| sub(p, q))
     };
-    let map_eq = |x: &std::collections::BTreeMap<String, JsonSchemaProps>,
-                  y: &std::collections::BTreeMap<String, JsonSchemaProps>| {
+    let map_eq = |x: &crate::crd::model::SchemaMap, y: &crate::crd::model::SchemaMap| {
         x.len() == y.len()
             && x.iter()
                 .zip(y)
@@ -702,9 +705,13 @@ fn schema_eq_at(a: &JsonSchemaProps, b: &JsonSchemaProps, depth: usize) -> bool 
         x_list_type,
         x_map_type,
         x_validations,
-        pattern_re,
-        validation_format,
-        numeric_format_ranges,
+        // Derived from `pattern`, `format` and `type` for a release (and the memo): equal
+        // wherever what they are derived from is, for one release.
+        pattern_re: _,
+        validation_format: _,
+        numeric_format_ranges: _,
+        compiled_for: _,
+        fingerprints: _,
     } = a;
     id == &b.id
         && schema == &b.schema
@@ -780,9 +787,6 @@ fn schema_eq_at(a: &JsonSchemaProps, b: &JsonSchemaProps, depth: usize) -> bool 
         && x_list_type == &b.x_list_type
         && x_map_type == &b.x_map_type
         && rules_eq(x_validations, &b.x_validations)
-        && pattern_re.as_ref().map(|r| r.as_str()) == b.pattern_re.as_ref().map(|r| r.as_str())
-        && validation_format == &b.validation_format
-        && numeric_format_ranges == &b.numeric_format_ranges
 }
 
 fn rules_eq(a: &[ValidationRule], b: &[ValidationRule]) -> bool {

@@ -149,6 +149,8 @@ const fn empty_schema() -> JsonSchemaProps {
         pattern_re: None,
         validation_format: String::new(),
         numeric_format_ranges: false,
+        compiled_for: None,
+        fingerprints: crate::crd::model::FingerprintCell::new(),
     }
 }
 

@@ -110,7 +110,7 @@ fn new_structural(s: &JsonSchemaProps) -> Option<String> {
         }
         _ => {}
     }
-    s.properties.values().find_map(new_structural)
+    s.properties.values().find_map(|p| new_structural(p))
 }
 
 fn new_nested(s: &JsonSchemaProps) -> Option<String> {
@@ -137,7 +137,7 @@ fn new_nested(s: &JsonSchemaProps) -> Option<String> {
         }
         _ => {}
     }
-    s.properties.values().find_map(new_nested)
+    s.properties.values().find_map(|p| new_nested(p))
 }
 
 /// `ValidateStructural`: structurality, the IntOrString and RawExtension rules, metadata

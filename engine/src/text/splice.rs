@@ -82,6 +82,11 @@ impl IndexedText {
     pub fn splice(&mut self, new: &str) -> bool {
         splice(self, new).is_some()
     }
+
+    /// [`IndexedText::splice`], telling which scalar changed: its document and its path there.
+    pub fn splice_at(&mut self, new: &str) -> Option<Spliced> {
+        splice(self, new)
+    }
 }
 
 /// The changed byte range of an edit, found by comparing the texts: `old[from..old_to]`
@@ -114,10 +119,17 @@ impl Change {
     }
 }
 
+/// The scalar a splice read again: its document (index in the stream) and its path there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spliced {
+    pub doc: usize,
+    pub path: Vec<PathSeg>,
+}
+
 /// `prev` turned into the reading of `new` when the edit lies inside one scalar value of a
 /// block mapping (see the module comment); `None` when the whole text must be read again.
 /// `prev` is left as it was on `None`.
-pub fn splice(prev: &mut IndexedText, new: &str) -> Option<()> {
+pub fn splice(prev: &mut IndexedText, new: &str) -> Option<Spliced> {
     if new.len() > MAX_BYTES || prev.index.broken || prev.index.docs.len() != prev.docs.len() {
         return None;
     }
@@ -222,18 +234,18 @@ pub fn splice(prev: &mut IndexedText, new: &str) -> Option<()> {
     if *target != old_value {
         return None;
     }
+    let path: Vec<PathSeg> = steps
+        .into_iter()
+        .map(|s| match s {
+            Ok(k) => PathSeg::Key(k),
+            Err(i) => PathSeg::Index(i),
+        })
+        .collect();
     // Where the nodes will stand, worked out before anything changes (`None`: read whole).
     let moves = match prev.maps.as_ref() {
         Some(maps) => {
-            let path: Vec<PathSeg> = steps
-                .iter()
-                .map(|s| match s {
-                    Ok(k) => PathSeg::Key(k.clone()),
-                    Err(i) => PathSeg::Index(*i),
-                })
-                .collect();
             let edit = Edit { old, new, start, region_end, new_region_end, key_col, start_col };
-            Some(plan_moves(maps.get(d)?, path, &edit)?)
+            Some(plan_moves(maps.get(d)?, path.clone(), &edit)?)
         }
         None => None,
     };
@@ -261,7 +273,7 @@ pub fn splice(prev: &mut IndexedText, new: &str) -> Option<()> {
     }
     prev.text.replace_range(c.from..c.old_to, &new[c.from..c.new_to]);
     debug_assert_eq!(prev.text, new);
-    Some(())
+    Some(Spliced { doc: d, path })
 }
 
 /// A splice's edit as the positions see it: the scalar at byte `start` and the rest of its

@@ -702,7 +702,7 @@ impl Validator {
         let patterns: Vec<(&String, &JsonSchemaProps, Option<regex::Regex>)> = if has_patterns {
             s.pattern_properties
                 .iter()
-                .map(|(p, sch)| (p, sch, crate::go::regexp::compile_re2(p).ok()))
+                .map(|(p, sch)| (p, &**sch, crate::go::regexp::compile_re2(p).ok()))
                 .collect()
         } else {
             Vec::new()

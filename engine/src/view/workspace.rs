@@ -457,7 +457,7 @@ fn analyze_object(
     out.tree = tree::build(&tree::Inputs {
         object: &obj.value,
         defaulted: &outcome.defaulted,
-        schema: version.schema.as_ref(),
+        schema: version.schema.as_deref(),
         errors: &out.errors,
         ratcheted: &out.ratcheted,
         pruned: &outcome.unknown_fields,

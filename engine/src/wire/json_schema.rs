@@ -267,7 +267,7 @@ fn node(p: &JsonSchemaProps, path: &str, cx: Context, notes: &mut Vec<String>) -
         o.insert("uniqueItems".into(), true.into());
     }
     // A required field with a default is never missing once defaulted.
-    let required: Vec<String> = p.required.iter().filter(|r| !p.properties.get(*r).is_some_and(JsonSchemaProps::applies_default)).cloned().collect();
+    let required: Vec<String> = p.required.iter().filter(|r| !p.properties.get(*r).is_some_and(|s| s.applies_default())).cloned().collect();
     if !required.is_empty() {
         o.insert("required".into(), required.into());
     }

@@ -10,15 +10,81 @@
 //! does: the tests decode every schema of `../shared` both ways and compare. Native builds
 //! and the playground have it; the npm module leaves it out for its size budget.
 
-use crate::crd::model::{CustomResourceDefinition, JsonSchemaProps, SchemaOrArray, SchemaOrBool, ValidationRule};
+use crate::crd::model::{CustomResourceDefinition, Reuse, JsonSchemaProps, SchemaMap, SchemaOrArray, SchemaOrBool, ValidationRule};
+use crate::text::source_map::PathSeg;
 use serde::de::{Deserialize, Deserializer, IgnoredAny};
 use serde_json::{Map, Value};
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// A schema decoded before the derived decoder runs over the CRD: for each version, in
 /// order, whose `schema` holds `openAPIV3Schema`.
-type Prepared = Option<Box<JsonSchemaProps>>;
+type Prepared = Option<Arc<JsonSchemaProps>>;
+
+/// How the edited paths meet a node's field.
+enum Edited<'p> {
+    /// No edit below it: the earlier decoding holds.
+    Not,
+    /// Edits below it, at these paths from it.
+    Below(Vec<&'p [PathSeg]>),
+    /// An edit replaced it, or one above it: decoded afresh.
+    Whole,
+}
+
+/// Where `dirty` (paths from a node) meet the node's `key` (a field, or a name in a map).
+fn edited<'p>(dirty: &[&'p [PathSeg]], key: &str) -> Edited<'p> {
+    edited_at(dirty, |s| matches!(s, PathSeg::Key(k) if k == key))
+}
+
+/// Where `dirty` meet the step `is` takes.
+fn edited_at<'p>(dirty: &[&'p [PathSeg]], is: impl Fn(&PathSeg) -> bool) -> Edited<'p> {
+    let mut below = Vec::new();
+    for p in dirty {
+        match p.split_first() {
+            None => return Edited::Whole,
+            Some((s, rest)) if is(s) => {
+                if rest.is_empty() {
+                    return Edited::Whole;
+                }
+                below.push(rest);
+            }
+            Some(_) => {}
+        }
+    }
+    if below.is_empty() {
+        Edited::Not
+    } else {
+        Edited::Below(below)
+    }
+}
+
+/// An earlier node and the edits below it since it was decoded.
+type Earlier<'o, 'p> = Option<(&'o JsonSchemaProps, Vec<&'p [PathSeg]>)>;
+
+/// The earlier sub-schema `old` for a field `edits` meet as given: kept whole, decoded
+/// again with what below it is kept, or (`None`) decoded afresh.
+enum Child<'o, 'p> {
+    Keep(&'o Arc<JsonSchemaProps>),
+    Again(&'o JsonSchemaProps, Vec<&'p [PathSeg]>),
+    Fresh,
+}
+
+fn child<'o, 'p>(old: Option<&'o Arc<JsonSchemaProps>>, edits: Edited<'p>) -> Child<'o, 'p> {
+    match (old, edits) {
+        (Some(o), Edited::Not) => Child::Keep(o),
+        (Some(o), Edited::Below(b)) => Child::Again(o, b),
+        _ => Child::Fresh,
+    }
+}
+
+/// A sub-schema object: the earlier one, or decoded (again).
+fn sub(o: &Map<String, Value>, c: Child<'_, '_>, depth: usize, max: usize) -> Option<Arc<JsonSchemaProps>> {
+    match c {
+        Child::Keep(k) => Some(k.clone()),
+        Child::Again(old, b) => props(o, depth, max, Some((old, b))).map(Arc::new),
+        Child::Fresh => props(o, depth, max, None).map(Arc::new),
+    }
+}
 
 thread_local! {
     /// The schemas [`decode_crd`] prepared, taken in order by [`prepared_or_derived`] while
@@ -32,14 +98,37 @@ thread_local! {
 ///
 /// A schema object `max_depth` levels down (the root is level 1) or deeper is not plain:
 /// where this reader answers, the CRD is within the depth limit the caller enforces.
-pub(crate) fn decode_crd(v: &Value, max_depth: usize) -> Option<Result<CustomResourceDefinition, serde_json::Error>> {
+///
+/// With `reuse`, the nodes the edits since an earlier compile did not reach are that
+/// compile's.
+pub(crate) fn decode_crd(v: &Value, max_depth: usize, reuse: Option<&Reuse<'_>>) -> Option<Result<CustomResourceDefinition, serde_json::Error>> {
     let versions = v.get("spec")?.get("versions")?.as_array()?;
     let mut prepared = Vec::with_capacity(versions.len());
-    for version in versions {
+    for (i, version) in versions.iter().enumerate() {
         let Some(s) = version.get("schema").filter(|s| s.is_object()).and_then(|s| s.get("openAPIV3Schema")) else { continue };
         prepared.push(match s {
             Value::Null => None,
-            Value::Object(m) => Some(Box::new(props(m, 1, max_depth)?)),
+            Value::Object(m) => Some(match reuse {
+                Some(r) => {
+                    let dirty: Vec<&[PathSeg]> = r.dirty.iter().map(Vec::as_slice).collect();
+                    let steps: [&dyn Fn(&PathSeg) -> bool; 5] = [
+                        &|s| matches!(s, PathSeg::Key(k) if k == "spec"),
+                        &|s| matches!(s, PathSeg::Key(k) if k == "versions"),
+                        &|s| matches!(s, PathSeg::Index(x) if *x == i),
+                        &|s| matches!(s, PathSeg::Key(k) if k == "schema"),
+                        &|s| matches!(s, PathSeg::Key(k) if k == "openAPIV3Schema"),
+                    ];
+                    let mut edits = Edited::Below(dirty);
+                    for step in steps {
+                        edits = match edits {
+                            Edited::Below(b) => edited_at(&b, step),
+                            other => other,
+                        };
+                    }
+                    sub(m, child(r.schemas.get(i).copied().flatten(), edits), 1, max_depth)?
+                }
+                None => Arc::new(props(m, 1, max_depth, None)?),
+            }),
             _ => return None,
         });
     }
@@ -56,15 +145,23 @@ pub(crate) fn prepared_or_derived<'de, D: Deserializer<'de>>(d: D) -> Result<Pre
         IgnoredAny::deserialize(d)?;
         return Ok(next);
     }
-    Option::<Box<JsonSchemaProps>>::deserialize(d)
+    Option::<Arc<JsonSchemaProps>>::deserialize(d)
 }
 
-/// The schema object `m`, `depth` levels down (the root is level 1).
-fn props(m: &Map<String, Value>, depth: usize, max: usize) -> Option<JsonSchemaProps> {
+/// The schema object `m`, `depth` levels down (the root is level 1); with `earlier`, the
+/// node an earlier compile decoded from this object and the edits below it since, whose
+/// sub-schemas the edits did not reach are kept.
+fn props(m: &Map<String, Value>, depth: usize, max: usize, earlier: Earlier<'_, '_>) -> Option<JsonSchemaProps> {
     if depth > max {
         return None;
     }
     let mut p = JsonSchemaProps::default();
+    // The edits below a field of this node: what of the earlier node that field keeps.
+    let at = |key: &str| match &earlier {
+        Some((_, dirty)) => edited(dirty, key),
+        None => Edited::Whole,
+    };
+    let old = earlier.as_ref().map(|(o, _)| *o);
     for (k, v) in m {
         match k.as_str() {
             "id" => p.id = opt_string(v)?,
@@ -99,7 +196,13 @@ fn props(m: &Map<String, Value>, depth: usize, max: usize) -> Option<JsonSchemaP
             "items" => {
                 p.items = match v {
                     Value::Null => None,
-                    Value::Object(o) => Some(SchemaOrArray::Schema(Box::new(props(o, depth + 1, max)?))),
+                    Value::Object(o) => {
+                        let before = old.and_then(|o| match &o.items {
+                            Some(SchemaOrArray::Schema(s)) => Some(s),
+                            _ => None,
+                        });
+                        Some(SchemaOrArray::Schema(sub(o, child(before, at("items")), depth + 1, max)?))
+                    }
                     _ => return None,
                 }
             }
@@ -109,19 +212,25 @@ fn props(m: &Map<String, Value>, depth: usize, max: usize) -> Option<JsonSchemaP
             "not" => {
                 p.not = match v {
                     Value::Null => None,
-                    Value::Object(o) => Some(Box::new(props(o, depth + 1, max)?)),
+                    Value::Object(o) => Some(Box::new(props(o, depth + 1, max, None)?)),
                     _ => return None,
                 }
             }
-            "properties" => p.properties = named(v, depth, max)?,
-            "additionalProperties" => p.additional_properties = schema_or_bool(v, depth, max)?,
-            "patternProperties" => p.pattern_properties = named(v, depth, max)?,
+            "properties" => p.properties = named(v, depth, max, old.map(|o| &o.properties), at(k))?,
+            "additionalProperties" => {
+                let before = old.and_then(|o| match &o.additional_properties {
+                    Some(SchemaOrBool::Schema(s)) => Some(s),
+                    _ => None,
+                });
+                p.additional_properties = schema_or_bool(v, depth, max, before, at(k))?
+            }
+            "patternProperties" => p.pattern_properties = named(v, depth, max, old.map(|o| &o.pattern_properties), at(k))?,
             "dependencies" => match v {
                 Value::Null => {}
                 _ => return None,
             },
-            "additionalItems" => p.additional_items = schema_or_bool(v, depth, max)?,
-            "definitions" => p.definitions = named(v, depth, max)?,
+            "additionalItems" => p.additional_items = schema_or_bool(v, depth, max, None, Edited::Whole)?,
+            "definitions" => p.definitions = named(v, depth, max, old.map(|o| &o.definitions), at(k))?,
             // `Option<Value>`: serde reads `null` as `None`.
             "externalDocs" => p.external_docs = (!v.is_null()).then(|| v.clone()),
             "example" => p.example = Some(v.clone()),
@@ -207,19 +316,29 @@ fn elems<T: Default>(v: &Value, mut read: impl FnMut(&Map<String, Value>) -> Opt
 
 /// A `Vec<JsonSchemaProps>` read with `null_default_elems`.
 fn schemas(v: &Value, depth: usize, max: usize) -> Option<Vec<JsonSchemaProps>> {
-    elems(v, |o| props(o, depth + 1, max))
+    elems(v, |o| props(o, depth + 1, max, None))
 }
 
-/// A `BTreeMap<String, JsonSchemaProps>` read with `null_default_values`.
-fn named(v: &Value, depth: usize, max: usize) -> Option<BTreeMap<String, JsonSchemaProps>> {
+/// A [`SchemaMap`] read with `null_default_values`; `old` is the earlier node's map, kept
+/// as far as `edits` allow.
+fn named(v: &Value, depth: usize, max: usize, old: Option<&SchemaMap>, edits: Edited<'_>) -> Option<SchemaMap> {
+    if let (Some(old), Edited::Not) = (old, &edits) {
+        return Some(old.clone());
+    }
     match v {
-        Value::Null => Some(BTreeMap::new()),
+        Value::Null => Some(SchemaMap::new()),
         Value::Object(m) => {
-            let mut out = BTreeMap::new();
+            let mut out = SchemaMap::new();
             for (k, x) in m {
                 let s = match x {
-                    Value::Null => JsonSchemaProps::default(),
-                    Value::Object(o) => props(o, depth + 1, max)?,
+                    Value::Null => Arc::new(JsonSchemaProps::default()),
+                    Value::Object(o) => {
+                        let c = match &edits {
+                            Edited::Below(b) => child(old.and_then(|o| o.get(k)), edited(b, k)),
+                            _ => Child::Fresh,
+                        };
+                        sub(o, c, depth + 1, max)?
+                    }
                     _ => return None,
                 };
                 out.insert(k.clone(), s);
@@ -230,11 +349,11 @@ fn named(v: &Value, depth: usize, max: usize) -> Option<BTreeMap<String, JsonSch
     }
 }
 
-fn schema_or_bool(v: &Value, depth: usize, max: usize) -> Option<Option<SchemaOrBool>> {
+fn schema_or_bool(v: &Value, depth: usize, max: usize, old: Option<&Arc<JsonSchemaProps>>, edits: Edited<'_>) -> Option<Option<SchemaOrBool>> {
     match v {
         Value::Null => Some(None),
         Value::Bool(b) => Some(Some(SchemaOrBool::Bool(*b))),
-        Value::Object(o) => Some(Some(SchemaOrBool::Schema(Box::new(props(o, depth + 1, max)?)))),
+        Value::Object(o) => Some(Some(SchemaOrBool::Schema(sub(o, child(old, edits), depth + 1, max)?))),
         _ => None,
     }
 }
@@ -266,7 +385,7 @@ mod tests {
     /// whether this reader answered.
     fn agree(v: &Value, what: &str) -> bool {
         let derived = <CustomResourceDefinition as Deserialize>::deserialize(v).map(|c| format!("{:?}", c)).map_err(|e| e.to_string());
-        match decode_crd(v, crate::crd::load::MAX_SCHEMA_DEPTH) {
+        match decode_crd(v, crate::crd::load::MAX_SCHEMA_DEPTH, None) {
             None => false,
             Some(fast) => {
                 assert_eq!(fast.map(|c| format!("{:?}", c)).map_err(|e| e.to_string()), derived, "{}", what);

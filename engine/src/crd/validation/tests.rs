@@ -755,7 +755,7 @@ fn deeply_nested_schema() {
         let mut o = JsonSchemaProps::default();
         if i % 2 == 0 {
             o.type_ = Some("object".into());
-            o.properties.insert("p".into(), s);
+            o.properties.insert("p".into(), std::sync::Arc::new(s));
             o.x_validations = vec![crate::crd::model::ValidationRule {
                 rule: "self == oldSelf".into(),
                 field_path: ".p".into(),
@@ -763,13 +763,13 @@ fn deeply_nested_schema() {
             }];
         } else {
             o.type_ = Some("array".into());
-            o.items = Some(SchemaOrArray::Schema(Box::new(s)));
+            o.items = Some(SchemaOrArray::Schema(std::sync::Arc::new(s)));
         }
         s = o;
     }
     let mut crd = crate::crd::load::decode_crd(&base()).unwrap();
     crd.spec.versions[0].schema = Some(CustomResourceValidation {
-        open_api_v3_schema: Some(Box::new(s)),
+        open_api_v3_schema: Some(std::sync::Arc::new(s)),
     });
     let (errs, _) = validate_crd(&crd, KubeVersion::default());
     // The root is an array: the only structural error; then the openAPI checks run.

@@ -72,6 +72,7 @@ fn add_type_and_object_meta(out: &mut JsonSchemaProps) {
         type_: Some("string".into()),
         ..Default::default()
     };
+    let string = Arc::new(string);
     out.properties.insert("kind".into(), string.clone());
     out.properties.insert("apiVersion".into(), string.clone());
     let mut meta = JsonSchemaProps {
@@ -80,7 +81,7 @@ fn add_type_and_object_meta(out: &mut JsonSchemaProps) {
     };
     meta.properties.insert("name".into(), string.clone());
     meta.properties.insert("generateName".into(), string);
-    out.properties.insert("metadata".into(), meta);
+    out.properties.insert("metadata".into(), Arc::new(meta));
 }
 
 /// The schema tree as CEL sees it: roots and embedded resources with their object meta
@@ -147,6 +148,8 @@ fn cel_schema_at(s: &JsonSchemaProps, root: bool, full: bool, depth: usize) -> J
         pattern_re,
         validation_format,
         numeric_format_ranges,
+        compiled_for,
+        fingerprints: _,
     } = s;
     let below = depth < MAX_SCHEMA_DEPTH;
     let mut out = JsonSchemaProps {
@@ -175,7 +178,7 @@ fn cel_schema_at(s: &JsonSchemaProps, root: bool, full: bool, depth: usize) -> J
         required: if full { required.clone() } else { Vec::new() },
         items: match items {
             Some(crate::crd::model::SchemaOrArray::Schema(i)) if below => {
-                Some(crate::crd::model::SchemaOrArray::Schema(Box::new(
+                Some(crate::crd::model::SchemaOrArray::Schema(Arc::new(
                     cel_schema_at(i, false, full, depth + 1),
                 )))
             }
@@ -189,13 +192,13 @@ fn cel_schema_at(s: &JsonSchemaProps, root: bool, full: bool, depth: usize) -> J
         properties: if below {
             properties
                 .iter()
-                .map(|(k, p)| (k.clone(), cel_schema_at(p, false, full, depth + 1)))
+                .map(|(k, p)| (k.clone(), Arc::new(cel_schema_at(p, false, full, depth + 1))))
                 .collect()
         } else {
             BTreeMap::new()
         },
         additional_properties: match additional_properties {
-            Some(SchemaOrBool::Schema(a)) if below => Some(SchemaOrBool::Schema(Box::new(
+            Some(SchemaOrBool::Schema(a)) if below => Some(SchemaOrBool::Schema(Arc::new(
                 cel_schema_at(a, false, full, depth + 1),
             ))),
             Some(SchemaOrBool::Schema(_)) => None,
@@ -234,6 +237,8 @@ fn cel_schema_at(s: &JsonSchemaProps, root: bool, full: bool, depth: usize) -> J
         pattern_re: if full { pattern_re.clone() } else { None },
         validation_format: if full { validation_format.clone() } else { String::new() },
         numeric_format_ranges: full && *numeric_format_ranges,
+        compiled_for: if full { *compiled_for } else { None },
+        fingerprints: Default::default(),
     };
     if root || *x_embedded_resource {
         // The resource's own kind/apiVersion/metadata give way to the plain CEL view.

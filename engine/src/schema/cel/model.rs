@@ -17,10 +17,10 @@ impl Schema for JsonSchemaProps {
     }
     #[inline]
     fn property(&self, name: &str) -> Option<&dyn Schema> {
-        self.properties.get(name).map(|p| p as &dyn Schema)
+        self.properties.get(name).map(|p| &**p as &dyn Schema)
     }
     fn properties(&self) -> Box<dyn Iterator<Item = (&str, &dyn Schema)> + '_> {
-        Box::new(self.properties.iter().map(|(k, p)| (k.as_str(), p as &dyn Schema)))
+        Box::new(self.properties.iter().map(|(k, p)| (k.as_str(), &**p as &dyn Schema)))
     }
     fn has_no_properties(&self) -> bool {
         self.properties.is_empty()
