@@ -242,6 +242,19 @@ fn text_edit_series(text: &str) -> Vec<(&'static str, String, bool)> {
         let at = find_line(t, "maxLength: ")?;
         Some(replace_line(t, at, |l| format!("{}1", l)))
     }, true);
+    // Scalars inside the schemas: the compile after each keeps the nodes the edit did not
+    // reach (`CompiledCrd::from_value_reusing`), and must answer as a fresh one.
+    push("a type", &|t| edit_type(t), false);
+    push("the last maxLength", &|t| {
+        let at = t.rfind("maxLength: ")?;
+        Some(replace_line(t, at, |l| format!("{}3", l)))
+    }, false);
+    push("an enum value", &|t| {
+        let list = find_line(t, "enum:")?;
+        let next = list + t[list..].find('\n')? + 1;
+        t[next..].trim_start().starts_with("- ").then(|| replace_line(t, next, |l| format!("{}x", l.trim_end_matches(['"', '\'']))))
+    }, false);
+    push("the type back", &|t| edit_type(t), false);
     push("a description", &|t| replace_first(t, Some("description: "), "description: ", "description: Edited. "), false);
     push("a multi-byte character", &|t| replace_first(t, Some("description: "), "description: ", "description: é "), false);
     push("back to ASCII", &|t| replace_first(t, Some("description: "), "description: é ", "description: "), false);
@@ -303,7 +316,10 @@ fn text_edits_answer_as_fresh_reads() {
         }
         for (what, t, _) in std::iter::once(&("original", text.clone(), false)).chain(&series) {
             let spliced_before = engine.texts_spliced;
-            for req in requests(t, "1.36", &objects) {
+            // Each text for two releases: each release's compile keeps its own earlier one's
+            // nodes, across the edits made while the other was compiled.
+            let other = requests(t, "1.30", &[]);
+            for req in requests(t, "1.36", &objects).into_iter().chain(other) {
                 let incremental: Answer = engine.handle(&req);
                 let fresh: Answer = Engine::new().handle(&req);
                 assert!(

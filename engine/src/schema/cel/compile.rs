@@ -701,6 +701,7 @@ fn compile_set(
     let mut ancestors = Vec::new();
     let mut ctx = BuildCtx {
         loader,
+        skeleton: skeleton.clone(),
         cache,
         fingerprints,
         has_rules: Default::default(),
@@ -733,6 +734,28 @@ fn compile_set(
 struct Skeleton {
     schema: Rc<JsonSchemaProps>,
     root_type: Option<Type>,
+    /// The type each node's rules see `self` as (the node's type named from the node,
+    /// `with_type_name`) and its fingerprint, by the address of the node's type (a part of
+    /// `root_type`, kept alive here, so an address names one type): the named copy of a
+    /// large object's type is made once per shape, not at every compile of an edit.
+    self_types: std::cell::RefCell<crate::schema::fingerprint::AddrMap<SelfType>>,
+}
+
+struct SelfType {
+    /// The node's type (kept alive: its address is the key).
+    _of: Type,
+    named: Type,
+    fingerprint: u128,
+}
+
+/// The address of the shared part of a type (`None`: a type without one, cheap to name).
+fn type_address(t: &Type) -> Option<usize> {
+    match t {
+        Type::Object(o) => Some(Arc::as_ptr(o) as *const u8 as usize),
+        Type::List(e) => Some(Arc::as_ptr(e) as *const u8 as usize),
+        Type::Map(_, v) => Some(Arc::as_ptr(v) as *const u8 as usize),
+        _ => None,
+    }
 }
 
 impl Skeleton {
@@ -746,6 +769,7 @@ impl Skeleton {
         Skeleton {
             schema: Rc::new(cs),
             root_type,
+            self_types: Default::default(),
         }
     }
 }
@@ -753,6 +777,7 @@ impl Skeleton {
 /// What one compile of a rule set carries down the schema.
 struct BuildCtx<'l, 'c> {
     loader: &'l EnvLoader,
+    skeleton: Rc<Skeleton>,
     cache: Option<&'c mut RuleCache>,
     fingerprints: crate::schema::fingerprint::SchemaFingerprints,
     /// [`BuildCtx::has_rules`] of the nodes seen, by address (the walk asks at every node).
@@ -826,6 +851,33 @@ impl TypeFingerprints {
 }
 
 impl BuildCtx<'_, '_> {
+    /// The type a node's rules see `self` as, from the node's type `ty` (`None`: dynamic),
+    /// named from the node below the root (`with_type_name`), with its fingerprint; kept in
+    /// the skeleton by the address of `ty` when it is a part of the skeleton's type.
+    fn self_type(&mut self, ty: Option<&Type>, depth: usize) -> (Type, u128) {
+        let name = |t: &Type| match depth {
+            0 => t.clone(),
+            _ => crate::cel::types::with_type_name(t, crate::cel::types::SELF_TYPE_NAME),
+        };
+        let Some(t) = ty else {
+            return (Type::Dyn, self.types.of(&Type::Dyn));
+        };
+        let Some(addr) = type_address(t) else {
+            let named = name(t);
+            let f = self.types.of(&named);
+            return (named, f);
+        };
+        // Addresses are aligned: the low bit tells the root's (unnamed) from a node's.
+        let key = addr | (depth > 0) as usize;
+        if let Some(st) = self.skeleton.self_types.borrow().get(&key) {
+            return (st.named.clone(), st.fingerprint);
+        }
+        let named = name(t);
+        let fingerprint = self.types.of(&named);
+        self.skeleton.self_types.borrow_mut().insert(key, SelfType { _of: t.clone(), named: named.clone(), fingerprint });
+        (named, fingerprint)
+    }
+
     /// Whether a node or anything below it on the structural spine carries rules.
     fn has_rules(&mut self, s: &JsonSchemaProps, depth: usize) -> bool {
         let addr = s as *const JsonSchemaProps as usize;
@@ -1177,6 +1229,7 @@ impl<'c> RuleCompiler<'c> {
 fn compile_at(
     r: &ValidationRule,
     node_ty: &Type,
+    self_fingerprint: u128,
     s: &JsonSchemaProps,
     ancestors: &[&JsonSchemaProps],
     resource_root: bool,
@@ -1187,7 +1240,7 @@ fn compile_at(
     let key = match ctx.cache.is_some() {
         true => Some(RuleKey {
             rule: r.clone(),
-            self_type: ctx.types.of(node_ty),
+            self_type: self_fingerprint,
             rule_env: ctx.loader.rule_env(&r.rule).clone(),
             message_env: ctx
                 .loader
@@ -1260,17 +1313,13 @@ fn build_tree<'s>(
     }
     if !s.x_validations.is_empty() {
         // The node's rules see its type named from the node (`prepareEnvSet`).
-        let node_ty = match &ty {
-            Some(t) if depth > 0 => crate::cel::types::with_type_name(t, crate::cel::types::SELF_TYPE_NAME),
-            Some(t) => t.clone(),
-            None => Type::Dyn,
-        };
+        let (node_ty, self_fingerprint) = ctx.self_type(ty.as_ref(), depth);
         t.rules = s
             .x_validations
             .iter()
             .enumerate()
             .map(|(i, r)| {
-                let mut c = compile_at(r, &node_ty, s, ancestors, resource_root, ctx);
+                let mut c = compile_at(r, &node_ty, self_fingerprint, s, ancestors, resource_root, ctx);
                 c.schema_path = format!("{}.x-kubernetes-validations[{}]", path, i);
                 c
             })
