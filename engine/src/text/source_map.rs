@@ -79,16 +79,21 @@ pub enum PosChildren {
     Seq(Vec<PosNode>),
 }
 
+/// The range an editor underlines for a problem with a node: a scalar's value (its key
+/// when the value is empty), a collection's key (its first line in a list).
+fn underline(children: &PosChildren, key: Option<Range>, value: Range, head: Range) -> Range {
+    match (children, key) {
+        (PosChildren::Leaf, Some(k)) if value.start_offset == value.end_offset => k,
+        (PosChildren::Leaf, _) => value,
+        (_, Some(k)) => k,
+        (_, None) => head,
+    }
+}
+
 impl PosNode {
-    /// The range an editor underlines for a problem with this node: a scalar's value (its
-    /// key when the value is empty), a collection's key (its first line in a list).
+    /// [`Placed::underline`] of the node as it was read.
     pub fn underline(&self) -> Range {
-        match (&self.children, self.key) {
-            (PosChildren::Leaf, Some(k)) if self.value.start_offset == self.value.end_offset => k,
-            (PosChildren::Leaf, _) => self.value,
-            (_, Some(k)) => k,
-            (_, None) => self.head,
-        }
+        underline(&self.children, self.key, self.value, self.head)
     }
 
     fn child(&self, seg: &PathSeg) -> Option<&PosNode> {
@@ -98,40 +103,322 @@ impl PosNode {
             _ => None,
         }
     }
+
+    fn at(&self, path: &[PathSeg]) -> Option<&PosNode> {
+        path.iter().try_fold(self, |n, seg| n.child(seg))
+    }
+
+    fn at_mut(&mut self, path: &[PathSeg]) -> Option<&mut PosNode> {
+        let mut n = self;
+        for seg in path {
+            n = match (&mut n.children, seg) {
+                (PosChildren::Map(m), PathSeg::Key(k)) => m.get_mut(k)?,
+                (PosChildren::Seq(v), PathSeg::Index(i)) => v.get_mut(*i)?,
+                _ => return None,
+            };
+        }
+        Some(n)
+    }
 }
 
 /// The positions of one document's nodes, by JSON path (see [`read_document_with_positions`]).
-#[derive(Clone, Debug, Default, PartialEq)]
+///
+/// An edit inside one scalar ([`crate::text::splice`]) moves every node after it. The
+/// nodes are not moved then: the map keeps the edit's [`Shift`], and a node read through
+/// [`SourceMap::get`] or [`SourceMap::nearest`] comes moved by the shifts since it was
+/// (a keystroke's answer reads a few hundred nodes of a CRD's hundred thousand). Every
+/// [`MAX_PENDING`] shifts the nodes are moved at once ([`SourceMap::settle`]). `root` holds
+/// the nodes as last settled: read them through `get` and `nearest`.
+#[derive(Clone, Debug, Default)]
 pub struct SourceMap {
     /// `None` for an empty document.
     pub root: Option<PosNode>,
+    /// The shifts not yet applied to `root`'s nodes, in order, each with whether this
+    /// document holds the edited scalar (its path's nodes are set anew).
+    pending: Vec<(std::sync::Arc<Shift>, bool)>,
+}
+
+/// Shifts a map keeps before it moves its nodes ([`SourceMap::settle`]).
+pub const MAX_PENDING: usize = 32;
+
+/// Two maps are equal when their nodes stand at the same places.
+impl PartialEq for SourceMap {
+    fn eq(&self, other: &SourceMap) -> bool {
+        let settled = |m: &SourceMap| {
+            let mut m = m.clone();
+            m.settle();
+            m.root
+        };
+        settled(self) == settled(other)
+    }
+}
+
+/// A point of a text in a [`Range`]'s units: 1-based line and UTF-16 column, UTF-16 offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Point {
+    pub(crate) line: u32,
+    pub(crate) col: u32,
+    pub(crate) off: u32,
+}
+
+/// How an edit inside one scalar moves the nodes (planned by [`crate::text::splice`]):
+/// points from `from` on (old text) move by `lines`/`units` (`cols` on the line of `from`
+/// itself), bytes from `from_byte` on by `bytes`; the scalar at `path` and its ancestors'
+/// ends and heads, which stand on the re-read lines, are set anew.
+#[derive(Debug)]
+pub(crate) struct Shift {
+    pub(crate) moved: Move,
+    pub(crate) path: Vec<PathSeg>,
+    /// The scalar's value range, bytes and style.
+    pub(crate) scalar: (Range, (usize, usize), NodeStyle),
+    /// Per ancestor (from the root): its new value end (when it was the scalar's), and its head.
+    pub(crate) ancestors: Vec<(Option<(Point, usize)>, Range)>,
+}
+
+/// Where a node stands: its positions, without its children.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Spot {
+    key: Option<Range>,
+    value: Range,
+    head: Range,
+    key_bytes: Option<(usize, usize)>,
+    value_bytes: (usize, usize),
+    style: NodeStyle,
+}
+
+impl Spot {
+    fn of(n: &PosNode) -> Spot {
+        Spot { key: n.key, value: n.value, head: n.head, key_bytes: n.key_bytes, value_bytes: n.value_bytes, style: n.style }
+    }
+    fn write(self, n: &mut PosNode) {
+        (n.key, n.value, n.head, n.key_bytes, n.value_bytes, n.style) = (self.key, self.value, self.head, self.key_bytes, self.value_bytes, self.style);
+    }
+}
+
+/// How the nodes after an edit move ([`Shift`] without what it sets anew).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Move {
+    pub(crate) from: Point,
+    pub(crate) lines: i64,
+    pub(crate) units: i64,
+    pub(crate) cols: i64,
+    pub(crate) from_byte: usize,
+    pub(crate) bytes: i64,
+}
+
+impl Move {
+    /// `self` then `next` as one move, when `next` is a keystroke further along the same
+    /// line that adds no line: every node point at or after `self.from` is at or after
+    /// `next.from` once moved, and none is between the two (that is the re-read scalar's
+    /// line, whose nodes are set anew), so the two moves add up.
+    fn then(self, next: Move) -> Option<Move> {
+        (self.lines == 0
+            && next.lines == 0
+            && next.from.line == self.from.line
+            && next.from.off as i64 == self.from.off as i64 + self.units
+            && next.from_byte as i64 == self.from_byte as i64 + self.bytes)
+            .then_some(Move { units: self.units + next.units, cols: self.cols + next.cols, bytes: self.bytes + next.bytes, ..self })
+    }
+
+    fn point(&self, line: &mut u32, col: &mut u32, off: &mut u32) {
+        if *off >= self.from.off {
+            if *line == self.from.line {
+                *col = (*col as i64 + self.cols) as u32;
+            }
+            *line = (*line as i64 + self.lines) as u32;
+            *off = (*off as i64 + self.units) as u32;
+        }
+    }
+
+    fn range(&self, r: &mut Range) {
+        self.point(&mut r.start_line, &mut r.start_column, &mut r.start_offset);
+        self.point(&mut r.end_line, &mut r.end_column, &mut r.end_offset);
+    }
+
+    fn byte(&self, b: &mut usize) {
+        if *b >= self.from_byte {
+            *b = (*b as i64 + self.bytes) as usize;
+        }
+    }
+
+    /// [`Move::shift`] on the node itself.
+    fn shift_node(&self, n: &mut PosNode) {
+        self.shift_fields(&mut n.key, &mut n.value, &mut n.head, &mut n.key_bytes, &mut n.value_bytes)
+    }
+
+    /// Moves a node that is not on the edited scalar's path (or before it is set anew).
+    fn shift(&self, s: &mut Spot) {
+        self.shift_fields(&mut s.key, &mut s.value, &mut s.head, &mut s.key_bytes, &mut s.value_bytes)
+    }
+
+    fn shift_fields(&self, key: &mut Option<Range>, value: &mut Range, head: &mut Range, key_bytes: &mut Option<(usize, usize)>, value_bytes: &mut (usize, usize)) {
+        // A node that ends before the re-read lines (and so does all it holds) stays.
+        if value.end_offset < self.from.off && key.is_none_or(|k| k.end_offset < self.from.off) {
+            return;
+        }
+        if let Some(k) = key.as_mut() {
+            self.range(k);
+        }
+        self.range(value);
+        self.range(head);
+        if let Some((a, b)) = key_bytes.as_mut() {
+            self.byte(a);
+            self.byte(b);
+        }
+        self.byte(&mut value_bytes.0);
+        self.byte(&mut value_bytes.1);
+    }
+}
+
+impl Shift {
+    fn shift(&self, s: &mut Spot) {
+        self.moved.shift(s)
+    }
+
+    /// The node at `path` after the shift: moved, and set anew when it is the scalar or one
+    /// of its ancestors.
+    fn place(&self, s: &mut Spot, path: &[PathSeg]) {
+        self.shift(s);
+        if !self.path.starts_with(path) {
+            return;
+        }
+        match self.ancestors.get(path.len()) {
+            Some((end, head)) => {
+                if let Some((p, b)) = end {
+                    s.value.end_line = p.line;
+                    s.value.end_column = p.col;
+                    s.value.end_offset = p.off;
+                    s.value_bytes.1 = *b;
+                }
+                s.head = *head;
+            }
+            None => {
+                let (range, bytes, style) = self.scalar;
+                (s.value, s.head, s.value_bytes, s.style) = (range, range, bytes, style);
+            }
+        }
+    }
+}
+
+/// A node as it stands in the text now (see [`SourceMap`]): its positions and its children.
+#[derive(Clone, Copy, Debug)]
+pub struct Placed<'m> {
+    pub key: Option<Range>,
+    pub value: Range,
+    pub head: Range,
+    pub key_bytes: Option<(usize, usize)>,
+    pub value_bytes: (usize, usize),
+    pub style: NodeStyle,
+    pub children: &'m PosChildren,
+}
+
+impl Placed<'_> {
+    /// The range an editor underlines for a problem with this node: a scalar's value (its
+    /// key when the value is empty), a collection's key (its first line in a list).
+    pub fn underline(&self) -> Range {
+        underline(self.children, self.key, self.value, self.head)
+    }
 }
 
 impl SourceMap {
     pub fn empty(_text: &str) -> SourceMap {
-        SourceMap { root: None }
+        SourceMap::default()
     }
 
     /// The node at `path`, if the text has it.
-    pub fn get(&self, path: &[PathSeg]) -> Option<&PosNode> {
+    pub fn get(&self, path: &[PathSeg]) -> Option<Placed<'_>> {
         let mut n = self.root.as_ref()?;
         for seg in path {
             n = n.child(seg)?;
         }
-        Some(n)
+        Some(self.place(n, path))
     }
 
     /// The deepest node on `path` the text has, with how many steps of `path` it covers
     /// (`path.len()` when the node itself is there).
-    pub fn nearest(&self, path: &[PathSeg]) -> Option<(&PosNode, usize)> {
+    pub fn nearest(&self, path: &[PathSeg]) -> Option<(Placed<'_>, usize)> {
         let mut n = self.root.as_ref()?;
         for (i, seg) in path.iter().enumerate() {
             match n.child(seg) {
                 Some(c) => n = c,
-                None => return Some((n, i)),
+                None => return Some((self.place(n, &path[..i]), i)),
             }
         }
-        Some((n, path.len()))
+        Some((self.place(n, path), path.len()))
+    }
+
+    /// The node `n` (at `path`) moved by the pending shifts.
+    fn place<'m>(&'m self, n: &'m PosNode, path: &[PathSeg]) -> Placed<'m> {
+        let mut s = Spot::of(n);
+        for (shift, holds) in &self.pending {
+            if *holds {
+                shift.place(&mut s, path);
+            } else {
+                shift.shift(&mut s);
+            }
+        }
+        Placed { key: s.key, value: s.value, head: s.head, key_bytes: s.key_bytes, value_bytes: s.value_bytes, style: s.style, children: &n.children }
+    }
+
+    /// Keeps a splice's shift (`holds`: this document holds the edited scalar); the nodes
+    /// move when read, or all at once after [`MAX_PENDING`] shifts.
+    pub(crate) fn push(&mut self, shift: std::sync::Arc<Shift>, holds: bool) {
+        self.pending.push((shift, holds));
+        if self.pending.len() >= MAX_PENDING {
+            self.settle();
+        }
+    }
+
+    /// Moves every node by the pending shifts (one walk over the nodes).
+    pub fn settle(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        // The edited scalars' paths, placed first: set anew along the way.
+        let mut fixed: Vec<(Vec<PathSeg>, Spot)> = Vec::new();
+        for (shift, holds) in &self.pending {
+            if *holds {
+                for depth in 0..=shift.path.len() {
+                    let path = &shift.path[..depth];
+                    if let Some(n) = self.root.as_ref().and_then(|r| r.at(path)) {
+                        let p = self.place(n, path);
+                        let spot = Spot { key: p.key, value: p.value, head: p.head, key_bytes: p.key_bytes, value_bytes: p.value_bytes, style: p.style };
+                        fixed.push((path.to_vec(), spot));
+                    }
+                }
+            }
+        }
+        // Keystrokes along one line are one move.
+        let mut moves: Vec<Move> = Vec::new();
+        for (shift, _) in std::mem::take(&mut self.pending) {
+            match moves.last().and_then(|m| m.then(shift.moved)) {
+                Some(both) => *moves.last_mut().expect("a last move") = both,
+                None => moves.push(shift.moved),
+            }
+        }
+        if let Some(root) = self.root.as_mut() {
+            let mut stack = vec![root];
+            while let Some(n) = stack.pop() {
+                // A node that ends before every move (and so does all it holds) stays.
+                let before = |m: &Move| n.value.end_offset < m.from.off && n.key.is_none_or(|k| k.end_offset < m.from.off);
+                if moves.iter().all(before) {
+                    continue;
+                }
+                for m in &moves {
+                    m.shift_node(n);
+                }
+                match &mut n.children {
+                    PosChildren::Map(m) => stack.extend(m.values_mut()),
+                    PosChildren::Seq(v) => stack.extend(v.iter_mut()),
+                    PosChildren::Leaf => {}
+                }
+            }
+        }
+        for (path, spot) in fixed {
+            if let Some(n) = self.root.as_mut().and_then(|r| r.at_mut(&path)) {
+                spot.write(n);
+            }
+        }
     }
 }
 
@@ -366,6 +653,7 @@ impl<'a> PosBuilder<'a> {
         self.done = None;
         SourceMap {
             root: self.root.take(),
+            pending: Vec::new(),
         }
     }
 

@@ -17,7 +17,7 @@ use crate::text::read_error::{MAX_BYTES, MAX_STREAM_JSON};
 use serde_json::Value;
 
 use crate::text::node_index::{Kind, NodeIndex, NONE};
-use crate::text::source_map::{NodeStyle, PathSeg, PosChildren, PosNode, Range, SourceMap};
+use crate::text::source_map::{Move, NodeStyle, PathSeg, Point, PosChildren, Range, Shift, SourceMap};
 
 /// A text read with its index: what [`splice`] needs of the previous text.
 ///
@@ -268,8 +268,12 @@ pub fn splice(prev: &mut IndexedText, new: &str) -> Option<Spliced> {
             nd.key = shift(nd.key);
         }
     }
+    // Every document's nodes after the edit move (when read, or every few edits).
     if let (Some(moves), Some(maps)) = (moves, prev.maps.as_mut()) {
-        moves.apply(maps, d);
+        let moves = std::sync::Arc::new(moves);
+        for (i, m) in maps.iter_mut().enumerate() {
+            m.push(moves.clone(), i == d);
+        }
     }
     prev.text.replace_range(c.from..c.old_to, &new[c.from..c.new_to]);
     debug_assert_eq!(prev.text, new);
@@ -287,14 +291,6 @@ struct Edit<'t> {
     new_region_end: usize,
     key_col: usize,
     start_col: usize,
-}
-
-/// A point of a text in a [`Range`]'s units: 1-based line and UTF-16 column, UTF-16 offset.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Point {
-    line: u32,
-    col: u32,
-    off: u32,
 }
 
 /// Points of one text from the start of a line whose point is known on: what a splice
@@ -337,30 +333,6 @@ fn start_of(r: &Range) -> Point {
     Point { line: r.start_line, col: r.start_column, off: r.start_offset }
 }
 
-fn set_end(r: &mut Range, p: Point) {
-    r.end_line = p.line;
-    r.end_column = p.col;
-    r.end_offset = p.off;
-}
-
-/// How a splice moves the nodes of the positions: everything from the end of the re-read
-/// lines on shifts by the edit's length (and line count); the scalar and its ancestors'
-/// ends, which stand on those lines, are set anew.
-struct Moves {
-    /// Points at or after `from` (old text) move by `lines`/`units` (`cols` on the line of
-    /// `from` itself); bytes at or after `from_byte` by `bytes`.
-    from: Point,
-    lines: i64,
-    units: i64,
-    cols: i64,
-    from_byte: usize,
-    bytes: i64,
-    path: Vec<PathSeg>,
-    /// The scalar's value range, bytes and style.
-    scalar: (Range, (usize, usize), NodeStyle),
-    /// Per ancestor (from the root): its new value end (when it was the scalar's), and its head.
-    ancestors: Vec<(Option<(Point, usize)>, Range)>,
-}
 
 /// The end of the line holding `byte`, trailing blanks left out (never before `byte`): as
 /// the position builder's heads end.
@@ -372,7 +344,7 @@ fn head_line_end(text: &str, byte: usize) -> usize {
 
 /// Plans how the positions of the document `map` move when the scalar at `path` is
 /// re-read; `None` when they do not fit the plan (the caller reads the text whole).
-fn plan_moves(map: &SourceMap, path: Vec<PathSeg>, e: &Edit<'_>) -> Option<Moves> {
+fn plan_moves(map: &SourceMap, path: Vec<PathSeg>, e: &Edit<'_>) -> Option<Shift> {
     let old_node = map.get(&path)?;
     if !matches!(old_node.children, PosChildren::Leaf) || old_node.value_bytes.0 != e.start {
         return None;
@@ -409,89 +381,19 @@ fn plan_moves(map: &SourceMap, path: Vec<PathSeg>, e: &Edit<'_>) -> Option<Moves
         };
         ancestors.push((end, head));
     }
-    Some(Moves {
-        from: old_end,
-        lines: new_end.line as i64 - old_end.line as i64,
-        units: new_end.off as i64 - old_end.off as i64,
-        cols: new_end.col as i64 - old_end.col as i64,
-        from_byte: e.region_end,
-        bytes: e.new_region_end as i64 - e.region_end as i64,
+    Some(Shift {
+        moved: Move {
+            from: old_end,
+            lines: new_end.line as i64 - old_end.line as i64,
+            units: new_end.off as i64 - old_end.off as i64,
+            cols: new_end.col as i64 - old_end.col as i64,
+            from_byte: e.region_end,
+            bytes: e.new_region_end as i64 - e.region_end as i64,
+        },
         path,
         scalar: (scalar_range, scalar_bytes, style),
         ancestors,
     })
-}
-
-impl Moves {
-    fn point(&self, line: &mut u32, col: &mut u32, off: &mut u32) {
-        if *off >= self.from.off {
-            if *line == self.from.line {
-                *col = (*col as i64 + self.cols) as u32;
-            }
-            *line = (*line as i64 + self.lines) as u32;
-            *off = (*off as i64 + self.units) as u32;
-        }
-    }
-
-    fn range(&self, r: &mut Range) {
-        self.point(&mut r.start_line, &mut r.start_column, &mut r.start_offset);
-        self.point(&mut r.end_line, &mut r.end_column, &mut r.end_offset);
-    }
-
-    fn byte(&self, b: &mut usize) {
-        if *b >= self.from_byte {
-            *b = (*b as i64 + self.bytes) as usize;
-        }
-    }
-
-    /// Moves every node of `maps` (document `doc` holds the scalar).
-    fn apply(self, maps: &mut [SourceMap], doc: usize) {
-        let mut stack: Vec<&mut PosNode> = maps.iter_mut().filter_map(|m| m.root.as_mut()).collect();
-        while let Some(n) = stack.pop() {
-            let PosNode { key, value, head, children, key_bytes, value_bytes, .. } = n;
-            // A node that ends before the re-read lines (and so does all it holds) stays.
-            if value.end_offset < self.from.off && key.is_none_or(|k| k.end_offset < self.from.off) {
-                continue;
-            }
-            if let Some(k) = key.as_mut() {
-                self.range(k);
-            }
-            self.range(value);
-            self.range(head);
-            if let Some((a, b)) = key_bytes.as_mut() {
-                self.byte(a);
-                self.byte(b);
-            }
-            self.byte(&mut value_bytes.0);
-            self.byte(&mut value_bytes.1);
-            match children {
-                PosChildren::Map(m) => stack.extend(m.values_mut()),
-                PosChildren::Seq(v) => stack.extend(v.iter_mut()),
-                PosChildren::Leaf => {}
-            }
-        }
-        // The scalar's ancestors and the scalar, set anew.
-        let Some(mut node) = maps.get_mut(doc).and_then(|m| m.root.as_mut()) else { return };
-        for (depth, (end, head)) in self.ancestors.iter().enumerate() {
-            if let Some((p, b)) = end {
-                set_end(&mut node.value, *p);
-                node.value_bytes.1 = *b;
-            }
-            node.head = *head;
-            let next = match (&mut node.children, &self.path[depth]) {
-                (PosChildren::Map(m), PathSeg::Key(k)) => m.get_mut(k),
-                (PosChildren::Seq(v), PathSeg::Index(i)) => v.get_mut(*i),
-                _ => None,
-            };
-            let Some(next) = next else { return };
-            node = next;
-        }
-        let (range, bytes, style) = self.scalar;
-        node.value = range;
-        node.head = range;
-        node.value_bytes = bytes;
-        node.style = style;
-    }
 }
 
 /// Where the scalar `region` ends (bytes into it) and how it is written, read as
@@ -657,6 +559,22 @@ mod tests {
         assert_eq!(maps.len(), fresh.len());
         for (m, (_, f)) in maps.iter().zip(&fresh) {
             assert_eq!(m, f, "positions after the edit to {:?}", new);
+            // Every node read as the editor reads it (moved by the shifts not yet applied).
+            let mut paths = vec![Vec::new()];
+            let mut i = 0;
+            while i < paths.len() {
+                let path: Vec<PathSeg> = paths[i].clone();
+                let placed = |m: &SourceMap| m.get(&path).map(|p| (p.key, p.value, p.head, p.key_bytes, p.value_bytes, p.style));
+                assert_eq!(placed(m), placed(f), "{:?} after the edit to {:?}", path, new);
+                if let Some(n) = f.get(&path) {
+                    match n.children {
+                        PosChildren::Map(c) => paths.extend(c.keys().map(|k| [path.clone(), vec![PathSeg::Key(k.clone())]].concat())),
+                        PosChildren::Seq(c) => paths.extend((0..c.len()).map(|k| [path.clone(), vec![PathSeg::Index(k)]].concat())),
+                        PosChildren::Leaf => {}
+                    }
+                }
+                i += 1;
+            }
         }
     }
 
@@ -707,6 +625,44 @@ mod tests {
         for n in [&one, &two, &three, &four, &five] {
             assert!(splice(&mut t, n).is_some(), "{:?}", n);
             assert_positions(&t, n);
+        }
+        // Many edits, more than a map keeps shifts of before it moves its nodes, in three
+        // documents, some adding lines.
+        let stream = "---\na:\n  b: 1\n  r: \"x\"\n---\nc: [1]\nd: 'q'\n---\ne: z\n";
+        let mut t = IndexedText::read_with_positions(stream).unwrap();
+        let mut text = stream.to_string();
+        for i in 0..3 * crate::text::source_map::MAX_PENDING {
+            let next = match i % 4 {
+                0 => text.replacen("b: 1", "b: 12", 1).replacen("b: 12", &format!("b: 1{}", "2".repeat(i % 7)), 1),
+                1 => text.replacen("r: \"x", "r: \"x\n    y", 1),
+                2 => text.replacen("d: 'q", "d: 'qé", 1),
+                _ => text.replacen("e: z", "e: zz", 1),
+            };
+            if next == text || splice(&mut t, &next).is_none() {
+                continue;
+            }
+            text = next;
+            assert_positions(&t, &text);
+        }
+        assert!(t.text.len() > stream.len() + 40, "{:?}", t.text);
+        // Typing along one line (the moves a map adds up): characters in, some out, in
+        // scalars of two documents and before a comment.
+        let stream = "---\na:\n  r: 'x'\n  n: 1\n---\nc: plain # note\nd: 2\n";
+        let mut t = IndexedText::read_with_positions(stream).unwrap();
+        let mut text = stream.to_string();
+        for i in 0..4 * crate::text::source_map::MAX_PENDING {
+            let next = match (i / 10 % 2, i % 3) {
+                (0, 0) => text.replacen("r: 'x", "r: 'xé", 1),
+                (0, _) => text.replacen("c: plain", "c: plainq", 1),
+                (_, 0) => text.replacen("r: 'xé", "r: 'x", 1),
+                _ => text.replacen("c: plainq", "c: plain", 1),
+            };
+            if next == text {
+                continue;
+            }
+            assert!(splice(&mut t, &next).is_some(), "{:?}", next);
+            text = next;
+            assert_positions(&t, &text);
         }
     }
 
