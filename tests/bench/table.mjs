@@ -27,7 +27,7 @@ const LABELS = {
   compile_process: 'create in a fresh `crdlab batch` process, start-up subtracted',
   read_yaml: '↳ of which reading the YAML',
   recompile: 're-compile after a one-rule edit',
-  recompile_value: '↳ of which compiling the JSON',
+  recompile_value: '↳ the edited JSON compiled through the cache alone, no nodes kept',
   playground_edit: "playground CRD edit (view::Workspace, native)",
   validate: 'validate an example object',
   evaluate: 'evaluate',

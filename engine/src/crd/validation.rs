@@ -59,7 +59,7 @@ pub fn validate_crd_with(
             "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead",
         ));
     }
-    let warnings = format_warnings(&spec, kube);
+    let warnings = format_warnings(&spec, kube, rules);
     (errs, warnings)
 }
 
@@ -2692,13 +2692,17 @@ fn format_recognized(format: &str, kube: KubeVersion) -> bool {
 /// per node — the same format on 19 fields is 19 warnings, as the strategy appends one per
 /// node it visits and nothing removes repeats (from 1.34 on string fields; from 1.36 on
 /// every type, see `collect_formats`).
-fn format_warnings(spec: &InternalSpec<'_>, kube: KubeVersion) -> Vec<String> {
+fn format_warnings(spec: &InternalSpec<'_>, kube: KubeVersion, rules: &mut RuleCompiler<'_>) -> Vec<String> {
     if !kube.has(Feature::FormatWarnings) {
         return Vec::new();
     }
     let mut found: Vec<String> = Vec::new();
     for s in spec.schemas() {
-        collect_formats(s, kube, &mut found);
+        found.extend(rules.format_warnings(s, kube, || {
+            let mut found = Vec::new();
+            collect_formats(s, kube, &mut found);
+            found
+        }).iter().cloned());
     }
     found
         .into_iter()

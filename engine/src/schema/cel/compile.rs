@@ -999,6 +999,9 @@ pub struct RuleCache {
     skeletons: FastMap<u128, (Rc<Skeleton>, u64)>,
     /// The CRD checks of one schema ([`RuleCompiler::checks`]).
     checks: FastMap<ChecksKey, (KeptChecks, u64)>,
+    /// What a schema's `format`s warn of, by its shape and the release
+    /// ([`RuleCompiler::format_warnings`]).
+    formats: FastMap<(u128, crate::version::KubeVersion), (Rc<Vec<String>>, u64)>,
     generation: u64,
     capacity: usize,
     /// Rules taken from the cache / compiled, since the cache was made.
@@ -1027,6 +1030,7 @@ impl RuleCache {
             sets: FastMap::default(),
             skeletons: FastMap::default(),
             checks: FastMap::default(),
+            formats: FastMap::default(),
             generation: 1,
             capacity,
             hits: 0,
@@ -1065,6 +1069,7 @@ impl RuleCache {
         evict(&mut self.sets, |(_, used)| *used);
         evict(&mut self.skeletons, |(_, used)| *used);
         evict(&mut self.checks, |(_, used)| *used);
+        evict(&mut self.formats, |(_, used)| *used);
         self.generation += 1;
     }
 
@@ -1143,6 +1148,25 @@ impl<'c> RuleCompiler<'c> {
     }
 
     /// The CRD checks kept for `key` (of `schema`), if a compile computed them.
+    /// What `collect` finds in `schema` for `kube` (the formats it warns of), kept by the
+    /// schema's shape (`format` and `type` are part of it): a version an edit did not reach
+    /// is not walked again.
+    pub fn format_warnings(
+        &mut self,
+        schema: &JsonSchemaProps,
+        kube: crate::version::KubeVersion,
+        collect: impl FnOnce() -> Vec<String>,
+    ) -> Rc<Vec<String>> {
+        if self.cache.single_use {
+            return Rc::new(collect());
+        }
+        let key = (self.fingerprints.of_shape(schema), kube);
+        let generation = self.cache.generation;
+        let (found, used) = self.cache.formats.entry(key).or_insert_with(|| (Rc::new(collect()), generation));
+        *used = generation;
+        found.clone()
+    }
+
     pub fn cached_checks(&mut self, key: &ChecksKey, schema: &JsonSchemaProps) -> Option<SchemaChecks> {
         let generation = self.cache.generation;
         let (kept, used) = self.cache.checks.get_mut(key)?;
