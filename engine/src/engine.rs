@@ -118,14 +118,18 @@ struct Earlier {
 }
 
 /// Earlier compiles kept ([`Engine::earlier`]): one per release, the releases a playground
-/// compiles each edit for.
-const MAX_EARLIER: usize = 16;
+/// compiles each edit for. None in the npm module, whose decoder does not keep nodes (it
+/// leaves out `schema_decode` for its size budget).
+const MAX_EARLIER: usize = if cfg!(feature = "wasm") { 0 } else { 16 };
 /// Edits an earlier compile is kept across; after more, the next compile decodes all.
 const MAX_EARLIER_EDITS: usize = 64;
 
 /// What became of the last text's reading: each earlier compile learns of a spliced edit;
 /// none outlives a whole reading.
 fn note_reading(earlier: &mut Vec<Earlier>, spliced: Option<crate::text::splice::Spliced>) {
+    if MAX_EARLIER == 0 {
+        return;
+    }
     match spliced {
         Some(s) => {
             earlier.retain(|e| e.edits.len() < MAX_EARLIER_EDITS);
@@ -241,6 +245,13 @@ impl Engine {
 
     /// An engine that keeps where the nodes of the last CRD text stand
     /// ([`Engine::crd_source`]): the playground's, which shows ranges in that text.
+    /// Whether the last text keeps its positions: never in the npm module, whose API reads
+    /// positions afresh and has no workspace (so the moving of kept positions is left out of
+    /// it, for its size budget).
+    fn keeps_positions(&self) -> bool {
+        !cfg!(feature = "wasm") && self.keep_positions
+    }
+
     pub fn with_positions() -> Engine {
         Engine {
             keep_positions: true,
@@ -338,14 +349,14 @@ impl Engine {
                             if let Some(s) = prev.splice_at(text) {
                                 self.texts_spliced += 1;
                                 note_reading(&mut self.earlier, Some(s));
-                            } else if self.keep_positions {
+                            } else if self.keeps_positions() {
                                 read_text(&mut self.last_text, text, &mut self.texts_spliced, true, &mut self.earlier)?;
                             } else {
                                 // The last text stays another text's reading.
                                 return Ok(c);
                             }
                         }
-                    } else if self.keep_positions {
+                    } else if self.keeps_positions() {
                         read_text(&mut self.last_text, text, &mut self.texts_spliced, true, &mut self.earlier)?;
                     }
                     // The last text is this one's reading: the hit is its compile.
@@ -362,6 +373,7 @@ impl Engine {
             Some(o) => Some(o.value().map_err(|e| LoadError::new(format!("old CRD: {}", e)))?),
             None => None,
         };
+        let positions = self.keeps_positions();
         let cc = &mut self.compile_cache;
         let mut doc = None;
         let compiled = match crd {
@@ -369,9 +381,12 @@ impl Engine {
             // compiled keeping what the edits since an earlier compile of it did not reach.
             CrdInput::File { text, .. } | CrdInput::Text(text) => {
                 let earlier = &mut self.earlier;
-                read_text(&mut self.last_text, text, &mut self.texts_spliced, self.keep_positions, earlier).and_then(|docs| {
+                read_text(&mut self.last_text, text, &mut self.texts_spliced, positions, earlier).and_then(|docs| {
                     let i = choose_crd_document(docs)?;
                     doc = Some(i);
+                    if MAX_EARLIER == 0 {
+                        return CompiledCrd::from_value_cached(&docs[i], old_value.as_deref(), kube, cc);
+                    }
                     let before = earlier.iter().find(|e| e.kube == kube && e.doc == i && e.edits.iter().all(|s| s.doc == i));
                     let edits: Vec<Vec<crate::text::source_map::PathSeg>> =
                         before.map(|e| e.edits.iter().map(|s| s.path.clone()).collect()).unwrap_or_default();
@@ -391,6 +406,9 @@ impl Engine {
     /// `compiled` is the last text's reading compiled for `kube`: the earlier compile the
     /// next edit's compile for `kube` takes nodes from.
     fn remember(&mut self, kube: KubeVersion, doc: usize, compiled: Arc<CompiledCrd>) {
+        if MAX_EARLIER == 0 {
+            return;
+        }
         self.earlier.retain(|e| e.kube != kube);
         if self.earlier.len() >= MAX_EARLIER {
             self.earlier.remove(0);

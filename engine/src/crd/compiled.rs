@@ -135,7 +135,7 @@ impl CompiledCrd {
         kube: KubeVersion,
         cache: &mut CompileCache,
     ) -> Result<CompiledCrd, LoadError> {
-        Self::from_value_reusing(v, old, kube, cache, None)
+        Self::from_value_decoded(decode_crd(v)?, v, old, kube, cache)
     }
 
     /// [`CompiledCrd::from_value_cached`] of an edit of the CRD `earlier` compiled: `v` is
@@ -156,6 +156,17 @@ impl CompiledCrd {
             dirty,
         });
         let crd = crate::crd::load::decode_crd_reusing(v, reuse.as_ref())?;
+        Self::from_value_decoded(crd, v, old, kube, cache)
+    }
+
+    /// The compile of `crd`, decoded from `v`, as an update of `old` when given.
+    fn from_value_decoded(
+        crd: CustomResourceDefinition,
+        v: &Value,
+        old: Option<&Value>,
+        kube: KubeVersion,
+        cache: &mut CompileCache,
+    ) -> Result<CompiledCrd, LoadError> {
         let preexisting = match old {
             Some(o) => {
                 let old_crd =

@@ -129,7 +129,7 @@ impl PosNode {
 /// (a keystroke's answer reads a few hundred nodes of a CRD's hundred thousand). Every
 /// [`MAX_PENDING`] shifts the nodes are moved at once ([`SourceMap::settle`]). `root` holds
 /// the nodes as last settled: read them through `get` and `nearest`.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct SourceMap {
     /// `None` for an empty document.
     pub root: Option<PosNode>,
@@ -140,6 +140,13 @@ pub struct SourceMap {
 
 /// Shifts a map keeps before it moves its nodes ([`SourceMap::settle`]).
 pub const MAX_PENDING: usize = 32;
+
+/// A map prints its nodes as they were last settled.
+impl std::fmt::Debug for SourceMap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SourceMap").field("root", &self.root).field("pending", &self.pending.len()).finish()
+    }
+}
 
 /// Two maps are equal when their nodes stand at the same places.
 impl PartialEq for SourceMap {
@@ -165,7 +172,6 @@ pub(crate) struct Point {
 /// points from `from` on (old text) move by `lines`/`units` (`cols` on the line of `from`
 /// itself), bytes from `from_byte` on by `bytes`; the scalar at `path` and its ancestors'
 /// ends and heads, which stand on the re-read lines, are set anew.
-#[derive(Debug)]
 pub(crate) struct Shift {
     pub(crate) moved: Move,
     pub(crate) path: Vec<PathSeg>,
@@ -176,7 +182,7 @@ pub(crate) struct Shift {
 }
 
 /// Where a node stands: its positions, without its children.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy)]
 struct Spot {
     key: Option<Range>,
     value: Range,
@@ -196,7 +202,7 @@ impl Spot {
 }
 
 /// How the nodes after an edit move ([`Shift`] without what it sets anew).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub(crate) struct Move {
     pub(crate) from: Point,
     pub(crate) lines: i64,
@@ -301,7 +307,7 @@ impl Shift {
 }
 
 /// A node as it stands in the text now (see [`SourceMap`]): its positions and its children.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct Placed<'m> {
     pub key: Option<Range>,
     pub value: Range,

@@ -120,7 +120,7 @@ impl Change {
 }
 
 /// The scalar a splice read again: its document (index in the stream) and its path there.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct Spliced {
     pub doc: usize,
     pub path: Vec<PathSeg>,

@@ -862,7 +862,8 @@ impl BuildCtx<'_, '_> {
         let Some(t) = ty else {
             return (Type::Dyn, self.types.of(&Type::Dyn));
         };
-        let Some(addr) = type_address(t) else {
+        // (The npm module names each time: the memo's code is not worth its size there.)
+        let Some(addr) = type_address(t).filter(|_| !cfg!(feature = "wasm")) else {
             let named = name(t);
             let f = self.types.of(&named);
             return (named, f);
@@ -1061,6 +1062,15 @@ impl RuleCache {
         // The least recently used go one at a time: an editor's compiles each add a few,
         // and freeing thirty rule trees at once made every eighth edit take twice as long.
         fn evict<K: Clone + Eq + std::hash::Hash, V>(m: &mut FastMap<K, V>, used: impl Fn(&V) -> u64) {
+            // (The npm module, whose compiles are a tool's, not an editor's keystrokes, keeps
+            // the smaller code: all but the last compile's go at once.)
+            if cfg!(feature = "wasm") {
+                if m.len() > MAX_SETS {
+                    let last = m.values().map(&used).max().unwrap_or(0);
+                    m.retain(|_, v| used(v) == last);
+                }
+                return;
+            }
             while m.len() > MAX_SETS {
                 let Some(oldest) = m.iter().min_by_key(|(_, v)| used(v)).map(|(k, _)| k.clone()) else { break };
                 m.remove(&oldest);
@@ -1157,7 +1167,9 @@ impl<'c> RuleCompiler<'c> {
         kube: crate::version::KubeVersion,
         collect: impl FnOnce() -> Vec<String>,
     ) -> Rc<Vec<String>> {
-        if self.cache.single_use {
+        // The npm module keeps no node between compiles (no `schema_decode`): nothing to
+        // gain there for its size.
+        if self.cache.single_use || cfg!(feature = "wasm") {
             return Rc::new(collect());
         }
         let key = (self.fingerprints.of_shape(schema), kube);
