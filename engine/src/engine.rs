@@ -141,8 +141,29 @@ fn note_reading(earlier: &mut Vec<Earlier>, spliced: Option<crate::text::splice:
     }
 }
 
-/// The documents of `text`: those of `last` when it is the same text, `last`'s with one
-/// scalar re-read when the edit allows ([`crate::text::splice::splice`]), or the whole text
+/// `prev` made the reading of `text` by re-reading the scalars the edit changed (one, or a
+/// few apart: not in the npm module, whose size is budgeted and whose API reads each text
+/// once), each earlier compile told of them; false when `text` must be read whole (`prev`
+/// may then be the reading of a text between the two).
+fn splice_edit(prev: &mut IndexedText, text: &str, spliced_count: &mut u64, earlier: &mut Vec<Earlier>) -> bool {
+    let all = match prev.splice_at(text) {
+        Some(s) => vec![s],
+        None if !cfg!(feature = "wasm") => match crate::text::splice::splice_hunks(prev, text) {
+            Some(all) => all,
+            None => return false,
+        },
+        None => return false,
+    };
+    *spliced_count += all.len() as u64;
+    for s in all {
+        note_reading(earlier, Some(s));
+    }
+    true
+}
+
+/// The documents of `text`: those of `last` when it is the same text, `last`'s with the
+/// scalars the edit changed re-read when it allows ([`crate::text::splice::splice`], one
+/// scalar, or [`crate::text::splice::splice_hunks`], a few apart), or the whole text
 /// read; `last` becomes `text`'s reading (nothing when it cannot be read).
 fn read_text<'l>(
     last: &'l mut Option<IndexedText>,
@@ -153,15 +174,7 @@ fn read_text<'l>(
 ) -> Result<&'l [Value], LoadError> {
     let spliced = match last.as_mut() {
         Some(prev) if bytes::same(prev.text.as_bytes(), text.as_bytes()) => true,
-        Some(prev) => {
-            let s = prev.splice_at(text);
-            *spliced_count += s.is_some() as u64;
-            let ok = s.is_some();
-            if ok {
-                note_reading(earlier, s);
-            }
-            ok
-        }
+        Some(prev) => splice_edit(prev, text, spliced_count, earlier),
         None => false,
     };
     if !spliced {
@@ -345,11 +358,10 @@ impl Engine {
                 // (or is read again, when it keeps positions: they must be this text's).
                 if let CrdInput::Text(text) | CrdInput::File { text, .. } = crd {
                     if let Some(prev) = self.last_text.as_mut() {
-                        if !bytes::same(prev.text.as_bytes(), text.as_bytes()) {
-                            if let Some(s) = prev.splice_at(text) {
-                                self.texts_spliced += 1;
-                                note_reading(&mut self.earlier, Some(s));
-                            } else if self.keeps_positions() {
+                        if !bytes::same(prev.text.as_bytes(), text.as_bytes())
+                            && !splice_edit(prev, text, &mut self.texts_spliced, &mut self.earlier)
+                        {
+                            if self.keeps_positions() {
                                 read_text(&mut self.last_text, text, &mut self.texts_spliced, true, &mut self.earlier)?;
                             } else {
                                 // The last text stays another text's reading.

@@ -226,7 +226,7 @@ fn replace_first(text: &str, after: Option<&str>, from: &str, to: &str) -> Optio
 }
 
 /// The edits an editor makes, each on the text the previous one left: (what, the edited
-/// text, whether it lies inside one scalar).
+/// text, whether it lies inside scalars, one or a few apart).
 fn text_edit_series(text: &str) -> Vec<(&'static str, String, bool)> {
     let mut series: Vec<(&str, String, bool)> = Vec::new();
     let mut last = text.to_string();
@@ -242,6 +242,20 @@ fn text_edit_series(text: &str) -> Vec<(&'static str, String, bool)> {
         let at = find_line(t, "maxLength: ")?;
         Some(replace_line(t, at, |l| format!("{}1", l)))
     }, true);
+    // Several scalars apart in one edit (a pasted file, edits made while the engine was
+    // busy): each re-read (`text::splice::splice_hunks`).
+    push("a rule and the last maxLength at once", &|t| {
+        let t = edit_rule(t, 11)?;
+        let at = t.rfind("maxLength: ")?;
+        Some(replace_line(&t, at, |l| format!("{}5", l)))
+    }, true);
+    push("the name, a rule and the last maxLength at once", &|t| {
+        let t = replace_first(t, None, "\n  name: ", "\n  name: x")?;
+        let t = edit_rule(&t, 12)?;
+        let at = t.rfind("maxLength: ")?;
+        Some(replace_line(&t, at, |l| format!("{}6", l)))
+    }, true);
+    push("the name back", &|t| replace_first(t, None, "\n  name: x", "\n  name: "), true);
     // Scalars inside the schemas: the compile after each keeps the nodes the edit did not
     // reach (`CompiledCrd::from_value_reusing`), and must answer as a fresh one.
     push("a type", &|t| edit_type(t), false);
@@ -293,8 +307,8 @@ fn text_edit_series(text: &str) -> Vec<(&'static str, String, bool)> {
 }
 
 /// Edits an editor makes, each sent after the previous one to one engine (which re-reads
-/// a text edited inside one scalar by re-reading that scalar: `text::splice`), each
-/// answered as a fresh compile of the edited text answers; the ones inside one scalar are
+/// a text edited inside scalars by re-reading those scalars: `text::splice`), each
+/// answered as a fresh compile of the edited text answers; the ones inside scalars are
 /// spliced.
 #[test]
 fn text_edits_answer_as_fresh_reads() {
@@ -305,7 +319,7 @@ fn text_edits_answer_as_fresh_reads() {
             continue;
         };
         let objects: Vec<_> = objects(crd, &shared().join("vectors").join(vectors)).into_iter().take(1).collect();
-        // (what, the edited text, whether it lies inside one scalar)
+        // (what, the edited text, whether it lies inside scalars)
         let series = text_edit_series(&text);
         let mut engine = Engine::new();
         // An engine reads its first text without an index (the fast path); a text that
@@ -333,7 +347,7 @@ fn text_edits_answer_as_fresh_reads() {
                 checked += 1;
             }
             if series.iter().any(|(w, _, scalar)| w == what && *scalar) {
-                assert_eq!(engine.texts_spliced, spliced_before + 1, "{}: {:?} was not spliced", crd, what);
+                assert!(engine.texts_spliced > spliced_before, "{}: {:?} was not spliced", crd, what);
             }
         }
     }

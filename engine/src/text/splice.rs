@@ -119,6 +119,86 @@ impl Change {
     }
 }
 
+/// The stretches an edit changed, first to last, when it changed several places apart (a
+/// paste of an edited file, an undo of several edits, edits made while the engine was busy):
+/// each is `old[from..old_to]` becoming `new[new_from..new_to]`, and the texts are equal
+/// between them. Found line by line: a stretch of differing lines ends where the next
+/// [`RESYNC_LINES`] lines of both texts agree again, looked for within [`MAX_HUNK_LINES`]
+/// lines of either side. `None` when the edit is one stretch, or not a few small ones
+/// (then the caller reads the whole text).
+pub fn hunks(old: &str, new: &str) -> Option<Vec<Hunk>> {
+    let c = Change::between(old, new);
+    // Whole lines around the change (the texts are equal before `from` and after the ends).
+    let lo = old[..c.from].rfind('\n').map_or(0, |i| i + 1);
+    let old_hi = line_end(old, c.old_to);
+    let new_hi = c.new_to + (old_hi - c.old_to);
+    let a: Vec<&str> = old[lo..old_hi].split_inclusive('\n').collect();
+    let b: Vec<&str> = new[lo..new_hi].split_inclusive('\n').collect();
+    let agree = |i: usize, j: usize| -> bool {
+        let k = RESYNC_LINES.min(a.len() - i).min(b.len() - j);
+        // At the end of both, or the next lines equal.
+        (k == 0 && i == a.len() && j == b.len()) || (k > 0 && (0..k).all(|t| a[i + t] == b[j + t]) && (k == RESYNC_LINES || (i + k == a.len() && j + k == b.len())))
+    };
+    let (mut out, mut i, mut j) = (Vec::new(), 0, 0);
+    // Byte offsets of the current lines.
+    let (mut oa, mut ob) = (lo, lo);
+    while i < a.len() || j < b.len() {
+        if i < a.len() && j < b.len() && a[i] == b[j] {
+            oa += a[i].len();
+            ob += b[j].len();
+            i += 1;
+            j += 1;
+            continue;
+        }
+        // The nearest place where both agree again (fewest lines skipped in all).
+        let (di, dj) = (0..=2 * MAX_HUNK_LINES)
+            .flat_map(|sum| (0..=sum).map(move |di| (di, sum - di)))
+            .filter(|&(di, dj)| di <= MAX_HUNK_LINES && dj <= MAX_HUNK_LINES && i + di <= a.len() && j + dj <= b.len())
+            .find(|&(di, dj)| (di, dj) != (0, 0) && agree(i + di, j + dj))?;
+        let la: usize = a[i..i + di].iter().map(|l| l.len()).sum();
+        let lb: usize = b[j..j + dj].iter().map(|l| l.len()).sum();
+        if out.len() == MAX_HUNKS {
+            return None;
+        }
+        out.push(Hunk { from: oa, old_to: oa + la, new_from: ob, new_to: ob + lb });
+        (oa, ob, i, j) = (oa + la, ob + lb, i + di, j + dj);
+    }
+    (out.len() > 1).then_some(out)
+}
+
+/// Lines both texts must agree on after a stretch of [`hunks`] (or both end).
+const RESYNC_LINES: usize = 3;
+/// Lines a stretch of [`hunks`] may span on either side.
+const MAX_HUNK_LINES: usize = 24;
+/// Stretches [`hunks`] finds at most.
+const MAX_HUNKS: usize = 16;
+
+/// One changed stretch of [`hunks`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hunk {
+    pub from: usize,
+    pub old_to: usize,
+    pub new_from: usize,
+    pub new_to: usize,
+}
+
+/// [`splice`] of each stretch of [`hunks`] in turn, when an edit changed several scalars
+/// apart: the scalars read again, first to last. `None` when one of them cannot be spliced;
+/// `prev` may then be the reading of a text between the two, and `new` must be read whole.
+pub fn splice_hunks(prev: &mut IndexedText, new: &str) -> Option<Vec<Spliced>> {
+    let hunks = hunks(&prev.text, new)?;
+    let old = prev.text.clone();
+    let mut out = Vec::with_capacity(hunks.len());
+    for h in &hunks {
+        // The new text up to this stretch's end, the old one after it.
+        let mut step = String::with_capacity(h.new_to + (old.len() - h.old_to));
+        step.push_str(&new[..h.new_to]);
+        step.push_str(&old[h.old_to..]);
+        out.push(splice(prev, &step)?);
+    }
+    Some(out)
+}
+
 /// The scalar a splice read again: its document (index in the stream) and its path there.
 #[derive(Clone)]
 pub struct Spliced {
@@ -712,6 +792,58 @@ mod tests {
         assert!(!check("a: {b: 1}\n", "a: {b: 2}\n"));
         assert!(!check("a: &x\n  b: 1\nc: *x\n", "a: &x\n  b: 2\nc: *x\n"));
         assert!(!check("a: |\n  x\n", "a: |\n  xy\n"));
+    }
+
+    /// A text of `n` numbered entries, each with a rule and a message (lines that repeat).
+    fn entries(n: usize) -> String {
+        (0..n).map(|i| format!("e{i}:\n  type: string\n  rule: self.size() > {i}\n  message: too short\n")).collect()
+    }
+
+    #[test]
+    fn an_edit_of_several_places_is_found_in_stretches() {
+        let old = entries(40);
+        // Two values far apart, one of them longer: two stretches, equal text between.
+        let new = old.replace("self.size() > 3\n", "self.size() > 33\n").replace("e30:\n  type: string\n  rule: self.size() > 30\n  message: too short", "e30:\n  type: string\n  rule: self.size() > 30\n  message: much too short");
+        let hs = hunks(&old, &new).expect("two stretches");
+        assert_eq!(hs.len(), 2, "{hs:?}");
+        let mut rebuilt = String::new();
+        let mut at = 0;
+        for h in &hs {
+            assert!(h.from >= at);
+            // Between the stretches the texts agree, and each stretch is a line or two.
+            assert_eq!(&old[at..h.from], &new[rebuilt.len()..h.new_from]);
+            rebuilt.push_str(&old[at..h.from]);
+            rebuilt.push_str(&new[h.new_from..h.new_to]);
+            assert!(new[h.new_from..h.new_to].lines().count() <= 2, "{:?}", &new[h.new_from..h.new_to]);
+            at = h.old_to;
+        }
+        rebuilt.push_str(&old[at..]);
+        assert_eq!(rebuilt, new);
+        // One stretch, or too many lines apart on one side: nothing to split.
+        assert_eq!(hunks(&old, &old.replace("> 7\n", "> 8\n")), None);
+        let inserted = old.replace("e5:\n", &format!("{}e5:\n", "x: 1\n".repeat(MAX_HUNK_LINES + 1))).replace("> 30\n", "> 31\n");
+        assert_eq!(hunks(&old, &inserted), None);
+    }
+
+    #[test]
+    fn scalars_apart_are_spliced_in_turn() {
+        let old = entries(40);
+        let new = old.replace("> 2\n", "> 22\n").replace("> 20\n", "> 2\n").replace("e39:\n  type: string\n  rule: self.size() > 39\n  message: too short", "e39:\n  type: string\n  rule: self.size() > 39\n  message: 'é short'");
+        for positions in [false, true] {
+            let mut t = if positions { IndexedText::read_with_positions(&old).unwrap() } else { IndexedText::read(&old).unwrap() };
+            let all = splice_hunks(&mut t, &new).expect("three scalars re-read");
+            let paths: Vec<String> = all.iter().map(|s| format!("{:?}", s.path)).collect();
+            assert_eq!(paths.len(), 3, "{paths:?}");
+            assert!(paths[0].contains("e2") && paths[1].contains("e20") && paths[2].contains("e39"), "{paths:?}");
+            assert_eq!(t.docs, read_documents(&new).unwrap());
+            if positions {
+                assert_positions(&t, &new);
+            }
+        }
+        // A key changed among them: not spliced, and the whole text is read instead.
+        let keyed = new.replace("e30:", "f30:");
+        let mut t = IndexedText::read(&old).unwrap();
+        assert!(splice_hunks(&mut t, &keyed).is_none());
     }
 
     #[test]
