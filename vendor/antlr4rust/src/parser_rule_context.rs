@@ -95,7 +95,10 @@ pub trait ParserRuleContext<'input>:
             .collect()
     }
 
-    fn get_token(&self, ttype: i32, pos: usize) -> Option<Rc<TerminalNode<'input, Self::Ctx>>> {
+    fn get_token(&self, ttype: i32, pos: usize) -> Option<Rc<TerminalNode<'input, Self::Ctx>>>
+    where
+        Self: Sized,
+    {
         self.get_children()
             // .filter(|it| it.deref().self_id() == TerminalNode::<'input, Self::Ctx>::id())
             .filter_map(|it| it.downcast_rc::<TerminalNode<'input, Self::Ctx>>().ok())
@@ -103,7 +106,10 @@ pub trait ParserRuleContext<'input>:
             .nth(pos)
     }
 
-    fn get_tokens(&self, ttype: i32) -> Vec<Rc<TerminalNode<'input, Self::Ctx>>> {
+    fn get_tokens(&self, ttype: i32) -> Vec<Rc<TerminalNode<'input, Self::Ctx>>>
+    where
+        Self: Sized,
+    {
         self.get_children()
             // .iter()
             .filter_map(|it| it.downcast_rc::<TerminalNode<'input, Self::Ctx>>().ok())

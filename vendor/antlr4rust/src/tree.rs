@@ -87,7 +87,10 @@ pub trait ParseTree<'input>: Tree<'input> {
     fn to_string_tree(
         &self,
         r: &dyn Recognizer<'input, TF = Self::TF, Node = Self::Ctx>,
-    ) -> String {
+    ) -> String
+    where
+        Self: Sized,
+    {
         trees::string_tree(self, r.get_rule_names())
     }
 }

@@ -264,7 +264,8 @@ impl ObjectRuns {
             "x-kubernetes-validations".into(),
             Value::Array(vec![rule.clone()]),
         );
-        let Ok(mut typed) = serde_json::from_value::<JsonSchemaProps>(schema) else {
+        // From the borrowed value, as a CRD is decoded (`crd::load`): one decoder in the wasm.
+        let Ok(mut typed) = <JsonSchemaProps as serde::Deserialize>::deserialize(&schema) else {
             return;
         };
         typed.compile();
@@ -449,7 +450,7 @@ fn compile_error_at(node: &Value, is_root: bool, rule: &Value, minor: u32) -> Op
             Value::Array(vec![rule.clone()]),
         );
     }
-    let mut typed = serde_json::from_value::<JsonSchemaProps>(n).ok()?;
+    let mut typed = <JsonSchemaProps as serde::Deserialize>::deserialize(&n).ok()?;
     typed.compile();
     let compiled = compile_node_rules(&typed, is_root, KubeVersion { minor });
     let c = compiled.first()?;
