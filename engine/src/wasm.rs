@@ -919,6 +919,37 @@ pub fn compile_expression(
     })
 }
 
+thread_local! {
+    /// `Expression.evaluate`'s numbers (engine/npm/wrap/core.js): the answer's three, then
+    /// the packed variables'. The JavaScript layer writes and reads them in place, through a
+    /// `Float64Array` over the module's memory ([`scratch`], [`memory`]): wasm-bindgen would
+    /// copy a slice argument in and out on every call.
+    static SCRATCH: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Makes the scratch buffer hold at least `len` numbers (keeping those it holds) and returns
+/// where it is in the module's memory; it stays there until a larger `len` is asked for.
+/// For the package's JavaScript layer; not part of the API.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = __scratch, skip_typescript)]
+pub fn scratch(len: usize) -> Result<usize, JsValue> {
+    let _call = enter()?;
+    Ok(SCRATCH.with(|s| {
+        let mut s = s.borrow_mut();
+        if s.len() < len {
+            s.resize(len, 0.0);
+        }
+        s.as_mut_ptr() as usize
+    }))
+}
+
+/// The module's memory (`WebAssembly.Memory`), for views of the scratch buffer.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = __memory, skip_typescript)]
+pub fn memory() -> JsValue {
+    wasm_bindgen::memory()
+}
+
 #[wasm_bindgen(js_class = Expression)]
 impl ExpressionHandle {
     /// Runs the compiled expression with `vars` (each a variable declared in `varTypes`;
@@ -977,20 +1008,45 @@ impl ExpressionHandle {
     }
 
     /// For the package's JavaScript layer: `evaluate` with the variables packed
-    /// (`wire::packed`). Writes what the answer is in `out` (`[code, number, actualCost]`)
-    /// and returns its text: code 0, the whole answer as JSON (a result that is not a plain
-    /// value); 1–6 a plain result (null, bool, int, uint, double, string: the number in
-    /// `out[1]`, the string returned); 7 `evalError` (its text returned); 8, the packing did
-    /// not fit the types, so the caller takes the JSON route.
+    /// (`wire::packed`): their `n` numbers in the scratch buffer ([`scratch`]) after its first
+    /// three, their strings in `text`. Writes what the answer is in the scratch's first three
+    /// numbers (`[code, number, actualCost]`) and returns its text: code 0, the whole answer
+    /// as JSON (a result that is not a plain value); 1–6 a plain result (null, bool, int,
+    /// uint, double, string: the number second, the string returned); 7 `evalError` (its text
+    /// returned); 8, the packing did not fit the types, so the caller takes the JSON route.
     #[doc(hidden)]
-    #[wasm_bindgen(js_name = __evaluatePacked, skip_typescript)]
-    pub fn evaluate_packed(&self, nums: &[f64], text: &str, out: &mut [f64]) -> Result<Option<String>, JsValue> {
+    #[wasm_bindgen(js_name = __evaluateScratch, skip_typescript)]
+    pub fn evaluate_scratch(&self, n: usize, text: &str) -> Result<Option<String>, JsValue> {
         let _call = enter()?;
+        SCRATCH.with(|s| {
+            let mut s = s.borrow_mut();
+            if n > s.len().saturating_sub(3) {
+                return Err(js_error("crdlab: __evaluateScratch: more numbers than the scratch buffer holds", "n", None));
+            }
+            let (out, nums) = s.split_at_mut(3);
+            self.evaluate_packed(&nums[..n], text, out)
+        })
+    }
+
+    /// The compile error (cel-go's text), when the expression does not compile.
+    #[wasm_bindgen(getter, js_name = compileError)]
+    pub fn compile_error(&self) -> Result<Option<String>, JsValue> {
+        let _call = enter()?;
+        let Some(answer) = self.compiled.as_ref().err() else {
+            return Ok(None);
+        };
+        Ok(["compileError", "programError", "panic"]
+            .iter()
+            .find_map(|k| answer.get(*k).and_then(Value::as_str))
+            .map(str::to_string))
+    }
+}
+
+impl ExpressionHandle {
+    /// [`ExpressionHandle::evaluate_scratch`] on its numbers and answer (`out`, three numbers).
+    fn evaluate_packed(&self, nums: &[f64], text: &str, out: &mut [f64]) -> Result<Option<String>, JsValue> {
         const JSON_ANSWER: f64 = 0.0;
         const NOT_PACKED: f64 = 8.0;
-        if out.len() < 3 {
-            return Err(js_error("crdlab: __evaluatePacked needs room for 3 numbers", "out", None));
-        }
         let values = match &self.compiled {
             Ok(c) => crate::wire::packed::unpack(c.decls(), nums, text).map(|v| (c, v)),
             Err(_) => None,
@@ -1019,19 +1075,6 @@ impl ExpressionHandle {
         serde_json::to_string(&answer)
             .map(Some)
             .map_err(|e| js_error(&format!("crdlab: cannot serialize the answer: {}", e), "answer", None))
-    }
-
-    /// The compile error (cel-go's text), when the expression does not compile.
-    #[wasm_bindgen(getter, js_name = compileError)]
-    pub fn compile_error(&self) -> Result<Option<String>, JsValue> {
-        let _call = enter()?;
-        let Some(answer) = self.compiled.as_ref().err() else {
-            return Ok(None);
-        };
-        Ok(["compileError", "programError", "panic"]
-            .iter()
-            .find_map(|k| answer.get(*k).and_then(Value::as_str))
-            .map(str::to_string))
     }
 }
 

@@ -370,6 +370,48 @@ test('Expression.evaluate packs plain variables without JSON, answering exactly 
   }
 });
 
+test('Expression.evaluate writes its numbers in the module\'s memory: growth, a grown memory, nested evaluations', () => {
+  // The packed numbers go into a buffer of the module's memory through a Float64Array
+  // (engine/npm/wrap/core.js): the buffer grows, the view is made again when the memory grew
+  // (during the packing or the evaluation), and an evaluation from a getter of the variables
+  // does not write over the one being packed. Each answers as the JSON route.
+  const varTypes = { xs: 'list(int)', k: 'int' };
+  const exprs = ['xs.map(v, v * k)', 'xs.exists(v, v == k)', 'size(xs) + k'];
+  for (const n of [0, 1, 253, 254, 1000, 70_000, 76_920, 76_921, 80_000]) {
+    const xs = Array.from({ length: n }, (_, i) => (i * 7919) % 1000);
+    for (const expr of exprs) {
+      const compiled = crdlab.compileExpression(expr, { varTypes });
+      for (const k of [3, -1]) {
+        assert.deepStrictEqual(compiled.evaluate({ xs, k }), crdlab.evaluate(expr, { xs, k }, { varTypes }), `${expr} ${n} ${k}`);
+      }
+      compiled.free();
+    }
+  }
+  const add = crdlab.compileExpression('x + 1', { varTypes: { x: 'int' } });
+  const outer = crdlab.compileExpression('x * 2 + size(xs)', { varTypes: { x: 'int', xs: 'list(int)' } });
+  let calls = 0;
+  const vars = {
+    get x() {
+      calls++;
+      // Nested: an evaluation, and enough allocation that the memory may grow.
+      const big = crdlab.compileExpression('xs.map(v, v + 1)', { varTypes: { xs: 'list(int)' } });
+      big.evaluate({ xs: Array.from({ length: 50_000 }, (_, i) => i) });
+      big.free();
+      return add.evaluate({ x: 20 }).value;
+    },
+    xs: Array.from({ length: 300 }, (_, i) => i),
+  };
+  const viaHandle = outer.evaluate(vars);
+  assert.ok(calls > 0);
+  // (The JSON route reads a getter from inside the module, where calling it again cannot work.)
+  assert.deepStrictEqual(viaHandle, crdlab.evaluate('x * 2 + size(xs)', { x: 21, xs: vars.xs }, { varTypes: { x: 'int', xs: 'list(int)' } }));
+  assert.equal(viaHandle.value, 342);
+  // The buffer still answers after all that.
+  assert.equal(add.evaluate({ x: 1 }).value, 2);
+  add.free();
+  outer.free();
+});
+
 test('malformed input throws a clear Error, never traps; the module keeps working', () => {
   const crd = crdlab.compile(CRD);
 

@@ -201,11 +201,13 @@ const CompiledCrd = handleClass('CompiledCrd', glue.CompiledCrd, 'compile', DEAD
 // every error, takes the JSON route, so answers and errors are the JSON route's.
 
 const packSpecs = new WeakMap(); // the glue's Expression -> its spec (null: JSON route only)
-const packedOut = new Float64Array(3);
 const TYPED = ['', 'null_type', 'bool', 'int', 'uint', 'double', 'string'];
 // The JSON route refuses a text over 3 MiB; a packed call stays far below it: a number
 // writes at most 26 characters of JSON, a UTF-16 code unit at most 6.
 const PACKED_JSON_BOUND = 2_000_000;
+// More numbers than this cannot pass that bound, whatever the text.
+const MAX_PACKED_NUMS = Math.floor(PACKED_JSON_BOUND / 26);
+const TOO_MANY = Symbol('crdlab.tooManyNumbers');
 const isPlainObject = (v) => {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
   const proto = Object.getPrototypeOf(v);
@@ -215,28 +217,60 @@ const wellFormed = typeof String.prototype.isWellFormed === 'function'
   ? (s) => s.isWellFormed()
   : (s) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
 
-/** Packs `v` by `spec` onto `nums` and `strs`; false when it does not pack. */
-function packValue(spec, v, nums, strs) {
+// The numbers are written straight into the module's memory, in a buffer the module keeps
+// (`__scratch`), through a Float64Array: wasm-bindgen would copy an array argument in, and
+// an answer array in and back, on every call. The buffer's first three numbers are the
+// answer's (`[code, number, actualCost]`), the variables' follow. A view of the memory is
+// detached when the memory grows (its length then reads 0) and is made again.
+let scratch = null; // { generation, memory, ptr, cap, view } of the current instance
+let buf = new Float64Array(0); // the view being written
+let at = 0; // where the next number goes
+let packing = false; // a getter of the variables that evaluates again takes the JSON route
+
+/** The scratch buffer's view, holding at least `min` numbers (those written kept). */
+function scratchView(min) {
+  let s = scratch;
+  if (s === null || s.generation !== generation || s.cap < min) {
+    const cap = Math.max(min, s !== null && s.generation === generation ? s.cap * 2 : 256);
+    const ptr = glue.__scratch(cap);
+    s = scratch = { generation, memory: glue.__memory(), ptr, cap, view: null };
+  } else if (s.view.length !== 0) {
+    return s.view;
+  }
+  return (s.view = new Float64Array(s.memory.buffer, s.ptr, s.cap));
+}
+
+/** Writes the next number. */
+function put(x) {
+  if (at >= buf.length) {
+    if (at - 3 >= MAX_PACKED_NUMS) throw TOO_MANY;
+    buf = scratchView(at + 1);
+  }
+  buf[at++] = x;
+}
+
+/** Packs `v` by `spec` (numbers written by `put`, strings onto `strs`); false when it does not pack. */
+function packValue(spec, v, strs) {
   switch (spec) {
     case 'int':
       if (!Number.isSafeInteger(v)) return false;
-      nums.push(v);
+      put(v);
       return true;
     case 'uint':
       if (!Number.isSafeInteger(v) || v < 0) return false;
-      nums.push(v);
+      put(v);
       return true;
     case 'double':
       if (typeof v !== 'number' || !Number.isFinite(v)) return false;
-      nums.push(v === 0 ? 0 : v);
+      put(v === 0 ? 0 : v);
       return true;
     case 'bool':
       if (typeof v !== 'boolean') return false;
-      nums.push(v ? 1 : 0);
+      put(v ? 1 : 0);
       return true;
     case 'string':
       if (typeof v !== 'string' || !wellFormed(v)) return false;
-      nums.push(v.length);
+      put(v.length);
       strs.push(v);
       return true;
   }
@@ -245,28 +279,47 @@ function packValue(spec, v, nums, strs) {
   if (spec[0] === 'list') {
     if (!Array.isArray(v)) return false;
     const n = v.length;
-    nums.push(n);
-    for (let i = 0; i < n; i++) if (!packValue(inner, v[i], nums, strs)) return false;
+    put(n);
+    for (let i = 0; i < n; i++) if (!packValue(inner, v[i], strs)) return false;
     return true;
   }
   if (spec[0] === 'map') {
     if (!isPlainObject(v)) return false;
     const keys = Object.keys(v);
-    nums.push(keys.length);
+    put(keys.length);
     for (const k of keys) {
       if (!wellFormed(k)) return false;
-      nums.push(k.length);
+      put(k.length);
       strs.push(k);
-      if (!packValue(inner, v[k], nums, strs)) return false;
+      if (!packValue(inner, v[k], strs)) return false;
     }
     return true;
   }
   return false;
 }
 
-/** The variables packed by the spec's declarations, or null (the JSON route). */
+/**
+ * The variables packed by the spec's declarations: their numbers in the scratch buffer
+ * (`at - 3` of them, after the answer's three) and the text returned; null for the JSON route.
+ */
 function packVars(spec, vars) {
-  const nums = [];
+  if (packing) return null;
+  packing = true;
+  try {
+    buf = scratchView(3);
+    at = 3;
+    const text = packInto(spec, vars);
+    // A getter that crashed the instance: its buffer is gone.
+    return scratch.generation === generation ? text : null;
+  } catch (e) {
+    if (e === TOO_MANY) return null;
+    throw e;
+  } finally {
+    packing = false;
+  }
+}
+
+function packInto(spec, vars) {
   const strs = [];
   if (vars !== undefined && vars !== null) {
     if (!isPlainObject(vars)) return null;
@@ -279,15 +332,15 @@ function packVars(spec, vars) {
   for (const [name, s] of spec.vars) {
     const v = vars === undefined || vars === null ? undefined : vars[name];
     if (v === undefined || !Object.hasOwn(vars, name)) {
-      nums.push(0);
+      put(0);
       continue;
     }
-    nums.push(1);
-    if (!packValue(s, v, nums, strs)) return null;
+    put(1);
+    if (!packValue(s, v, strs)) return null;
   }
   const text = strs.length === 0 ? '' : strs.length === 1 ? strs[0] : strs.join('');
-  if (nums.length * 26 + text.length * 6 > PACKED_JSON_BOUND) return null;
-  return { nums, text };
+  if ((at - 3) * 26 + text.length * 6 > PACKED_JSON_BOUND) return null;
+  return text;
 }
 
 function evaluateExpression(inner, vars) {
@@ -299,8 +352,9 @@ function evaluateExpression(inner, vars) {
   }
   const packed = spec === null ? null : packVars(spec, vars);
   if (packed === null) return inner.evaluate(vars);
-  const text = inner.__evaluatePacked(packed.nums, packed.text, packedOut);
-  const code = packedOut[0];
+  const text = inner.__evaluateScratch(at - 3, packed);
+  const out = scratchView(3);
+  const code = out[0];
   if (code === 8) return inner.evaluate(vars);
   if (code === 0) return JSON.parse(text);
   // The answer's fields in the JSON route's order.
@@ -310,11 +364,11 @@ function evaluateExpression(inner, vars) {
   if (code === 7) {
     answer.evalError = text;
   } else {
-    const value = code === 1 ? null : code === 2 ? packedOut[1] === 1 : code === 6 ? text : packedOut[1];
+    const value = code === 1 ? null : code === 2 ? out[1] === 1 : code === 6 ? text : out[1];
     answer.value = value;
     answer.typedValue = { type: TYPED[code], value };
   }
-  answer.actualCost = packedOut[2];
+  answer.actualCost = out[2];
   return answer;
 }
 
