@@ -487,14 +487,16 @@ pub struct JsonSchemaProps {
     pub fingerprints: FingerprintCell,
 }
 
-/// [`JsonSchemaProps::fingerprints`]: set once; empty in a copy (a copy is made to be
-/// changed); printed as nothing (it is no part of the schema).
+/// [`JsonSchemaProps::fingerprints`], and the other facts computed of the node's content
+/// alone (so kept with it, and shared with it by the compiles after an edit elsewhere):
+/// each set once; empty in a copy (a copy is made to be changed); printed as nothing (it is
+/// no part of the schema).
 #[derive(Default)]
-pub struct FingerprintCell(std::sync::OnceLock<(u128, u128)>);
+pub struct FingerprintCell(std::sync::OnceLock<(u128, u128)>, std::sync::OnceLock<Option<Box<str>>>);
 
 impl FingerprintCell {
     pub const fn new() -> FingerprintCell {
-        FingerprintCell(std::sync::OnceLock::new())
+        FingerprintCell(std::sync::OnceLock::new(), std::sync::OnceLock::new())
     }
     pub fn get(&self) -> Option<(u128, u128)> {
         self.0.get().copied()
@@ -502,8 +504,13 @@ impl FingerprintCell {
     pub fn set(&self, f: (u128, u128)) {
         let _ = self.0.set(f);
     }
+    /// The node's `NewStructural` error ([`crate::schema::structural`]), computed once.
+    pub(crate) fn structural_error(&self, compute: impl FnOnce() -> Option<String>) -> Option<&str> {
+        self.1.get_or_init(|| compute().map(String::into_boxed_str)).as_deref()
+    }
     fn reset(&mut self) {
         self.0.take();
+        self.1.take();
     }
 }
 

@@ -25,7 +25,9 @@ use crate::schema::cel::compile::{
 use crate::schema::cel::validation::validate_at;
 use crate::schema::correlation::map_is_correlatable;
 use crate::field::{BadValue, ErrorList, FieldError, Path};
+use crate::schema::clean::{Clean, Walk};
 use crate::schema::lazy_path::LazyPath;
+use std::hash::Hasher;
 use crate::schema::structural;
 use crate::version::{Feature, KubeVersion};
 use serde_json::Value;
@@ -1500,6 +1502,7 @@ fn schema_checks(
     // The rules are compiled once for the whole schema (and shared with the compiled
     // versions); the per-node checks read their compile errors from it.
     let rules = cel_ok.then(|| rule_compiler.rule_set(schema));
+    let mut clean = rule_compiler.take_clean(kube);
     let cel = rules.as_ref().map(|rs| {
         let mut index = std::collections::HashMap::new();
         index_rule_errors(schema, &rs.tree, &mut index);
@@ -1515,7 +1518,10 @@ fn schema_checks(
         true,
         cel.as_ref(),
         kube,
+        &mut clean,
     );
+    drop(cel);
+    rule_compiler.put_clean(clean);
     local.extend(oe.schema);
     local.extend(oe.cel);
     if local.is_empty() && !init_errs.is_empty() {
@@ -1596,6 +1602,17 @@ impl Default for Ssv {
 }
 
 impl Ssv {
+    /// Hashes what the checks below a node read of the context (a key of
+    /// [`crate::schema::clean`]).
+    fn hash_state(&self, h: &mut impl Hasher) {
+        h.write_u8(self.allow_defaults as u8 | (self.inside_resource_meta as u8) << 1);
+        h.write(self.disallow_defaults_reason.as_bytes());
+        h.write_u8(0xff);
+        if let Some(u) = &self.uncorrelatable {
+            h.write(u.as_str().as_bytes());
+        }
+    }
+
     fn with_forbidden_defaults(&self, reason: &str) -> Ssv {
         Ssv {
             allow_defaults: false,
@@ -1710,9 +1727,9 @@ impl OpenApiErrors {
 
 const META_FIELDS: [&str; 3] = ["metadata", "kind", "apiVersion"];
 
-/// `ValidateCustomResourceDefinitionOpenAPISchema`: every node's checks. `cel` is the CEL
-/// context, when it exists (the schema is structural and its defaults valid) and this node
-/// is reached through properties, items or additionalProperties.
+/// `validateOpenAPISchema` of one node and everything below it, skipping a subtree an
+/// earlier compile found clean in the same state ([`crate::schema::clean`]; `clean`, with
+/// its context, when the compile keeps them).
 fn openapi_schema(
     s: &JsonSchemaProps,
     p: &LazyPath<'_>,
@@ -1720,6 +1737,39 @@ fn openapi_schema(
     is_root: bool,
     cel: Option<&CelChecks<'_>>,
     kube: KubeVersion,
+    clean: &mut Option<(Clean, u128)>,
+) -> OpenApiErrors {
+    let key = clean.as_ref().and_then(|(_, context)| {
+        Clean::key(Walk::OpenApi, *context, s, p, |h| {
+            ssv.hash_state(h);
+            h.write_u8(is_root as u8 | (cel.is_some() as u8) << 1);
+        })
+    });
+    if let (Some(k), Some((set, _))) = (key, clean.as_ref()) {
+        if set.contains(k) {
+            return OpenApiErrors::default();
+        }
+    }
+    let out = openapi_node(s, p, ssv, is_root, cel, kube, clean);
+    if let (Some(k), Some((set, _))) = (key, clean.as_mut()) {
+        if out.schema.is_empty() && out.cel.is_empty() {
+            set.insert(k);
+        }
+    }
+    out
+}
+
+/// `ValidateCustomResourceDefinitionOpenAPISchema`: every node's checks. `cel` is the CEL
+/// context, when it exists (the schema is structural and its defaults valid) and this node
+/// is reached through properties, items or additionalProperties.
+fn openapi_node(
+    s: &JsonSchemaProps,
+    p: &LazyPath<'_>,
+    ssv: &Ssv,
+    is_root: bool,
+    cel: Option<&CelChecks<'_>>,
+    kube: KubeVersion,
+    clean: &mut Option<(Clean, u128)>,
 ) -> OpenApiErrors {
     let mut out = OpenApiErrors::default();
     ssv.validate(s, p, &mut out.schema);
@@ -1751,6 +1801,7 @@ fn openapi_schema(
                 false,
                 cel,
                 kube,
+                clean,
             ));
         }
     }
@@ -1773,22 +1824,23 @@ fn openapi_schema(
             false,
             cel,
             kube,
+            clean,
         ));
     }
     if let Some(n) = &s.not {
-        out.append(openapi_schema(n, &p.child("not"), ssv, false, None, kube));
+        out.append(openapi_schema(n, &p.child("not"), ssv, false, None, kube, clean));
     }
     let all_of = p.child("allOf");
     for (i, x) in s.all_of.iter().enumerate() {
-        out.append(openapi_schema(x, &all_of.index(i), ssv, false, None, kube));
+        out.append(openapi_schema(x, &all_of.index(i), ssv, false, None, kube, clean));
     }
     let one_of = p.child("oneOf");
     for (i, x) in s.one_of.iter().enumerate() {
-        out.append(openapi_schema(x, &one_of.index(i), ssv, false, None, kube));
+        out.append(openapi_schema(x, &one_of.index(i), ssv, false, None, kube, clean));
     }
     let any_of = p.child("anyOf");
     for (i, x) in s.any_of.iter().enumerate() {
-        out.append(openapi_schema(x, &any_of.index(i), ssv, false, None, kube));
+        out.append(openapi_schema(x, &any_of.index(i), ssv, false, None, kube, clean));
     }
     let definitions = p.child("definitions");
     for (k, x) in &s.definitions {
@@ -1799,6 +1851,7 @@ fn openapi_schema(
             false,
             None,
             kube,
+            clean,
         ));
     }
     if let Some(items) = &s.items {
@@ -1809,12 +1862,12 @@ fn openapi_schema(
         };
         match items {
             SchemaOrArray::Schema(i) => {
-                out.append(openapi_schema(i, &p.child("items"), &sub, false, cel, kube))
+                out.append(openapi_schema(i, &p.child("items"), &sub, false, cel, kube, clean))
             }
             SchemaOrArray::Array(a) => {
                 let items = p.child("items");
                 for (i, x) in a.iter().enumerate() {
-                    out.append(openapi_schema(x, &items.index(i), &sub, false, cel, kube));
+                    out.append(openapi_schema(x, &items.index(i), &sub, false, cel, kube, clean));
                 }
             }
         }
@@ -1829,6 +1882,7 @@ fn openapi_schema(
                 false,
                 None,
                 kube,
+                clean,
             ));
         }
     }

@@ -52,6 +52,34 @@ impl<'a> LazyPath<'a> {
         }
     }
 
+    /// Hashes the base and the steps (from the last): the same steps hash alike, so a walk
+    /// that reaches a node the same way again finds the same hash.
+    pub fn hash_into(&self, h: &mut impl std::hash::Hasher) {
+        let mut at = Some(self);
+        while let Some(p) = at {
+            match p.step {
+                Step::Base(b) => {
+                    h.write_u8(0);
+                    h.write(b.as_str().as_bytes());
+                }
+                Step::Child(n) => {
+                    h.write_u8(1);
+                    h.write(n.as_bytes());
+                }
+                Step::Key(k) => {
+                    h.write_u8(2);
+                    h.write_usize(k.len());
+                    h.write(k.as_bytes());
+                }
+                Step::Index(i) => {
+                    h.write_u8(3);
+                    h.write_usize(i);
+                }
+            }
+            at = p.parent;
+        }
+    }
+
     /// The rendered path (in one buffer, as [`Path::child`], [`Path::key`] and
     /// [`Path::index`] would render the steps one by one).
     pub fn path(&self) -> Path {

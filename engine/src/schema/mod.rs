@@ -4,6 +4,7 @@
 //! [`cel`]: its `cel` package (a CRD's rules, compiled and run).
 
 pub mod cel;
+pub(crate) mod clean;
 pub(crate) mod correlation;
 pub(crate) mod defaulting;
 pub(crate) mod fingerprint;

@@ -87,6 +87,12 @@ fn extensions_error(s: &JsonSchemaProps) -> Option<String> {
 const ITEMS_ARRAY: &str = "OpenAPIV3Schema 'items' must be a schema, but is an array";
 
 fn new_structural(s: &JsonSchemaProps) -> Option<String> {
+    // Kept in the node: a subtree shared by the compile of an edit elsewhere, or checked
+    // again for a rule's fieldPath, is not walked again.
+    s.fingerprints.structural_error(|| new_structural_walk(s)).map(str::to_string)
+}
+
+fn new_structural_walk(s: &JsonSchemaProps) -> Option<String> {
     if let Some(e) = unsupported_fields(s) {
         return Some(e);
     }

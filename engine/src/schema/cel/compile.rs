@@ -1003,6 +1003,8 @@ pub struct RuleCache {
     /// What a schema's `format`s warn of, by its shape and the release
     /// ([`RuleCompiler::format_warnings`]).
     formats: FastMap<(u128, crate::version::KubeVersion), (Rc<Vec<String>>, u64)>,
+    /// Subtrees the CRD checks found clean ([`RuleCompiler::take_clean`]).
+    clean: crate::schema::clean::Clean,
     generation: u64,
     capacity: usize,
     /// Rules taken from the cache / compiled, since the cache was made.
@@ -1032,6 +1034,7 @@ impl RuleCache {
             skeletons: FastMap::default(),
             checks: FastMap::default(),
             formats: FastMap::default(),
+            clean: Default::default(),
             generation: 1,
             capacity,
             hits: 0,
@@ -1197,6 +1200,29 @@ impl<'c> RuleCompiler<'c> {
             key,
             (KeptChecks { checks: checks.clone(), descriptions }, generation),
         );
+    }
+
+    /// The subtrees the CRD checks found clean in earlier compiles
+    /// ([`crate::schema::clean`]), taken for one schema's checks and given back after
+    /// ([`RuleCompiler::put_clean`]), with what the checks' findings depend on besides
+    /// the schema (the release and the environments the rules compile in). `None` when
+    /// the cache lives for one compile, and in the npm module (its size is budgeted, and
+    /// it keeps no node between compiles).
+    pub(crate) fn take_clean(&mut self, kube: crate::version::KubeVersion) -> Option<(crate::schema::clean::Clean, u128)> {
+        if self.cache.single_use || cfg!(feature = "wasm") {
+            return None;
+        }
+        use std::hash::Hash;
+        let mut h = crate::schema::fingerprint::Hasher128::new();
+        (kube, &self.loader.new, &self.loader.stored, self.preexisting).hash(&mut h);
+        Some((std::mem::take(&mut self.cache.clean), h.finish128()))
+    }
+
+    /// Gives back what [`RuleCompiler::take_clean`] took, with what the checks added.
+    pub(crate) fn put_clean(&mut self, clean: Option<(crate::schema::clean::Clean, u128)>) {
+        if let Some((c, _)) = clean {
+            self.cache.clean = c;
+        }
     }
 
     /// Records that the CRD checks of `schema` found it without a CEL context (see

@@ -1,0 +1,58 @@
+//! Subtrees a walk of the CRD checks found nothing wrong with, kept between compiles.
+//!
+//! The checks of a CRD walk every node of every version's schema (thousands in a large
+//! CRD), and on a valid CRD report on none of them. An edit changes a few nodes; the
+//! compile after it shares every other node with the compile before
+//! ([`crate::crd::schema_decode`]), fingerprints included. A walk that finds a subtree it
+//! already found clean, reached the same way in the same context, skips it: only the nodes
+//! on the way to an edit are walked again. Only clean subtrees are kept, so what a walk
+//! reports is always what it found in this compile.
+
+use super::fingerprint::{FastMap, Hasher128};
+use super::lazy_path::LazyPath;
+use crate::crd::model::JsonSchemaProps;
+use std::hash::Hasher;
+
+/// Keys kept at most; past it the set starts again (a compile then walks everything once).
+const MAX_CLEAN: usize = 1 << 18;
+
+/// The walks that consult the set (part of every key).
+#[derive(Clone, Copy)]
+pub(crate) enum Walk {
+    OpenApi = 1,
+}
+
+/// The set of clean subtrees, by [`Clean::key`].
+#[derive(Default)]
+pub(crate) struct Clean {
+    keys: FastMap<u128, ()>,
+}
+
+impl Clean {
+    /// The key of `node` reached at `at` by `walk`: its fingerprint (everything below it but
+    /// descriptions, which no check reads), the way it was reached, the walk's `context`
+    /// (what else its findings depend on: the release, the CEL environments) and the
+    /// walk's own state at the node (`state`). `None` when the node has no fingerprint
+    /// yet (a schema the compile did not fingerprint).
+    pub(crate) fn key(walk: Walk, context: u128, node: &JsonSchemaProps, at: &LazyPath<'_>, state: impl FnOnce(&mut Hasher128)) -> Option<u128> {
+        let (fingerprint, _) = node.fingerprints.get()?;
+        let mut h = Hasher128::new();
+        h.write_u8(walk as u8);
+        h.write_u128(context);
+        h.write_u128(fingerprint);
+        at.hash_into(&mut h);
+        state(&mut h);
+        Some(h.finish128())
+    }
+
+    pub(crate) fn contains(&self, key: u128) -> bool {
+        self.keys.contains_key(&key)
+    }
+
+    pub(crate) fn insert(&mut self, key: u128) {
+        if self.keys.len() >= MAX_CLEAN {
+            self.keys.clear();
+        }
+        self.keys.insert(key, ());
+    }
+}
