@@ -852,9 +852,15 @@ pub fn evaluate(
     let opts: EvaluateOptions = self::options(options, "options")?;
     let kube = kube_version(opts.kubernetes_version.as_deref(), "options")?;
     let vars = vars_of(vars)?;
-    let types = opts
-        .var_types
-        .map(|m| Value::Object(m.into_iter().map(|(k, v)| (k, Value::String(v))).collect()));
+    // Inserted one by one: collecting into a map sorts, with a copy of the standard
+    // library's sort of its own (the npm module's size budget, `go::sort`).
+    let types = opts.var_types.map(|m| {
+        let mut types = serde_json::Map::new();
+        for (k, v) in m {
+            types.insert(k, Value::String(v));
+        }
+        Value::Object(types)
+    });
     let fields = crate::cel::eval::evaluate(expr, vars.as_ref(), types.as_ref(), kube);
     if let Some(e) = fields.get("error").and_then(Value::as_str) {
         return Err(js_error(e, "vars", None));
@@ -1164,7 +1170,7 @@ fn suite_releases(o: RunSuiteOptions) -> Result<Vec<KubeVersion>, JsValue> {
             for item in list {
                 out.extend(crate::analysis::releases::parse_releases(&item).map_err(|e| js_error(&e, "options", None))?);
             }
-            out.sort();
+            crate::go::sort::sort(&mut out);
             out.dedup();
         }
         (None, None) => {}
