@@ -1477,6 +1477,7 @@ fn schema_checks(
         ));
     }
     let root = path.child("openAPIV3Schema");
+    let mut clean = rule_compiler.take_clean(kube);
     let mut init_errs = ErrorList::new();
     let mut cel_ok = false;
     match structural::new_structural_error(schema) {
@@ -1490,7 +1491,7 @@ fn schema_checks(
             if !se.is_empty() {
                 local.extend(se);
             } else {
-                let de = validate_defaults(&root, schema, kube);
+                let de = validate_defaults(&root, schema, kube, &mut clean);
                 if !de.is_empty() {
                     local.extend(de);
                 } else {
@@ -1502,7 +1503,6 @@ fn schema_checks(
     // The rules are compiled once for the whole schema (and shared with the compiled
     // versions); the per-node checks read their compile errors from it.
     let rules = cel_ok.then(|| rule_compiler.rule_set(schema));
-    let mut clean = rule_compiler.take_clean(kube);
     let cel = rules.as_ref().map(|rs| {
         let mut index = std::collections::HashMap::new();
         index_rule_errors(schema, &rs.tree, &mut index);
@@ -2316,13 +2316,14 @@ fn old_self_errors(
 
 /// `structuraldefaulting.ValidateDefaults` at the resource root: every default must be
 /// valid against its schema and survive pruning.
-fn validate_defaults(root_path: &Path, root: &JsonSchemaProps, kube: KubeVersion) -> ErrorList {
+fn validate_defaults(root_path: &Path, root: &JsonSchemaProps, kube: KubeVersion, clean: &mut Option<(Clean, u128)>) -> ErrorList {
     let mut errs = ErrorList::new();
     let mut walk = DefaultsWalk {
         kube,
         resource_root: root,
         steps: Vec::new(),
         errs: &mut errs,
+        clean,
     };
     walk.node(&LazyPath::new(root_path), root, true, false);
     errs
@@ -2342,10 +2343,33 @@ struct DefaultsWalk<'s, 'e> {
     /// The steps from `resource_root` to the current node.
     steps: Vec<Step<'s>>,
     errs: &'e mut ErrorList,
+    /// Subtrees found clean before ([`crate::schema::clean`]), when the compile keeps them.
+    clean: &'e mut Option<(Clean, u128)>,
 }
 
 impl<'s> DefaultsWalk<'s, '_> {
+    /// A subtree found clean before is skipped; one found clean now is kept. (A default
+    /// inside metadata is checked within the object around it: not skipped.)
     fn node(&mut self, p: &LazyPath<'_>, s: &'s JsonSchemaProps, is_resource_root: bool, inside_meta: bool) {
+        let key = match self.clean.as_ref() {
+            Some((_, context)) if !inside_meta => Clean::key(Walk::Defaults, *context, s, p, |h| h.write_u8(is_resource_root as u8)),
+            _ => None,
+        };
+        if let (Some(k), Some((set, _))) = (key, self.clean.as_ref()) {
+            if set.contains(k) {
+                return;
+            }
+        }
+        let before = self.errs.len();
+        self.node_walk(p, s, is_resource_root, inside_meta);
+        if let (Some(k), Some((set, _))) = (key, self.clean.as_mut()) {
+            if self.errs.len() == before {
+                set.insert(k);
+            }
+        }
+    }
+
+    fn node_walk(&mut self, p: &LazyPath<'_>, s: &'s JsonSchemaProps, is_resource_root: bool, inside_meta: bool) {
         let embedded = is_resource_root || s.x_embedded_resource;
         let inside_meta = if embedded { false } else { inside_meta };
         let (outer_root, outer_steps) = if embedded {

@@ -20,6 +20,7 @@ const MAX_CLEAN: usize = 1 << 18;
 #[derive(Clone, Copy)]
 pub(crate) enum Walk {
     OpenApi = 1,
+    Defaults = 2,
 }
 
 /// The set of clean subtrees, by [`Clean::key`].

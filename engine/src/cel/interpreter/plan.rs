@@ -195,7 +195,8 @@ fn scalar_entries(ops: &[Op]) -> Vec<bool> {
             }
             Op::Const(_) | Op::Var { .. } => {}
         }
-        reads.sort_unstable();
+        // The shared sort (`go::sort`: no copy of a standard sort of its own in wasm).
+        crate::go::sort::sort(&mut reads);
         reads.dedup();
         ok.push(this_ok);
         free.push(reads);
