@@ -492,11 +492,15 @@ pub struct JsonSchemaProps {
 /// each set once; empty in a copy (a copy is made to be changed); printed as nothing (it is
 /// no part of the schema).
 #[derive(Default)]
-pub struct FingerprintCell(std::sync::OnceLock<(u128, u128)>, std::sync::OnceLock<Option<Box<str>>>);
+pub struct FingerprintCell(
+    std::sync::OnceLock<(u128, u128)>,
+    std::sync::OnceLock<Option<Box<str>>>,
+    std::sync::OnceLock<u128>,
+);
 
 impl FingerprintCell {
     pub const fn new() -> FingerprintCell {
-        FingerprintCell(std::sync::OnceLock::new(), std::sync::OnceLock::new())
+        FingerprintCell(std::sync::OnceLock::new(), std::sync::OnceLock::new(), std::sync::OnceLock::new())
     }
     pub fn get(&self) -> Option<(u128, u128)> {
         self.0.get().copied()
@@ -508,9 +512,15 @@ impl FingerprintCell {
     pub(crate) fn structural_error(&self, compute: impl FnOnce() -> Option<String>) -> Option<&str> {
         self.1.get_or_init(|| compute().map(String::into_boxed_str)).as_deref()
     }
+    /// The fingerprint of the descriptions below the node
+    /// ([`crate::schema::fingerprint::descriptions_fingerprint`]), computed once.
+    pub(crate) fn descriptions(&self, compute: impl FnOnce() -> u128) -> u128 {
+        *self.2.get_or_init(compute)
+    }
     fn reset(&mut self) {
         self.0.take();
         self.1.take();
+        self.2.take();
     }
 }
 

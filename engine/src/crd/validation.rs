@@ -1487,7 +1487,7 @@ fn schema_checks(
             e,
         )),
         None => {
-            let se = structural::validate_structural(&root, schema);
+            let se = structural::validate_structural(&root, schema, &mut clean);
             if !se.is_empty() {
                 local.extend(se);
             } else {

@@ -21,6 +21,7 @@ const MAX_CLEAN: usize = 1 << 18;
 pub(crate) enum Walk {
     OpenApi = 1,
     Defaults = 2,
+    Structural = 3,
 }
 
 /// The set of clean subtrees, by [`Clean::key`].

@@ -523,6 +523,29 @@ pub fn full_fingerprint(s: &JsonSchemaProps) -> u128 {
     h.finish128()
 }
 
+/// A fingerprint of every `description` below a node (what [`SchemaFingerprints`] leave
+/// out), kept in each node as its fingerprints are.
+pub fn descriptions_fingerprint(s: &JsonSchemaProps) -> u128 {
+    descriptions_fingerprint_at(s, 0)
+}
+
+fn descriptions_fingerprint_at(s: &JsonSchemaProps, depth: usize) -> u128 {
+    if depth > MAX_DEPTH {
+        return unique();
+    }
+    s.fingerprints.descriptions(|| {
+        let mut h = Hasher128::new();
+        s.description.hash(&mut h);
+        let mut children = 0usize;
+        each_child(s, &mut |c| {
+            children += 1;
+            h.write_u128(descriptions_fingerprint_at(c, depth + 1));
+        });
+        h.write_usize(children);
+        h.finish128()
+    })
+}
+
 /// Hashes every `description` of a schema, in a fixed walk order (the rest of the schema is
 /// in its [`SchemaFingerprints`] fingerprint).
 pub fn hash_descriptions(s: &JsonSchemaProps, h: &mut Hasher128) {

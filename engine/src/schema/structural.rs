@@ -10,7 +10,10 @@
 //! oneOf or not is nested value validation, where generic fields and extensions are
 //! forbidden.
 
+use super::clean::{Clean, Walk};
+use super::fingerprint::descriptions_fingerprint;
 use super::lazy_path::LazyPath;
+use std::hash::Hasher;
 use crate::crd::model::{JsonSchemaProps, SchemaOrArray, SchemaOrBool};
 use crate::field::{BadValue, ErrorList, FieldError, Path};
 
@@ -148,9 +151,11 @@ fn new_nested(s: &JsonSchemaProps) -> Option<String> {
 
 /// `ValidateStructural`: structurality, the IntOrString and RawExtension rules, metadata
 /// restrictions and completeness. Call only when [`new_structural_error`] is `None`.
-pub fn validate_structural(path: &Path, s: &JsonSchemaProps) -> ErrorList {
+/// `clean`: subtrees found clean before ([`crate::schema::clean`]), when the compile keeps
+/// them.
+pub fn validate_structural(path: &Path, s: &JsonSchemaProps, clean: &mut Option<(Clean, u128)>) -> ErrorList {
     let mut errs = ErrorList::new();
-    invariants(s, Level::Root, &LazyPath::new(path), &mut errs);
+    invariants(s, Level::Root, &LazyPath::new(path), &mut errs, clean);
     value_validation_completeness(s, Some(s), path, path, &mut errs);
     errs
 }
@@ -200,7 +205,31 @@ fn is_int_or_string_any_of(any_of: &[JsonSchemaProps]) -> bool {
     any_of.len() == 2 && is_bare_type(&any_of[0], "integer") && is_bare_type(&any_of[1], "string")
 }
 
-fn invariants(s: &JsonSchemaProps, lvl: Level, path: &LazyPath<'_>, errs: &mut ErrorList) {
+/// `validateStructuralInvariants` of a node and everything below it; a subtree found clean
+/// before at the same place and level (descriptions included: nested value validations
+/// and metadata must not have them) is skipped.
+fn invariants(s: &JsonSchemaProps, lvl: Level, path: &LazyPath<'_>, errs: &mut ErrorList, clean: &mut Option<(Clean, u128)>) {
+    let key = clean.as_ref().and_then(|(_, context)| {
+        Clean::key(Walk::Structural, *context, s, path, |h| {
+            h.write_u8(lvl as u8);
+            h.write_u128(descriptions_fingerprint(s));
+        })
+    });
+    if let (Some(k), Some((set, _))) = (key, clean.as_ref()) {
+        if set.contains(k) {
+            return;
+        }
+    }
+    let before = errs.len();
+    invariants_walk(s, lvl, path, errs, clean);
+    if let (Some(k), Some((set, _))) = (key, clean.as_mut()) {
+        if errs.len() == before {
+            set.insert(k);
+        }
+    }
+}
+
+fn invariants_walk(s: &JsonSchemaProps, lvl: Level, path: &LazyPath<'_>, errs: &mut ErrorList, clean: &mut Option<(Clean, u128)>) {
     let items = s.items_schema();
     if s.type_str() == "array" && items.is_none() {
         errs.push(FieldError::required(
@@ -209,11 +238,11 @@ fn invariants(s: &JsonSchemaProps, lvl: Level, path: &LazyPath<'_>, errs: &mut E
         ));
     }
     if let Some(i) = items {
-        invariants(i, Level::Item, &path.child("items"), errs);
+        invariants(i, Level::Item, &path.child("items"), errs, clean);
     }
     let properties = path.child("properties");
     for (k, v) in &s.properties {
-        invariants(v, Level::Field, &properties.key(k), errs);
+        invariants(v, Level::Field, &properties.key(k), errs, clean);
     }
     if let Some(ap) = &s.additional_properties {
         if lvl == Level::Root {
@@ -223,7 +252,7 @@ fn invariants(s: &JsonSchemaProps, lvl: Level, path: &LazyPath<'_>, errs: &mut E
             ));
         }
         if let SchemaOrBool::Schema(aps) = ap {
-            invariants(aps, Level::Field, &path.child("additionalProperties"), errs);
+            invariants(aps, Level::Field, &path.child("additionalProperties"), errs, clean);
         }
     }
 
