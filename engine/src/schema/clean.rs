@@ -58,3 +58,36 @@ impl Clean {
         self.keys.insert(key, ());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::field::Path;
+    use crate::schema::fingerprint::SchemaFingerprints;
+
+    #[test]
+    fn a_key_holds_the_node_the_way_and_the_state() {
+        let node: JsonSchemaProps = serde_json::from_value(serde_json::json!({"type": "string", "maxLength": 3})).unwrap();
+        let base = Path::new("spec");
+        let at = LazyPath::new(&base);
+        let a = at.child("properties");
+        let here = a.key("a");
+        // Not fingerprinted yet: no key (the walk then walks it).
+        assert_eq!(Clean::key(Walk::OpenApi, 1, &node, &here, |_| {}), None);
+        SchemaFingerprints::new().of(&node);
+        let key = |walk, context, at: &LazyPath<'_>, state: u8| Clean::key(walk, context, &node, at, |h| h.write_u8(state)).unwrap();
+        let k = key(Walk::OpenApi, 1, &here, 0);
+        assert_eq!(k, key(Walk::OpenApi, 1, &here, 0));
+        let there = a.key("b");
+        for other in [key(Walk::Defaults, 1, &here, 0), key(Walk::OpenApi, 2, &here, 0), key(Walk::OpenApi, 1, &there, 0), key(Walk::OpenApi, 1, &here, 1)] {
+            assert_ne!(k, other);
+        }
+        let changed: JsonSchemaProps = serde_json::from_value(serde_json::json!({"type": "string", "maxLength": 4})).unwrap();
+        SchemaFingerprints::new().of(&changed);
+        assert_ne!(Some(k), Clean::key(Walk::OpenApi, 1, &changed, &here, |h| h.write_u8(0)));
+        let mut set = Clean::default();
+        assert!(!set.contains(k));
+        set.insert(k);
+        assert!(set.contains(k));
+    }
+}

@@ -1009,7 +1009,7 @@ mod tests {
     fn messages(s: serde_json::Value) -> Vec<String> {
         let s = schema(s);
         assert_eq!(new_structural_error(&s), None);
-        let mut m: Vec<String> = validate_structural(&Path::new("x"), &s)
+        let mut m: Vec<String> = validate_structural(&Path::new("x"), &s, &mut None)
             .iter()
             .map(|e| e.message())
             .collect();
