@@ -10,6 +10,23 @@ use crate::field::Path;
 pub struct LazyPath<'a> {
     parent: Option<&'a LazyPath<'a>>,
     step: Step<'a>,
+    /// A hash of the base and the steps, made as the steps are ([`LazyPath::hash_into`]).
+    hash: u64,
+}
+
+/// One step into a path's hash (a multiply-rotate mix: two paths of different steps share
+/// a hash with probability ~2^-64).
+fn mix(h: u64, tag: u64, bytes: &[u8]) -> u64 {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let word = |h: u64, w: u64| (h.rotate_left(23) ^ w).wrapping_mul(K);
+    let mut h = word(h, tag ^ (bytes.len() as u64) << 8);
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        h = word(h, u64::from_le_bytes(c.try_into().expect("8 bytes")));
+    }
+    let mut last = [0u8; 8];
+    last[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    word(h, u64::from_le_bytes(last))
 }
 
 #[derive(Clone, Copy)]
@@ -25,6 +42,7 @@ impl<'a> LazyPath<'a> {
         LazyPath {
             parent: None,
             step: Step::Base(base),
+            hash: mix(0, 0, base.as_str().as_bytes()),
         }
     }
 
@@ -33,6 +51,7 @@ impl<'a> LazyPath<'a> {
         LazyPath {
             parent: Some(self),
             step: Step::Child(name),
+            hash: mix(self.hash, 1, name.as_bytes()),
         }
     }
 
@@ -41,6 +60,7 @@ impl<'a> LazyPath<'a> {
         LazyPath {
             parent: Some(self),
             step: Step::Key(key),
+            hash: mix(self.hash, 2, key.as_bytes()),
         }
     }
 
@@ -49,35 +69,14 @@ impl<'a> LazyPath<'a> {
         LazyPath {
             parent: Some(self),
             step: Step::Index(i),
+            hash: mix(self.hash, 3, &i.to_le_bytes()),
         }
     }
 
-    /// Hashes the base and the steps (from the last): the same steps hash alike, so a walk
-    /// that reaches a node the same way again finds the same hash.
+    /// Hashes the base and the steps (kept as they were made: a walk that reaches a node
+    /// the same way again finds the same hash).
     pub fn hash_into(&self, h: &mut impl std::hash::Hasher) {
-        let mut at = Some(self);
-        while let Some(p) = at {
-            match p.step {
-                Step::Base(b) => {
-                    h.write_u8(0);
-                    h.write(b.as_str().as_bytes());
-                }
-                Step::Child(n) => {
-                    h.write_u8(1);
-                    h.write(n.as_bytes());
-                }
-                Step::Key(k) => {
-                    h.write_u8(2);
-                    h.write_usize(k.len());
-                    h.write(k.as_bytes());
-                }
-                Step::Index(i) => {
-                    h.write_u8(3);
-                    h.write_usize(i);
-                }
-            }
-            at = p.parent;
-        }
+        h.write_u64(self.hash);
     }
 
     /// The rendered path (in one buffer, as [`Path::child`], [`Path::key`] and
@@ -126,6 +125,24 @@ impl<'a> LazyPath<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_same_steps_hash_alike() {
+        let hash = |p: &LazyPath<'_>| {
+            let mut h = crate::schema::fingerprint::Hasher128::new();
+            p.hash_into(&mut h);
+            h.finish128()
+        };
+        let base = Path::new("spec");
+        let (a, b) = (LazyPath::new(&base), LazyPath::new(&base));
+        let (pa, pb) = (a.child("properties"), b.child("properties"));
+        assert_eq!(hash(&pa.key("x")), hash(&pb.key("x")));
+        assert_ne!(hash(&pa.key("x")), hash(&pa.key("y")));
+        assert_ne!(hash(&pa.key("x")), hash(&pa.child("x")));
+        assert_ne!(hash(&a.index(1)), hash(&a.index(2)));
+        let other = Path::new("status");
+        assert_ne!(hash(&LazyPath::new(&other)), hash(&a));
+    }
 
     #[test]
     fn renders_as_the_eager_path() {

@@ -1206,10 +1206,13 @@ impl<'c> RuleCompiler<'c> {
     /// ([`crate::schema::clean`]), taken for one schema's checks and given back after
     /// ([`RuleCompiler::put_clean`]), with what the checks' findings depend on besides
     /// the schema (the release and the environments the rules compile in). `None` when
-    /// the cache lives for one compile, and in the npm module (its size is budgeted, and
-    /// it keeps no node between compiles).
+    /// the cache lives for one compile, in the npm module (its size is budgeted, and it
+    /// keeps no node between compiles), and in the cache's first compile: a tool that
+    /// compiles a CRD once does not pay for keying its nodes (an editor's first edit then
+    /// keys them, and the edits after it skip what is clean).
     pub(crate) fn take_clean(&mut self, kube: crate::version::KubeVersion) -> Option<(crate::schema::clean::Clean, u128)> {
-        if self.cache.single_use || cfg!(feature = "wasm") {
+        // `begin` made the first compile's generation 2.
+        if self.cache.single_use || cfg!(feature = "wasm") || self.cache.generation <= 2 {
             return None;
         }
         use std::hash::Hash;
