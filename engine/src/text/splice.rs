@@ -269,6 +269,17 @@ pub fn splice(prev: &mut IndexedText, new: &str) -> Option<Spliced> {
     if old[key..start].contains('\n') {
         return None;
     }
+    // The value stands apart from its key's colon by a space (an empty value edited right
+    // after the colon would join the key, and a tab alone may not separate it: found by
+    // the splice fuzz target).
+    if !old[..start].ends_with(' ') {
+        return None;
+    }
+    // A carriage return not followed by a line feed breaks a line in YAML, where the lines
+    // here are broken at line feeds: such lines are read whole.
+    if lone_cr(old, line_start, region_end) || lone_cr(new, line_start, new_region_end) {
+        return None;
+    }
     let key_col = count_chars(&old[line_start..key]);
     let start_col = count_chars(&old[line_start..start]);
     if start_col < key_col + 2 || !old[line_start..key].bytes().all(|b| b == b' ' || b == b'-') {
@@ -572,6 +583,12 @@ fn closing_quote(text: &str, start: usize, kind: Kind) -> Option<usize> {
 }
 
 /// The end of the line at byte `at` (its line break's offset, or the text's end).
+/// Whether `text[from..to]` holds a carriage return that no line feed follows.
+fn lone_cr(text: &str, from: usize, to: usize) -> bool {
+    let b = text.as_bytes();
+    b[from..to].iter().enumerate().any(|(i, &c)| c == b'\r' && b.get(from + i + 1) != Some(&b'\n'))
+}
+
 fn line_end(text: &str, at: usize) -> usize {
     text[at..].find('\n').map_or(text.len(), |i| at + i)
 }
@@ -580,7 +597,8 @@ fn line_end(text: &str, at: usize) -> usize {
 /// and a comment; `None` at the end of the text.
 fn next_content_column(text: &str, at: usize) -> Option<usize> {
     let rest = text.get(at..)?;
-    for line in rest.split('\n').skip(1) {
+    // (A lone carriage return breaks a line too; a CRLF gives an empty line between.)
+    for line in rest.split(['\n', '\r']).skip(1) {
         let t = line.trim_start_matches([' ', '\t']);
         let t = t.trim_end_matches('\r');
         if t.is_empty() || t.starts_with('#') {
@@ -792,6 +810,13 @@ mod tests {
         assert!(!check("a: {b: 1}\n", "a: {b: 2}\n"));
         assert!(!check("a: &x\n  b: 1\nc: *x\n", "a: &x\n  b: 2\nc: *x\n"));
         assert!(!check("a: |\n  x\n", "a: |\n  xy\n"));
+        // A lone carriage return breaks a line (found by the splice fuzz target); a CRLF
+        // line is spliced.
+        assert!(!check("a::\r", "a::\r\u{fffd}"));
+        assert!(!check(" FALSE:", " FALSE:S"));
+        assert!(!check("::\t", "::\t333"));
+        assert!(!check("a: x\rb: 1\n", "a: xy\rb: 1\n"));
+        assert!(check("a: x\r\nb: 1\r\n", "a: xy\r\nb: 1\r\n"));
     }
 
     /// A text of `n` numbered entries, each with a rule and a message (lines that repeat).
