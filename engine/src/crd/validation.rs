@@ -25,7 +25,7 @@ use crate::schema::cel::compile::{
 use crate::schema::cel::validation::validate_at;
 use crate::schema::correlation::map_is_correlatable;
 use crate::field::{BadValue, ErrorList, FieldError, Path};
-use crate::schema::clean::{Clean, Walk};
+use crate::schema::clean::{found_clean, keep_if_clean, key_in, Memo, Walk};
 use crate::schema::lazy_path::LazyPath;
 use std::hash::Hasher;
 use crate::schema::structural;
@@ -1737,25 +1737,17 @@ fn openapi_schema(
     is_root: bool,
     cel: Option<&CelChecks<'_>>,
     kube: KubeVersion,
-    clean: &mut Option<(Clean, u128)>,
+    clean: &mut Memo,
 ) -> OpenApiErrors {
-    let key = clean.as_ref().and_then(|(_, context)| {
-        Clean::key(Walk::OpenApi, *context, s, p, |h| {
-            ssv.hash_state(h);
-            h.write_u8(is_root as u8 | (cel.is_some() as u8) << 1);
-        })
+    let key = key_in(clean, Walk::OpenApi, s, p, |h| {
+        ssv.hash_state(h);
+        h.write_u8(is_root as u8 | (cel.is_some() as u8) << 1);
     });
-    if let (Some(k), Some((set, _))) = (key, clean.as_ref()) {
-        if set.contains(k) {
-            return OpenApiErrors::default();
-        }
+    if found_clean(clean, key) {
+        return OpenApiErrors::default();
     }
     let out = openapi_node(s, p, ssv, is_root, cel, kube, clean);
-    if let (Some(k), Some((set, _))) = (key, clean.as_mut()) {
-        if out.schema.is_empty() && out.cel.is_empty() {
-            set.insert(k);
-        }
-    }
+    keep_if_clean(clean, key, out.schema.is_empty() && out.cel.is_empty());
     out
 }
 
@@ -1769,7 +1761,7 @@ fn openapi_node(
     is_root: bool,
     cel: Option<&CelChecks<'_>>,
     kube: KubeVersion,
-    clean: &mut Option<(Clean, u128)>,
+    clean: &mut Memo,
 ) -> OpenApiErrors {
     let mut out = OpenApiErrors::default();
     ssv.validate(s, p, &mut out.schema);
@@ -2316,7 +2308,7 @@ fn old_self_errors(
 
 /// `structuraldefaulting.ValidateDefaults` at the resource root: every default must be
 /// valid against its schema and survive pruning.
-fn validate_defaults(root_path: &Path, root: &JsonSchemaProps, kube: KubeVersion, clean: &mut Option<(Clean, u128)>) -> ErrorList {
+fn validate_defaults(root_path: &Path, root: &JsonSchemaProps, kube: KubeVersion, clean: &mut Memo) -> ErrorList {
     let mut errs = ErrorList::new();
     let mut walk = DefaultsWalk {
         kube,
@@ -2344,29 +2336,20 @@ struct DefaultsWalk<'s, 'e> {
     steps: Vec<Step<'s>>,
     errs: &'e mut ErrorList,
     /// Subtrees found clean before ([`crate::schema::clean`]), when the compile keeps them.
-    clean: &'e mut Option<(Clean, u128)>,
+    clean: &'e mut Memo,
 }
 
 impl<'s> DefaultsWalk<'s, '_> {
     /// A subtree found clean before is skipped; one found clean now is kept. (A default
     /// inside metadata is checked within the object around it: not skipped.)
     fn node(&mut self, p: &LazyPath<'_>, s: &'s JsonSchemaProps, is_resource_root: bool, inside_meta: bool) {
-        let key = match self.clean.as_ref() {
-            Some((_, context)) if !inside_meta => Clean::key(Walk::Defaults, *context, s, p, |h| h.write_u8(is_resource_root as u8)),
-            _ => None,
-        };
-        if let (Some(k), Some((set, _))) = (key, self.clean.as_ref()) {
-            if set.contains(k) {
-                return;
-            }
+        let key = if inside_meta { None } else { key_in(self.clean, Walk::Defaults, s, p, |h| h.write_u8(is_resource_root as u8)) };
+        if found_clean(self.clean, key) {
+            return;
         }
         let before = self.errs.len();
         self.node_walk(p, s, is_resource_root, inside_meta);
-        if let (Some(k), Some((set, _))) = (key, self.clean.as_mut()) {
-            if self.errs.len() == before {
-                set.insert(k);
-            }
-        }
+        keep_if_clean(self.clean, key, self.errs.len() == before);
     }
 
     fn node_walk(&mut self, p: &LazyPath<'_>, s: &'s JsonSchemaProps, is_resource_root: bool, inside_meta: bool) {

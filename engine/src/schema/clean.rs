@@ -24,6 +24,29 @@ pub(crate) enum Walk {
     Structural = 3,
 }
 
+/// The set with the context of one schema's checks, as its walks hold it
+/// ([`crate::schema::cel::compile::RuleCompiler::take_clean`]); `None` when no compile keeps
+/// it.
+pub(crate) type Memo = Option<(Clean, u128)>;
+
+/// The key of `node` for `walk` in `memo`'s context ([`Clean::key`]); `None` without one.
+pub(crate) fn key_in(memo: &Memo, walk: Walk, node: &JsonSchemaProps, at: &LazyPath<'_>, state: impl FnOnce(&mut Hasher128)) -> Option<u128> {
+    let (_, context) = memo.as_ref()?;
+    Clean::key(walk, *context, node, at, state)
+}
+
+/// Whether the subtree of `key` was found clean before: the walk skips it.
+pub(crate) fn found_clean(memo: &Memo, key: Option<u128>) -> bool {
+    matches!((memo, key), (Some((set, _)), Some(k)) if set.contains(k))
+}
+
+/// Keeps the subtree of `key` as clean, when the walk found nothing in it.
+pub(crate) fn keep_if_clean(memo: &mut Memo, key: Option<u128>, clean: bool) {
+    if let (Some((set, _)), Some(k), true) = (memo.as_mut(), key, clean) {
+        set.insert(k);
+    }
+}
+
 /// The set of clean subtrees, by [`Clean::key`].
 #[derive(Default)]
 pub(crate) struct Clean {

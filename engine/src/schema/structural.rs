@@ -10,7 +10,7 @@
 //! oneOf or not is nested value validation, where generic fields and extensions are
 //! forbidden.
 
-use super::clean::{Clean, Walk};
+use super::clean::{found_clean, keep_if_clean, key_in, Memo, Walk};
 use super::fingerprint::descriptions_fingerprint;
 use super::lazy_path::LazyPath;
 use std::hash::Hasher;
@@ -153,7 +153,7 @@ fn new_nested(s: &JsonSchemaProps) -> Option<String> {
 /// restrictions and completeness. Call only when [`new_structural_error`] is `None`.
 /// `clean`: subtrees found clean before ([`crate::schema::clean`]), when the compile keeps
 /// them.
-pub fn validate_structural(path: &Path, s: &JsonSchemaProps, clean: &mut Option<(Clean, u128)>) -> ErrorList {
+pub fn validate_structural(path: &Path, s: &JsonSchemaProps, clean: &mut Memo) -> ErrorList {
     let mut errs = ErrorList::new();
     invariants(s, Level::Root, &LazyPath::new(path), &mut errs, clean);
     value_validation_completeness(s, Some(s), path, path, &mut errs);
@@ -208,28 +208,20 @@ fn is_int_or_string_any_of(any_of: &[JsonSchemaProps]) -> bool {
 /// `validateStructuralInvariants` of a node and everything below it; a subtree found clean
 /// before at the same place and level (descriptions included: nested value validations
 /// and metadata must not have them) is skipped.
-fn invariants(s: &JsonSchemaProps, lvl: Level, path: &LazyPath<'_>, errs: &mut ErrorList, clean: &mut Option<(Clean, u128)>) {
-    let key = clean.as_ref().and_then(|(_, context)| {
-        Clean::key(Walk::Structural, *context, s, path, |h| {
-            h.write_u8(lvl as u8);
-            h.write_u128(descriptions_fingerprint(s));
-        })
+fn invariants(s: &JsonSchemaProps, lvl: Level, path: &LazyPath<'_>, errs: &mut ErrorList, clean: &mut Memo) {
+    let key = key_in(clean, Walk::Structural, s, path, |h| {
+        h.write_u8(lvl as u8);
+        h.write_u128(descriptions_fingerprint(s));
     });
-    if let (Some(k), Some((set, _))) = (key, clean.as_ref()) {
-        if set.contains(k) {
-            return;
-        }
+    if found_clean(clean, key) {
+        return;
     }
     let before = errs.len();
     invariants_walk(s, lvl, path, errs, clean);
-    if let (Some(k), Some((set, _))) = (key, clean.as_mut()) {
-        if errs.len() == before {
-            set.insert(k);
-        }
-    }
+    keep_if_clean(clean, key, errs.len() == before);
 }
 
-fn invariants_walk(s: &JsonSchemaProps, lvl: Level, path: &LazyPath<'_>, errs: &mut ErrorList, clean: &mut Option<(Clean, u128)>) {
+fn invariants_walk(s: &JsonSchemaProps, lvl: Level, path: &LazyPath<'_>, errs: &mut ErrorList, clean: &mut Memo) {
     let items = s.items_schema();
     if s.type_str() == "array" && items.is_none() {
         errs.push(FieldError::required(

@@ -1210,7 +1210,7 @@ impl<'c> RuleCompiler<'c> {
     /// keeps no node between compiles), and in the cache's first compile: a tool that
     /// compiles a CRD once does not pay for keying its nodes (an editor's first edit then
     /// keys them, and the edits after it skip what is clean).
-    pub(crate) fn take_clean(&mut self, kube: crate::version::KubeVersion) -> Option<(crate::schema::clean::Clean, u128)> {
+    pub(crate) fn take_clean(&mut self, kube: crate::version::KubeVersion) -> crate::schema::clean::Memo {
         // `begin` made the first compile's generation 2.
         if self.cache.single_use || cfg!(feature = "wasm") || self.cache.generation <= 2 {
             return None;
@@ -1222,7 +1222,7 @@ impl<'c> RuleCompiler<'c> {
     }
 
     /// Gives back what [`RuleCompiler::take_clean`] took, with what the checks added.
-    pub(crate) fn put_clean(&mut self, clean: Option<(crate::schema::clean::Clean, u128)>) {
+    pub(crate) fn put_clean(&mut self, clean: crate::schema::clean::Memo) {
         if let Some((c, _)) = clean {
             self.cache.clean = c;
         }
