@@ -10,6 +10,7 @@
 
 use crate::cel::checker::Checked;
 use crate::cel::cost_model::CostModel;
+use crate::cel::library::cost::actual_size;
 use crate::cel::env::{Env, Impl};
 use crate::cel::types::Type;
 use crate::cel::value::{equal, EvalError, EvalResult, Map, Str, Val};
@@ -154,6 +155,9 @@ struct CallPlan {
     /// The call's runtime cost is 1 whatever its arguments (cel-go's default for the
     /// overload, no Kubernetes or extension tracker).
     unit_cost: bool,
+    /// How the call is costed under `single` (found once here: evaluation compares no
+    /// function or overload names).
+    cost: CallCost,
 }
 
 /// The functions cel-go treats as type conversions (`overloads.IsTypeConversionFunction`).
@@ -168,37 +172,6 @@ const CONVERSIONS: &[&str] = &[
     "timestamp",
     "type",
     "uint",
-];
-
-/// Function names no Kubernetes (`CostEstimator.CallCost`) or extension tracker costs:
-/// their runtime cost is cel-go's default for the overload.
-const DEFAULT_COSTED: &[&str] = &[
-    "_+_", "_-_", "_*_", "_/_", "_%_", "-_", "!_", "_<_", "_<=_", "_>_", "_>=_", "_!=_", "@in",
-    "size",
-];
-
-/// Overloads whose cel-go default runtime cost depends on their arguments (see
-/// [`call_cost`]); every other overload of a [`DEFAULT_COSTED`] function costs 1.
-const SIZED_DEFAULTS: &[&str] = &[
-    "starts_with_string",
-    "ends_with_string",
-    "string_to_bytes",
-    "bytes_to_string",
-    "in_list",
-    "less_string",
-    "greater_string",
-    "less_equals_string",
-    "greater_equals_string",
-    "less_bytes",
-    "greater_bytes",
-    "less_equals_bytes",
-    "greater_equals_bytes",
-    "equals",
-    "not_equals",
-    "add_string",
-    "add_bytes",
-    "matches_string",
-    "contains_string",
 ];
 
 /// Calls every node of `e` (children after the node), as the planner walks the AST.
@@ -554,7 +527,8 @@ fn plan_call(
             Some((*id, imp, p.env.params.get(id).cloned()))
         })
         .collect();
-    let unit_cost = DEFAULT_COSTED.contains(&&*fname) && !SIZED_DEFAULTS.contains(&single);
+    let cost = CallCost::of(&fname, single, CostModel::for_release(p.checked.release_minor));
+    let unit_cost = cost.is_unit();
     let index = matches!(name, "_[_]" | "_[?_]") && call.target.is_none() && n == 2;
     let variadic = n >= 3 || regex_optimized(p, call);
     let extends_call_value =
@@ -588,6 +562,7 @@ fn plan_call(
         strict,
         equality,
         unit_cost,
+        cost,
     }
 }
 
@@ -1452,7 +1427,10 @@ fn planned_call_cost(plan: &CallPlan, overload_id: &str, args: &[Val], result: &
     {
         return 1;
     }
-    call_cost(&plan.fname, overload_id, args, result, model)
+    if overload_id == plan.single {
+        return plan.cost.cost(args, result);
+    }
+    CallCost::of(&plan.fname, overload_id, model).cost(args, result)
 }
 
 /// [`dispatch`] with the overloads resolved at planning time.
@@ -1560,56 +1538,95 @@ fn runtime_fits(p: &Type, v: &Val) -> bool {
     }
 }
 
-/// The runtime cost of a call on release `model`: the Kubernetes estimator's, else
-/// cel-go's defaults.
-pub fn call_cost(
-    function: &str,
-    overload_id: &str,
-    args: &[Val],
-    result: &Val,
-    model: CostModel,
-) -> u64 {
-    if let Some(c) =
-        crate::cel::library::cost::call_cost_at(function, overload_id, args, result, model)
-    {
-        return c;
+/// How a call is costed at run time (cel-go's `CallCost` observer): the Kubernetes and
+/// extension trackers' cost, else cel-go's default for the overload. Which rule applies
+/// depends only on the function, the overload and the release.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct CallCost {
+    tracker: crate::cel::library::cost::Tracker,
+    default: DefaultCost,
+}
+
+/// cel-go's default runtime cost of an overload (`interpreter/runtimecost.go`
+/// `costCall`): sized for string, bytes and list operations, else 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DefaultCost {
+    One,
+    /// A traversal of the first argument (`startsWith`, `endsWith`, `bytes`, `string`).
+    TraverseFirst,
+    /// The size of the list searched (`in`).
+    SecondSize,
+    /// A traversal of the smaller operand (ordering of strings and bytes, `==`, `!=`).
+    TraverseSmaller,
+    /// A traversal of both operands (`+` of strings, bytes).
+    TraverseBoth,
+    /// The string against the regex (`matches`).
+    Matches,
+    /// The string against the substring (`contains`).
+    Contains,
+}
+
+impl CallCost {
+    fn of(function: &str, overload_id: &str, model: CostModel) -> CallCost {
+        CallCost {
+            tracker: crate::cel::library::cost::Tracker::of(function, overload_id, model),
+            default: DefaultCost::of(overload_id),
+        }
     }
-    let size = |v: &Val| -> u64 { actual_size(v) };
-    let trav = |n: u64| -> u64 { (n as f64 * 0.1).ceil() as u64 };
-    match overload_id {
-        "starts_with_string" | "ends_with_string" | "string_to_bytes" | "bytes_to_string" => {
-            trav(size(&args[0]))
+
+    /// The cost is 1 whatever the arguments.
+    fn is_unit(&self) -> bool {
+        self.tracker.is_none() && self.default == DefaultCost::One
+    }
+
+    fn cost(&self, args: &[Val], result: &Val) -> u64 {
+        match self.tracker.cost(args, result) {
+            Some(c) => c,
+            None => self.default.cost(args),
         }
-        "in_list" => size(&args[1]),
-        "less_string"
-        | "greater_string"
-        | "less_equals_string"
-        | "greater_equals_string"
-        | "less_bytes"
-        | "greater_bytes"
-        | "less_equals_bytes"
-        | "greater_equals_bytes"
-        | "equals"
-        | "not_equals" => trav(size(&args[0]).min(size(&args[1]))),
-        "add_string" | "add_bytes" => trav(size(&args[0]) + size(&args[1])),
-        "matches_string" => {
-            let s = ((1.0 + size(&args[0]) as f64) * 0.1).ceil() as u64;
-            let r = (size(&args[1]) as f64 * 0.25).ceil() as u64;
-            s * r
-        }
-        "contains_string" => trav(size(&args[0])) * trav(size(&args[1])),
-        _ => 1,
     }
 }
 
-/// cel-go's `actualSize`: the size of sized values (strings in code points), else 1.
-pub fn actual_size(v: &Val) -> u64 {
-    match v {
-        Val::String(s) => s.as_str().chars().count() as u64,
-        Val::Bytes(b) => b.len() as u64,
-        Val::List(l) => l.len() as u64,
-        Val::Map(m) => m.len() as u64,
-        _ => 1,
+impl DefaultCost {
+    fn of(overload_id: &str) -> DefaultCost {
+        match overload_id {
+            "starts_with_string" | "ends_with_string" | "string_to_bytes" | "bytes_to_string" => {
+                DefaultCost::TraverseFirst
+            }
+            "in_list" => DefaultCost::SecondSize,
+            "less_string"
+            | "greater_string"
+            | "less_equals_string"
+            | "greater_equals_string"
+            | "less_bytes"
+            | "greater_bytes"
+            | "less_equals_bytes"
+            | "greater_equals_bytes"
+            | "equals"
+            | "not_equals" => DefaultCost::TraverseSmaller,
+            "add_string" | "add_bytes" => DefaultCost::TraverseBoth,
+            "matches_string" => DefaultCost::Matches,
+            "contains_string" => DefaultCost::Contains,
+            _ => DefaultCost::One,
+        }
+    }
+
+    fn cost(self, args: &[Val]) -> u64 {
+        let size = |i: usize| -> u64 { actual_size(&args[i]) };
+        let trav = |n: u64| -> u64 { (n as f64 * 0.1).ceil() as u64 };
+        match self {
+            DefaultCost::One => 1,
+            DefaultCost::TraverseFirst => trav(size(0)),
+            DefaultCost::SecondSize => size(1),
+            DefaultCost::TraverseSmaller => trav(size(0).min(size(1))),
+            DefaultCost::TraverseBoth => trav(size(0) + size(1)),
+            DefaultCost::Matches => {
+                let s = ((1.0 + size(0) as f64) * 0.1).ceil() as u64;
+                let r = (size(1) as f64 * 0.25).ceil() as u64;
+                s * r
+            }
+            DefaultCost::Contains => trav(size(0)) * trav(size(1)),
+        }
     }
 }
 

@@ -43,7 +43,7 @@ fn trunc_u64(x: f64) -> u64 {
 }
 
 /// cel-go `actualSize`: the size of strings (code points), bytes, lists and maps, else 1.
-fn actual_size(v: &Val) -> u64 {
+pub(crate) fn actual_size(v: &Val) -> u64 {
     match v {
         Val::String(s) => s.as_str().chars().count() as u64,
         Val::Bytes(b) => b.len() as u64,
@@ -131,189 +131,252 @@ fn selector_cost(len: SizeEstimate) -> CostEstimate {
 
 // ------------------------------------------------------------------ runtime
 
-/// Runtime cost of a library call, or `None` for cel-go's default. Covers cel-go's
-/// extension cost trackers (sets, lists, `strings.quote`, `format`) and apiserver
-/// `CostEstimator.CallCost`. `args` carries the receiver first.
+/// Runtime cost of a library call on the latest release, or `None` for cel-go's default.
 #[cfg(test)]
 pub fn call_cost(function: &str, overload_id: &str, args: &[Val], result: &Val) -> Option<u64> {
-    call_cost_at(function, overload_id, args, result, CostModel::LATEST)
+    Tracker::of(function, overload_id, CostModel::LATEST).cost(args, result)
 }
 
-/// [`call_cost`] on release `model`.
-pub fn call_cost_at(
-    function: &str,
-    overload_id: &str,
-    args: &[Val],
-    result: &Val,
-    model: CostModel,
-) -> Option<u64> {
-    if let Some(c) = ext_call_cost(overload_id, args, result) {
-        return Some(c);
+/// The runtime cost trackers that may cost a call: cel-go's extension trackers
+/// (`interpreter.OverloadCostTracker`, and the runtime defaults of `ext/strings`), consulted
+/// first, then apiserver `CostEstimator.CallCost`. Which of their cases a call falls under
+/// depends only on its function and overload names (and the release), so the planner finds
+/// it once per call and evaluation compares no names; [`Tracker::cost`] reads the arguments
+/// and the result, and answers `None` where cel-go's default cost applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Tracker {
+    ext: Option<ExtCost>,
+    k8s: Option<K8sCost>,
+}
+
+/// The cases of cel-go's extension trackers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ExtCost {
+    /// `sets.contains` / `sets.intersects` (factor 1) and `sets.equivalent` (factor 2):
+    /// the product of the two sizes.
+    Sets { equivalent: bool },
+    /// `slice`, `lists.range`, `reverse`: a list as long as the result.
+    ResultList,
+    /// `flatten`: a list of the first argument's size, times the depth.
+    Flatten,
+    /// `distinct`, `sort` (argument 0) and `sortBy`'s associated-keys sort (argument 1):
+    /// comparisons of every pair.
+    SelfCompare { arg: usize },
+    /// `strings.quote`, `format`: a traversal of the first argument.
+    Traversal,
+}
+
+/// The cases of apiserver `CostEstimator.CallCost` (pkg/cel/library/cost.go).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum K8sCost {
+    /// A constant.
+    Fixed(u64),
+    /// A constant, given at least one argument (`ip` of a CIDR).
+    FixedWithArgs(u64),
+    /// `fieldSelector`, `labelSelector`: the selector's parse of the second argument.
+    Selector,
+    /// `isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`: a traversal of the
+    /// receiver's elements.
+    TraverseFirst,
+    /// A tenth of the first argument's size, times `times`.
+    FirstSize { times: u8 },
+    /// `join`: a fifth of the result's size.
+    JoinResult,
+    /// `find`, `findAll`: the string against the regex.
+    Regex,
+    /// `containsIP` (`string`: also a parse of the address text).
+    ContainsIp { string: bool },
+    /// `containsCIDR` (`string`: also a parse of the CIDR text).
+    ContainsCidr { string: bool },
+    /// `format.validate`: the string against the named format's regex.
+    Validate,
+    /// `==` of two library values (quantities, IPs, CIDRs, formats, URLs, semvers).
+    OpaqueEquality,
+}
+
+impl Tracker {
+    /// The tracker cases of a call of `function` under `overload_id` on release `model`.
+    pub(crate) fn of(function: &str, overload_id: &str, model: CostModel) -> Tracker {
+        Tracker { ext: ExtCost::of(overload_id), k8s: K8sCost::of(function, overload_id, model) }
     }
-    k8s_call_cost(function, overload_id, args, result, model)
+
+    /// No tracker costs the call: its cost is cel-go's default, whatever its arguments.
+    pub(crate) fn is_none(&self) -> bool {
+        self.ext.is_none() && self.k8s.is_none()
+    }
+
+    /// The tracked cost of the call on `args` (the receiver first) with `result`, or `None`
+    /// for cel-go's default.
+    pub(crate) fn cost(&self, args: &[Val], result: &Val) -> Option<u64> {
+        if let Some(c) = self.ext.and_then(|e| e.cost(args, result)) {
+            return Some(c);
+        }
+        self.k8s.and_then(|k| k.cost(args, result))
+    }
 }
 
-/// cel-go's extension trackers (`interpreter.OverloadCostTracker`) and the runtime
-/// defaults of `ext/strings` overloads.
-fn ext_call_cost(overload_id: &str, args: &[Val], result: &Val) -> Option<u64> {
-    let alloc = |factor: f64, size: u64| -> u64 {
-        trunc_u64(size as f64 * factor).wrapping_add(1 + LIST_CREATE_BASE_COST)
-    };
-    let self_compare = |l: Option<&Val>| -> u64 {
-        let Some(l) = l else { return alloc(2.0, 0) };
-        let sz = actual_size(l);
-        if sz == 0 {
-            return alloc(2.0, 0);
-        }
-        let mut factor = 2.0;
-        if let Val::List(list) = l {
-            if let Some(Ok(first)) = list.get(0) {
-                if matches!(first, Val::String(_) | Val::Bytes(_)) {
-                    factor += TRAV;
+impl ExtCost {
+    fn of(overload_id: &str) -> Option<ExtCost> {
+        Some(match overload_id {
+            "list_sets_contains_list" | "list_sets_intersects_list" => ExtCost::Sets { equivalent: false },
+            "list_sets_equivalent_list" => ExtCost::Sets { equivalent: true },
+            "list_slice" | "lists_range" | "list_reverse" => ExtCost::ResultList,
+            "list_flatten" | "list_flatten_int" => ExtCost::Flatten,
+            "list_distinct" => ExtCost::SelfCompare { arg: 0 },
+            _ if sort_elem(overload_id, "_sortByAssociatedKeys").is_some() => ExtCost::SelfCompare { arg: 1 },
+            _ if sort_elem(overload_id, "_sort").is_some() => ExtCost::SelfCompare { arg: 0 },
+            "strings_quote" | "string_format" => ExtCost::Traversal,
+            _ => return None,
+        })
+    }
+
+    fn cost(self, args: &[Val], result: &Val) -> Option<u64> {
+        let alloc = |factor: f64, size: u64| -> u64 {
+            trunc_u64(size as f64 * factor).wrapping_add(1 + LIST_CREATE_BASE_COST)
+        };
+        Some(match self {
+            ExtCost::Sets { equivalent } => {
+                let factor = if equivalent { 2.0 } else { 1.0 };
+                let (a, b) = (args.first().map(actual_size)?, args.get(1).map(actual_size)?);
+                1u64.wrapping_add(trunc_u64(a.wrapping_mul(b) as f64 * factor))
+            }
+            ExtCost::ResultList => alloc(1.0, actual_size(result)),
+            ExtCost::Flatten => {
+                let depth = match args.get(1) {
+                    Some(Val::Int(d)) => *d as f64,
+                    None => 1.0,
+                    // cel-go's tracker asserts an int depth and panics otherwise: the
+                    // evaluation is abandoned without the call's cost.
+                    Some(_) => return Some(0),
+                };
+                alloc(depth, args.first().map(actual_size).unwrap_or(1))
+            }
+            ExtCost::SelfCompare { arg } => {
+                let Some(l) = args.get(arg) else { return Some(alloc(2.0, 0)) };
+                let sz = actual_size(l);
+                if sz == 0 {
+                    return Some(alloc(2.0, 0));
                 }
+                let mut factor = 2.0;
+                if let Val::List(list) = l {
+                    if let Some(Ok(first)) = list.get(0) {
+                        if matches!(first, Val::String(_) | Val::Bytes(_)) {
+                            factor += TRAV;
+                        }
+                    }
+                }
+                alloc(factor, sz.wrapping_mul(sz))
             }
-        }
-        alloc(factor, sz.wrapping_mul(sz))
-    };
-    match overload_id {
-        "list_sets_contains_list" | "list_sets_intersects_list" | "list_sets_equivalent_list" => {
-            let factor = if overload_id == "list_sets_equivalent_list" {
-                2.0
-            } else {
-                1.0
-            };
-            let (a, b) = (
-                args.first().map(actual_size)?,
-                args.get(1).map(actual_size)?,
-            );
-            Some(1u64.wrapping_add(trunc_u64(a.wrapping_mul(b) as f64 * factor)))
-        }
-        "list_slice" | "lists_range" | "list_reverse" => Some(alloc(1.0, actual_size(result))),
-        "list_flatten" | "list_flatten_int" => {
-            let depth = match args.get(1) {
-                Some(Val::Int(d)) => *d as f64,
-                None => 1.0,
-                // cel-go's tracker asserts an int depth and panics otherwise: the
-                // evaluation is abandoned without the call's cost.
-                Some(_) => return Some(0),
-            };
-            Some(alloc(depth, args.first().map(actual_size).unwrap_or(1)))
-        }
-        "list_distinct" => Some(self_compare(args.first())),
-        _ if sort_elem(overload_id, "_sortByAssociatedKeys").is_some() => {
-            Some(self_compare(args.get(1)))
-        }
-        _ if sort_elem(overload_id, "_sort").is_some() => Some(self_compare(args.first())),
-        "strings_quote" | "string_format" => Some(ceil_u64(
-            args.first().map(actual_size).unwrap_or(1) as f64 * TRAV,
-        )),
-        _ => None,
+            ExtCost::Traversal => ceil_u64(args.first().map(actual_size).unwrap_or(1) as f64 * TRAV),
+        })
     }
 }
 
-/// apiserver `CostEstimator.CallCost`.
-fn k8s_call_cost(
-    function: &str,
-    overload_id: &str,
-    args: &[Val],
-    result: &Val,
-    model: CostModel,
-) -> Option<u64> {
-    let size0 = || args.first().map(actual_size).unwrap_or(1) as f64;
-    match function {
-        "check" => Some(350_000),
-        "serviceAccount" | "path" | "group" | "resource" | "subresource" | "namespace" | "name"
-        | "allowed" | "reason" | "error" | "errored" => Some(1),
-        "fieldSelector" | "labelSelector" if args.len() >= 2 => {
-            let n = actual_size(&args[1]);
-            Some(selector_cost(SizeEstimate::fixed(n)).max)
-        }
-        "isSorted" | "sum" | "max" | "min" | "indexOf" | "lastIndexOf" => {
-            Some(args.first().map(|a| traversal_cost(a, 0)).unwrap_or(0))
-        }
-        "url" | "lowerAscii" | "upperAscii" | "substring" | "trim" | "jsonpatch.escapeKey"
-            if !args.is_empty() =>
-        {
-            Some(ceil_u64(size0() * TRAV))
-        }
-        "replace" | "split" if !args.is_empty() => Some(ceil_u64(size0() * 2.0 * TRAV)),
-        "join" if !args.is_empty() => Some(ceil_u64(actual_size(result) as f64 * 2.0 * TRAV)),
-        "find" | "findAll" if args.len() >= 2 => {
-            let s = ceil_u64((1.0 + actual_size(&args[0]) as f64) * TRAV);
-            let r = ceil_u64(actual_size(&args[1]) as f64 * REGEX_STRING_LENGTH_COST_FACTOR);
-            Some(s.wrapping_mul(r))
-        }
-        "cidr" | "isIP" | "isCIDR" if !args.is_empty() => Some(ceil_u64(size0() * TRAV)),
-        "ip" if !args.is_empty() => {
-            if overload_id == "cidr_ip" {
-                Some(1)
-            } else {
-                Some(ceil_u64(size0() * TRAV))
+impl K8sCost {
+    fn of(function: &str, overload_id: &str, model: CostModel) -> Option<K8sCost> {
+        Some(match function {
+            "check" => K8sCost::Fixed(350_000),
+            "serviceAccount" | "path" | "group" | "resource" | "subresource" | "namespace" | "name"
+            | "allowed" | "reason" | "error" | "errored" => K8sCost::Fixed(1),
+            "fieldSelector" | "labelSelector" => K8sCost::Selector,
+            "isSorted" | "sum" | "max" | "min" | "indexOf" | "lastIndexOf" => K8sCost::TraverseFirst,
+            "url" | "lowerAscii" | "upperAscii" | "substring" | "trim" | "jsonpatch.escapeKey" => {
+                K8sCost::FirstSize { times: 1 }
             }
-        }
-        "ip.isCanonical" if !args.is_empty() => Some(ceil_u64(size0() * 2.0 * TRAV)),
-        "masked"
-        | "prefixLength"
-        | "family"
-        | "isUnspecified"
-        | "isLoopback"
-        | "isLinkLocalMulticast"
-        | "isLinkLocalUnicast"
-        | "isGlobalUnicast" => Some(1),
-        "containsIP" if args.len() >= 2 => {
-            let c = actual_size(&args[0]);
-            let o = actual_size(&args[1]);
-            let mut cost = ceil_u64((c.wrapping_add(c)) as f64 * TRAV);
-            if overload_id == "cidr_contains_ip_string" {
-                cost = cost.wrapping_add(ceil_u64(o as f64 * TRAV));
+            "replace" | "split" => K8sCost::FirstSize { times: 2 },
+            "join" => K8sCost::JoinResult,
+            "find" | "findAll" => K8sCost::Regex,
+            "cidr" | "isIP" | "isCIDR" => K8sCost::FirstSize { times: 1 },
+            "ip" if overload_id == "cidr_ip" => K8sCost::FixedWithArgs(1),
+            "ip" => K8sCost::FirstSize { times: 1 },
+            "ip.isCanonical" => K8sCost::FirstSize { times: 2 },
+            "masked"
+            | "prefixLength"
+            | "family"
+            | "isUnspecified"
+            | "isLoopback"
+            | "isLinkLocalMulticast"
+            | "isLinkLocalUnicast"
+            | "isGlobalUnicast" => K8sCost::Fixed(1),
+            "containsIP" => K8sCost::ContainsIp { string: overload_id == "cidr_contains_ip_string" },
+            "containsCIDR" => K8sCost::ContainsCidr { string: overload_id == "cidr_contains_cidr_string" },
+            // 1.29's apiserver has no entry for them: cel-go's default, 1.
+            "quantity" | "isQuantity" if !model.quantity_parse_costs() => return None,
+            "quantity" | "isQuantity" | "semver" | "isSemver" => K8sCost::FirstSize { times: 1 },
+            "validate" => K8sCost::Validate,
+            "format.named" => K8sCost::Fixed(1),
+            "sign" | "asInteger" | "isInteger" | "asApproximateFloat" | "isGreaterThan"
+            | "isLessThan" | "compareTo" | "add" | "sub" | "major" | "minor" | "patch" => K8sCost::Fixed(1),
+            "getScheme" | "getHostname" | "getHost" | "getPort" | "getEscapedPath" | "getQuery" => {
+                K8sCost::Fixed(1)
             }
-            Some(cost)
-        }
-        "containsCIDR" if args.len() >= 2 => {
-            let c = actual_size(&args[0]);
-            let o = actual_size(&args[1]);
-            let mut cost = ceil_u64((c.wrapping_add(c)) as f64 * TRAV);
-            cost = cost.wrapping_add(ceil_u64(c as f64 * TRAV)).wrapping_add(1);
-            if overload_id == "cidr_contains_cidr_string" {
-                cost = cost.wrapping_add(ceil_u64(o as f64 * TRAV));
+            "_==_" => K8sCost::OpaqueEquality,
+            _ => return None,
+        })
+    }
+
+    fn cost(self, args: &[Val], result: &Val) -> Option<u64> {
+        let size0 = || args.first().map(actual_size).unwrap_or(1) as f64;
+        match self {
+            K8sCost::Fixed(c) => Some(c),
+            K8sCost::FixedWithArgs(c) if !args.is_empty() => Some(c),
+            K8sCost::Selector if args.len() >= 2 => {
+                Some(selector_cost(SizeEstimate::fixed(actual_size(&args[1]))).max)
             }
-            Some(cost)
-        }
-        // 1.29's apiserver has no entry for them: cel-go's default, 1.
-        "quantity" | "isQuantity" if !model.quantity_parse_costs() => None,
-        "quantity" | "isQuantity" | "semver" | "isSemver" if !args.is_empty() => {
-            Some(ceil_u64(size0() * TRAV))
-        }
-        "validate" if args.len() >= 2 => {
-            let Val::Opaque(f) = &args[0] else {
-                return None;
-            };
-            if f.type_name() != types::FORMAT {
-                return None;
+            K8sCost::TraverseFirst => Some(args.first().map(|a| traversal_cost(a, 0)).unwrap_or(0)),
+            K8sCost::FirstSize { times } if !args.is_empty() => {
+                Some(ceil_u64(size0() * f64::from(times) * TRAV))
             }
-            let regex = format_regex_size(&f.to_canonical())?;
-            let s = ceil_u64((1.0 + actual_size(&args[1]) as f64) * TRAV);
-            let r = ceil_u64(regex as f64 * REGEX_STRING_LENGTH_COST_FACTOR);
-            Some(s.wrapping_mul(r))
-        }
-        "format.named" => Some(1),
-        "sign" | "asInteger" | "isInteger" | "asApproximateFloat" | "isGreaterThan"
-        | "isLessThan" | "compareTo" | "add" | "sub" | "major" | "minor" | "patch" => Some(1),
-        "getScheme" | "getHostname" | "getHost" | "getPort" | "getEscapedPath" | "getQuery" => {
-            Some(1)
-        }
-        "_==_" if args.len() == 2 => match opaque_name(&args[0]) {
-            Some(
-                types::QUANTITY
-                | types::IP
-                | types::CIDR
-                | types::FORMAT
-                | types::URL
-                | types::SEMVER,
-            ) => Some(1),
+            K8sCost::JoinResult if !args.is_empty() => Some(ceil_u64(actual_size(result) as f64 * 2.0 * TRAV)),
+            K8sCost::Regex if args.len() >= 2 => {
+                let s = ceil_u64((1.0 + actual_size(&args[0]) as f64) * TRAV);
+                let r = ceil_u64(actual_size(&args[1]) as f64 * REGEX_STRING_LENGTH_COST_FACTOR);
+                Some(s.wrapping_mul(r))
+            }
+            K8sCost::ContainsIp { string } if args.len() >= 2 => {
+                let c = actual_size(&args[0]);
+                let o = actual_size(&args[1]);
+                let mut cost = ceil_u64((c.wrapping_add(c)) as f64 * TRAV);
+                if string {
+                    cost = cost.wrapping_add(ceil_u64(o as f64 * TRAV));
+                }
+                Some(cost)
+            }
+            K8sCost::ContainsCidr { string } if args.len() >= 2 => {
+                let c = actual_size(&args[0]);
+                let o = actual_size(&args[1]);
+                let mut cost = ceil_u64((c.wrapping_add(c)) as f64 * TRAV);
+                cost = cost.wrapping_add(ceil_u64(c as f64 * TRAV)).wrapping_add(1);
+                if string {
+                    cost = cost.wrapping_add(ceil_u64(o as f64 * TRAV));
+                }
+                Some(cost)
+            }
+            K8sCost::Validate if args.len() >= 2 => {
+                let Val::Opaque(f) = &args[0] else {
+                    return None;
+                };
+                if f.type_name() != types::FORMAT {
+                    return None;
+                }
+                let regex = format_regex_size(&f.to_canonical())?;
+                let s = ceil_u64((1.0 + actual_size(&args[1]) as f64) * TRAV);
+                let r = ceil_u64(regex as f64 * REGEX_STRING_LENGTH_COST_FACTOR);
+                Some(s.wrapping_mul(r))
+            }
+            K8sCost::OpaqueEquality if args.len() == 2 => match opaque_name(&args[0]) {
+                Some(
+                    types::QUANTITY
+                    | types::IP
+                    | types::CIDR
+                    | types::FORMAT
+                    | types::URL
+                    | types::SEMVER,
+                ) => Some(1),
+                _ => None,
+            },
             _ => None,
-        },
-        _ => None,
+        }
     }
 }
 
