@@ -10,7 +10,6 @@ use crate::cel::value::CEL_RESERVED;
 use crate::version::Feature;
 use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The compatibility version from which reserved words work as field names.
@@ -48,19 +47,24 @@ pub struct Source {
     pub text: String,
     /// Code-point offsets of line starts.
     line_starts: Vec<usize>,
-    offsets: FastMap<u64, u32>,
+    /// The parser's node offsets (UTF-8 byte offsets), read only for the few nodes an
+    /// error or an explanation points at: copying them all per compile cost more than the
+    /// parse.
+    info: cel::common::ast::SourceInfo,
+    /// Offsets are told in code points (cel-go before v0.17 locates checker errors by
+    /// code point).
+    code_points: bool,
 }
 
 impl Source {
-    pub fn new(text: &str, info: &cel::common::ast::SourceInfo, ids: impl Iterator<Item = u64>) -> Source {
+    pub fn new(text: &str, info: cel::common::ast::SourceInfo, code_points: bool) -> Source {
         let mut line_starts = vec![0];
         for (i, c) in text.chars().enumerate() {
             if c == '\n' {
                 line_starts.push(i + 1);
             }
         }
-        let offsets = ids.filter_map(|id| info.offset_for(id).map(|(s, _)| (id, s))).collect();
-        Source { text: text.to_string(), line_starts, offsets }
+        Source { text: text.to_string(), line_starts, info, code_points }
     }
 
     /// 1-based line and 0-based column (code points) of a code-point offset.
@@ -72,23 +76,15 @@ impl Source {
         (line + 1, offset - self.line_starts[line])
     }
 
-    /// Takes the node offsets, UTF-8 byte offsets as the `cel` crate records them, as code
-    /// points (cel-go before v0.17 locates checker errors by code point).
-    pub fn offsets_in_code_points(&mut self) {
-        let mut byte_to_char: HashMap<usize, usize> = HashMap::new();
-        for (ci, (bi, _)) in self.text.char_indices().enumerate() {
-            byte_to_char.insert(bi, ci);
-        }
-        byte_to_char.insert(self.text.len(), self.text.chars().count());
-        for o in self.offsets.values_mut() {
-            if let Some(c) = byte_to_char.get(&(*o as usize)) {
-                *o = *c as u32;
-            }
-        }
-    }
-
+    /// The offset of node `id`'s start: a byte offset, or a code-point one (an offset
+    /// inside a character stays as recorded).
     pub fn offset_of(&self, id: u64) -> Option<usize> {
-        self.offsets.get(&id).map(|o| *o as usize)
+        let (start, _) = self.info.offset_for(id)?;
+        let start = start as usize;
+        if !self.code_points {
+            return Some(start);
+        }
+        Some(self.text.get(..start).map_or(start, |before| before.chars().count()))
     }
 
     /// cel-go's `ERROR: <input>:L:C: msg` with the source line and a caret line.

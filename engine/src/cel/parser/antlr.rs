@@ -49,7 +49,7 @@ pub(crate) fn parse(
     let env = parser_env(opts);
     // (line, 0-based column, message) of every error, sorted by position as cel-go prints.
     let mut errors: Vec<(usize, usize, String)> = Vec::new();
-    let plain = source(text, &cel::common::ast::SourceInfo::default(), Vec::new());
+    let plain = Source::new(text, cel::common::ast::SourceInfo::default(), false);
     // An older release's grammar reports some input itself (backquotes before cel-go
     // v0.23, optional syntax before v0.14); the crate parses what its recovery leaves.
     let old = parse_limits::old_grammar(
@@ -97,9 +97,6 @@ pub(crate) fn parse(
     Err(errors.iter().map(|(l, c, m)| plain.format_error(*l, *c, m)).collect::<Vec<_>>().join("\n"))
 }
 
-fn source(text: &str, info: &cel::common::ast::SourceInfo, ids: Vec<u64>) -> Source {
-    Source::new(text, info, ids.into_iter())
-}
 
 /// A reserved word after `.`: the crate's grammar (cel-go v0.14+, two `member` alternatives
 /// starting with `.`) finds no viable alternative at `.in`; cel-go v0.12's single one

@@ -32,7 +32,7 @@ pub fn parse(opts: &EnvOptions, text: &str) -> Result<(IdedExpr, Source), String
         Some(parsed) => parsed,
         None => antlr::parse(opts, text)?,
     };
-    let source = source_of(opts, text, &expr, &info);
+    let source = source_of(opts, text, info);
     Ok((expr, source))
 }
 
@@ -55,14 +55,8 @@ pub(crate) fn descent_options(opts: &EnvOptions) -> descent::Options {
 }
 
 /// The node offsets of a parsed expression, as code points before cel-go v0.17.
-fn source_of(opts: &EnvOptions, text: &str, expr: &IdedExpr, info: &SourceInfo) -> Source {
-    let mut ids = Vec::new();
-    node_ids(expr, &mut ids);
-    let mut source = Source::new(text, info, ids.into_iter());
-    if !Feature::CheckerByteColumns.enabled_at(opts.release_minor) {
-        source.offsets_in_code_points();
-    }
-    source
+fn source_of(opts: &EnvOptions, text: &str, info: SourceInfo) -> Source {
+    Source::new(text, info, !Feature::CheckerByteColumns.enabled_at(opts.release_minor))
 }
 
 /// One parser's result, in a form tests outside the crate compare: the AST, every id's
@@ -101,7 +95,7 @@ pub fn parse_with(backend: Backend, opts: &EnvOptions, text: &str) -> Result<Opt
         },
         Backend::Antlr => antlr::parse(opts, text)?,
     };
-    let source = source_of(opts, text, &expr, &info);
+    let info_source = info.source.clone();
     let mut ids = Vec::new();
     node_ids(&expr, &mut ids);
     let max = ids.iter().copied().max().unwrap_or(0);
@@ -109,6 +103,7 @@ pub fn parse_with(backend: Backend, opts: &EnvOptions, text: &str) -> Result<Opt
     let info_offsets = (0..=max.saturating_mul(2) + 64)
         .filter_map(|id| info.offset_for(id).map(|(s, e)| (id, s, e)))
         .collect();
+    let source = source_of(opts, text, info);
     let source_offsets = ids.iter().map(|&id| (id, source.offset_of(id))).collect();
-    Ok(Some(Parsed { expr, info_offsets, info_source: info.source.clone(), source_offsets }))
+    Ok(Some(Parsed { expr, info_offsets, info_source, source_offsets }))
 }
