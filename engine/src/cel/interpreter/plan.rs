@@ -80,6 +80,11 @@ enum Op {
     /// whose cost on scalars is 1; `accumulates`: the comprehension accumulator slot
     /// that `accu + [f(v)]` (`Program::accumulating`) extends in place.
     Binary { node: u32, x: u32, y: u32, imp: Impl, equality: Option<bool>, accumulates: Option<u32> },
+    /// `accu + [item]`, a comprehension's step (`map`, `filter`, `transformList`): an
+    /// [`Op::Binary`] of unit cost that `accumulates` into `slot`, whose right operand is
+    /// the one-element [`Op::List`] `[item]`. Evaluated as those two are, value and cost,
+    /// but the element is pushed onto the accumulator without the list around it.
+    Append { node: u32, x: u32, item: u32, slot: u32, imp: Impl },
     /// A list literal without optional elements that is not a constant (`eval_list`).
     List(Box<[u32]>),
     /// A binary integer/double operation of unit cost with an inline fast path.
@@ -179,7 +184,7 @@ fn scalar_entries(ops: &[Op]) -> Vec<bool> {
             Op::Local { slot, .. } => reads.push(*slot),
             Op::Select { operand, .. } | Op::BranchSelect { operand, .. } => add(*operand),
             Op::Unary { x, .. } | Op::NotStrictlyFalse(x) | Op::Member { x, .. } => add(*x),
-            Op::Binary { x, y, .. } | Op::Arith { x, y, .. } => {
+            Op::Binary { x, y, .. } | Op::Arith { x, y, .. } | Op::Append { x, item: y, .. } => {
                 add(*x);
                 add(*y)
             }
@@ -315,7 +320,16 @@ impl<'e> Builder<'e> {
                                             _ if accumulating => return None,
                                             _ => None,
                                         };
-                                        self.push(Op::Binary { node: node_id, x, y, imp, equality, accumulates })
+                                        let single = match self.ops.get(y as usize) {
+                                            Some(Op::List(items)) if items.len() == 1 => Some(items[0]),
+                                            _ => None,
+                                        };
+                                        match (accumulates, single) {
+                                            (Some(slot), Some(item)) if plan.unit_cost => {
+                                                self.push(Op::Append { node: node_id, x, item, slot, imp })
+                                            }
+                                            _ => self.push(Op::Binary { node: node_id, x, y, imp, equality, accumulates }),
+                                        }
                                     }
                                 }
                             }
@@ -549,6 +563,11 @@ impl<'a, 'v> Exec<'a, 'v> {
                 self.charge(*cost as u64)?;
                 v
             }
+            Op::Cond { c, t, f } => match self.eval(*c)? {
+                Val::Bool(true) => self.eval(*t),
+                Val::Bool(false) => self.eval(*f),
+                _ => Err(EvalError::no_such_overload()),
+            },
             Op::Arith { op, x, y, imp } => {
                 let a = self.eval(*x);
                 if is_limit(&a) {
@@ -569,11 +588,6 @@ impl<'a, 'v> Exec<'a, 'v> {
                 }
             }
             Op::Logic { and, args } => self.logic(*and, args),
-            Op::Cond { c, t, f } => match self.eval(*c)? {
-                Val::Bool(true) => self.eval(*t),
-                Val::Bool(false) => self.eval(*f),
-                _ => Err(EvalError::no_such_overload()),
-            },
             Op::NotStrictlyFalse(x) => {
                 let v = self.eval(*x);
                 if is_limit(&v) {
@@ -630,26 +644,30 @@ impl<'a, 'v> Exec<'a, 'v> {
                 if is_limit(&b) {
                     return b;
                 }
-                let (args, r) = match (a, b, *accumulates) {
-                    // The accumulator's slot lets go of its list, so that the list, held by
-                    // nothing else, is extended in place (the tree walker's `accumulate`);
-                    // the call is costed without it, as there.
-                    (Ok(a @ Val::List(_)), Ok(b), Some(slot)) => {
-                        self.set(slot, Ok(Val::Null));
-                        let r = crate::cel::library::stdlib::concat_accumulator(a, &b);
-                        ([Val::Null, b], r)
+                self.binary(*node, *imp, a, b, *accumulates)
+            }
+            Op::Append { node, x, item, slot, imp } => {
+                let a = self.eval(*x);
+                if is_limit(&a) {
+                    return a;
+                }
+                // `[item]` as `Op::List` evaluates it.
+                let v = self.eval(*item);
+                if is_limit(&v) {
+                    return v;
+                }
+                self.charge(10)?;
+                match (a, v) {
+                    // The accumulator's slot lets go of its list (as `Op::Binary` does);
+                    // the call costs 1 (`unit_cost`), whatever its operands.
+                    (Ok(a @ Val::List(_)), Ok(v)) => {
+                        self.set(*slot, Ok(Val::Null));
+                        let r = crate::cel::library::stdlib::append_accumulator(a, v);
+                        self.charge(1)?;
+                        r
                     }
-                    (Ok(a), Ok(b), _) => {
-                        let args = [a, b];
-                        let r = imp(&args);
-                        (args, r)
-                    }
-                    (Err(e), b, _) => ([Val::Null, b.unwrap_or(Val::Null)], Err(e)),
-                    (Ok(a), Err(e), _) => ([a, Val::Null], Err(e)),
-                };
-                let cost = self.call_cost(*node, &args, &r);
-                self.charge(cost)?;
-                r
+                    (a, v) => self.binary(*node, *imp, a, v.map(|v| Val::list(vec![v])), Some(*slot)),
+                }
             }
             Op::List(items) => {
                 // cel-go charges a list literal whether or not its elements evaluated,
@@ -689,6 +707,31 @@ impl<'a, 'v> Exec<'a, 'v> {
     fn call_plan(&self, node: u32) -> Option<&'a CallPlan> {
         let prog: &'a Program = self.prog;
         prog.plan.get(node as usize).and_then(|n| n.call.as_deref())
+    }
+
+    /// An [`Op::Binary`] call on its evaluated operands: the overload (or the accumulator
+    /// extended in place), then its cost.
+    fn binary(&mut self, node: u32, imp: Impl, a: EvalResult<'a>, b: EvalResult<'a>, accumulates: Option<u32>) -> EvalResult<'a> {
+        let (args, r) = match (a, b, accumulates) {
+            // The accumulator's slot lets go of its list, so that the list, held by
+            // nothing else, is extended in place (the tree walker's `accumulate`);
+            // the call is costed without it, as there.
+            (Ok(a @ Val::List(_)), Ok(b), Some(slot)) => {
+                self.set(slot, Ok(Val::Null));
+                let r = crate::cel::library::stdlib::concat_accumulator(a, &b);
+                ([Val::Null, b], r)
+            }
+            (Ok(a), Ok(b), _) => {
+                let args = [a, b];
+                let r = imp(&args);
+                (args, r)
+            }
+            (Err(e), b, _) => ([Val::Null, b.unwrap_or(Val::Null)], Err(e)),
+            (Ok(a), Err(e), _) => ([a, Val::Null], Err(e)),
+        };
+        let cost = self.call_cost(node, &args, &r);
+        self.charge(cost)?;
+        r
     }
 
     fn call_cost(&self, node: u32, args: &[Val<'a>], r: &EvalResult<'a>) -> u64 {

@@ -638,6 +638,21 @@ pub fn concat_accumulator<'a>(x: Val<'a>, y: &Val<'a>) -> EvalResult<'a> {
     }
 }
 
+/// [`concat_accumulator`] of `x` and the one-element list `[v]` (the step of `map` and
+/// `filter`), without making that list when `x` is extended in place.
+pub fn append_accumulator<'a>(x: Val<'a>, v: Val<'a>) -> EvalResult<'a> {
+    match x {
+        Val::List(List::Owned { mut items, kind: crate::cel::value::ListKind::Atomic, keys }) if !items.is_empty() => {
+            if items.len().saturating_add(1) > MAX_LIST_CONCAT {
+                return Err(EvalError::cost_limit());
+            }
+            Rc::make_mut(&mut items).push(v);
+            Ok(Val::List(List::Owned { items, kind: crate::cel::value::ListKind::Atomic, keys }))
+        }
+        x => concat_accumulator(x, &Val::list(vec![v])),
+    }
+}
+
 /// `list + list`: cel-go returns an operand unchanged when the other is empty; otherwise
 /// the Kubernetes list types decide (set lists union, map lists merge by key).
 fn concat_lists<'a>(x: &List<'a>, y: &List<'a>) -> EvalResult<'a> {
