@@ -910,6 +910,30 @@ pub fn compile_expression(
 ) -> Result<ExpressionHandle, JsValue> {
     let _call = enter()?;
     let opts: EvaluateOptions = self::options(options, "options")?;
+    compile_expression_with(expr, opts)
+}
+
+/// `compileExpression` with its options read by the package's JavaScript layer
+/// (engine/npm/wrap/core.js), which reading them here through `Reflect` would cost more
+/// than compiling a small expression: `var_types` holds each variable's name and type,
+/// all separated by NUL characters (none of them holds one). Not part of the API.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = __compileExpressionPacked, skip_typescript)]
+pub fn compile_expression_packed(
+    expr: &str,
+    var_types: &str,
+    kubernetes_version: Option<String>,
+) -> Result<ExpressionHandle, JsValue> {
+    let _call = enter()?;
+    let mut types = BTreeMap::new();
+    let mut parts = var_types.split('\0');
+    while let (Some(name), Some(t)) = (parts.next(), parts.next()) {
+        types.insert(name.to_string(), t.to_string());
+    }
+    compile_expression_with(expr, EvaluateOptions { var_types: Some(types), kubernetes_version })
+}
+
+fn compile_expression_with(expr: &str, opts: EvaluateOptions) -> Result<ExpressionHandle, JsValue> {
     let kube = kube_version(opts.kubernetes_version.as_deref(), "options")?;
     let decls = opts
         .var_types

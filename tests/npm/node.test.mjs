@@ -312,6 +312,60 @@ test('compileExpression: compiled once, evaluated many times, answers as evaluat
   assert.throws(() => new crdlab.Expression(), /made by compileExpression\(\)/);
 });
 
+test('compileExpression packs its options, answering exactly as the module reading them itself', () => {
+  // Plain options are packed by the package's JavaScript layer (engine/npm/wrap/core.js);
+  // an options object that is not plain (here: one inheriting the same options) is read by
+  // the module through Reflect. Both must give the same expression or the same error.
+  const outcome = (f) => {
+    try {
+      const e = f();
+      const out = { compileError: e.compileError, answer: e.evaluate({}) };
+      e.free();
+      return out;
+    } catch (err) {
+      return { thrown: String(err && err.message) };
+    }
+  };
+  const cases = [
+    ['1'],
+    ['1', null],
+    ['x + 1', { varTypes: { x: 'int' } }],
+    ['x + 1', { varTypes: { x: 'int' }, kubernetesVersion: null }],
+    ['x + 1', { varTypes: { x: 'int' }, kubernetesVersion: '1.30' }],
+    ['size(é) + size(b)', { varTypes: { é: 'list(int)', b: 'string' } }],
+    ['x', { varTypes: null }],
+    ['x', { varTypes: {} }],
+    ['x', { varTypes: { '': 'int', x: 'dyn' } }],
+    ['x', { varTypes: { x: 'int\0' } }],
+    ['x', { varTypes: { 'x\0y': 'int' } }],
+    ['x', { varTypes: { x: '\uD800' } }],
+    ['x', { varTypes: { '\uDC00': 'int' } }],
+    ['x', { varTypes: { x: 3 } }],
+    ['x', { varTypes: ['int'] }],
+    ['x', { varTypes: 'int' }],
+    ['x', { kubernetesVersion: 1.3 }],
+    ['x', { kubernetesVersion: '1.2' }],
+    ['x', { kubernetesVersion: '\uD800' }],
+    ['x +', { varTypes: { x: 'int' } }],
+  ];
+  for (const [expr, options] of cases) {
+    const packed = outcome(() => crdlab.compileExpression(expr, options));
+    const read = outcome(() => crdlab.compileExpression(expr, options == null ? options : Object.create(options)));
+    assert.deepEqual(packed, read, `${expr} ${inspect(options)}`);
+  }
+  assert.ok(outcome(() => crdlab.compileExpression('x', { varTypes: { x: 3 } })).thrown.includes('expected a string'));
+  // Each option is read once, whether it packs or not.
+  for (const t of ['int', 3]) {
+    const reads = { varTypes: 0, x: 0 };
+    const varTypes = {};
+    Object.defineProperty(varTypes, 'x', { enumerable: true, get: () => (reads.x++, t) });
+    const options = {};
+    Object.defineProperty(options, 'varTypes', { enumerable: true, get: () => (reads.varTypes++, varTypes) });
+    outcome(() => crdlab.compileExpression('x', options));
+    assert.deepEqual(reads, { varTypes: 1, x: 1 }, inspect(t));
+  }
+});
+
 test('Expression.evaluate packs plain variables without JSON, answering exactly as the JSON route', () => {
   // The one-shot evaluate takes the JSON route (JSON.stringify, read back in the module);
   // Expression.evaluate packs what it can (engine/npm/wrap/core.js). Every value below, packed

@@ -29,7 +29,19 @@ let generation = 0; // bumped at every restart
 let restartPending = false; // the instance crashed and no new one could be made yet
 let restartFailure = null; // set when the module could not be re-created
 let live = new Set(); // WeakRefs to the glue's handles (CompiledCrd, Expression) of this generation
-const forget = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry((ref) => live.delete(ref)) : null;
+let sweepAt = 1024; // the size of `live` at which the references to collected handles are dropped
+
+/**
+ * Keeps `ref` among the live handles. The references to handles the garbage collector took
+ * are dropped in a sweep whenever the set has doubled (a FinalizationRegistry entry per
+ * handle cost more than compiling a small expression).
+ */
+function track(ref) {
+  live.add(ref);
+  if (live.size < sweepAt) return;
+  for (const r of live) if (r.deref() === undefined) live.delete(r);
+  sweepAt = Math.max(1024, live.size * 2);
+}
 
 function crashed(trap) {
   let panic;
@@ -97,8 +109,6 @@ function run(f) {
   }
 }
 
-const handles = new WeakMap(); // a handle -> { inner, generation, ref }
-
 /**
  * The package's class `name` for one class of the glue (a handle to engine memory:
  * CompiledCrd, Expression; the name is given, since a bundler may rename the glue's): made only by the package (`TOKEN`), every method and getter of the glue's class
@@ -106,22 +116,30 @@ const handles = new WeakMap(); // a handle -> { inner, generation, ref }
  * clear error once freed; `free()` again, or on a dead instance's handle, does nothing.
  */
 function handleClass(name, glueClass, made, dead, overrides = {}) {
+  let state; // a handle's state, or undefined for an object that is not one of this class
   const cls = class {
+    // { inner, generation, ref }: the glue's object, the instance it belongs to, and its
+    // entry in `live`. A private field, not a WeakMap: an entry in a WeakMap cost more than
+    // compiling a small expression.
+    #h;
+
     constructor(token, inner) {
       if (token !== TOKEN) throw new TypeError(`${name} objects are made by ${made}()`);
       const ref = typeof WeakRef === 'function' ? new WeakRef(inner) : { deref: () => inner };
-      handles.set(this, { inner, generation, ref });
-      live.add(ref);
-      forget?.register(this, ref, this);
+      this.#h = { inner, generation, ref };
+      track(ref);
+    }
+
+    static {
+      state = (self) => (self !== null && typeof self === 'object' && #h in self ? self.#h : undefined);
     }
 
     /** Releases the engine's memory now (otherwise the garbage collector does). */
     free() {
-      const h = handles.get(this);
+      const h = state(this);
       if (!h || h.freed || h.generation !== generation) return; // freed, or a dead instance's
       h.freed = true;
       live.delete(h.ref);
-      forget?.unregister(this);
       h.inner.free();
     }
   };
@@ -129,8 +147,8 @@ function handleClass(name, glueClass, made, dead, overrides = {}) {
   if (typeof Symbol.dispose === 'symbol') cls.prototype[Symbol.dispose] = cls.prototype.free;
 
   const use = (self, f) => {
-    const h = handles.get(self);
-    if (!h || !(self instanceof cls)) throw new TypeError(`not a ${name}`);
+    const h = state(self);
+    if (!h) throw new TypeError(`not a ${name}`);
     const alive = () => {
       if (h.generation !== generation) throw new Error(dead);
       if (h.freed) throw new Error(`this ${name} was freed (free())`);
@@ -377,8 +395,53 @@ const Expression = handleClass('Expression', glue.Expression, 'compileExpression
   evaluate: evaluateExpression,
 });
 
+/**
+ * The options of `compileExpression` as `__compileExpressionPacked` takes them (the module
+ * reading them through `Reflect` costs more than compiling a small expression): the
+ * variables' names and types joined by NUL characters, and the release; null when they do
+ * not pack, and `fallback` is then what the module reads instead. Every property is read
+ * once: the fallback holds the values read (a getter is not called twice), in their order.
+ */
+function packCompileOptions(options) {
+  if (options === undefined || options === null) return { types: '', version: undefined };
+  if (!isPlainObject(options)) return null;
+  const varTypes = options.varTypes;
+  const version = options.kubernetesVersion;
+  const packs = (s) => typeof s === 'string' && !s.includes('\0') && wellFormed(s);
+  let entries = null;
+  let fits = version === undefined || version === null || (typeof version === 'string' && wellFormed(version));
+  if (isPlainObject(varTypes)) {
+    entries = Object.entries(varTypes);
+    for (const [name, t] of entries) fits = fits && packs(name) && packs(t);
+  } else {
+    fits = fits && (varTypes === undefined || varTypes === null);
+  }
+  if (!fits) {
+    return { fallback: { varTypes: entries === null ? varTypes : Object.fromEntries(entries), kubernetesVersion: version } };
+  }
+  const parts = [];
+  if (entries !== null) for (const [name, t] of entries) parts.push(name, t);
+  return { types: parts.join('\0'), version: version === null ? undefined : version };
+}
+
+/** `compileExpression`, its options packed where they pack (`packCompileOptions`). */
+function compileExpressionPacked(expr, options) {
+  return run(() => {
+    const packed = typeof expr === 'string' ? packCompileOptions(options) : null;
+    let out;
+    if (packed === null) out = glue.compileExpression(expr, options);
+    else if (packed.fallback !== undefined) out = glue.compileExpression(expr, packed.fallback);
+    else out = glue.__compileExpressionPacked(expr, packed.types, packed.version);
+    return new Expression(TOKEN, out);
+  });
+}
+
+// The API's name (the entry point exports it under that name).
+Object.defineProperty(compileExpressionPacked, 'name', { value: 'compileExpression' });
+
 /** A function of the glue, through `run`; compiled CRDs and expressions come back wrapped. */
 function wrapFunction(name) {
+  if (name === 'compileExpression') return compileExpressionPacked;
   return {
     [name](...args) {
       return run(() => {
