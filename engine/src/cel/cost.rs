@@ -9,7 +9,7 @@
 use crate::cel::checker::Checked;
 use crate::cel::hash::FastMap;
 use crate::cel::cost_model::{
-    estimate_size_hint, AstNode, CallEstimate, CostEstimate, CostModel, SizeEstimate,
+    compares_sized_operands, estimate_size_hint, AstNode, CallEstimate, CostEstimate, CostModel, SizeEstimate,
     SizeHints, LIST_CREATE_BASE_COST, MAP_CREATE_BASE_COST, REGEX_STRING_LENGTH_COST_FACTOR,
     STRING_TRAVERSAL_COST_FACTOR,
     STRUCT_CREATE_BASE_COST,
@@ -941,17 +941,7 @@ impl<'c> Coster<'c> {
                     result_size: Some(rs),
                 };
             }
-            "less_string"
-            | "greater_string"
-            | "less_equals_string"
-            | "greater_equals_string"
-            | "less_bytes"
-            | "greater_bytes"
-            | "less_equals_bytes"
-            | "greater_equals_bytes"
-            | "equals"
-            | "not_equals"
-                if args.len() == 2 =>
+            id if compares_sized_operands(id) && args.len() == 2 =>
             {
                 let smallest = arg_size[0].max.min(arg_size[1].max);
                 let min = if smallest > 0 { 1 } else { 0 };

@@ -162,6 +162,24 @@ pub struct CallEstimate {
     pub result_size: Option<SizeEstimate>,
 }
 
+/// The overloads of cel-go's default cost that compare two sized operands (orderings of
+/// strings and bytes, equality): a traversal of the smaller, estimated and at run time.
+pub fn compares_sized_operands(overload_id: &str) -> bool {
+    matches!(
+        overload_id,
+        "less_string"
+            | "greater_string"
+            | "less_equals_string"
+            | "greater_equals_string"
+            | "less_bytes"
+            | "greater_bytes"
+            | "less_equals_bytes"
+            | "greater_equals_bytes"
+            | "equals"
+            | "not_equals"
+    )
+}
+
 /// cel-go `multiplyByCostFactor`: `ceil(x * y)` in `f64`, saturating.
 pub fn multiply_by_cost_factor(x: u64, y: f64) -> u64 {
     let xf = x as f64;

@@ -1594,16 +1594,7 @@ impl DefaultCost {
                 DefaultCost::TraverseFirst
             }
             "in_list" => DefaultCost::SecondSize,
-            "less_string"
-            | "greater_string"
-            | "less_equals_string"
-            | "greater_equals_string"
-            | "less_bytes"
-            | "greater_bytes"
-            | "less_equals_bytes"
-            | "greater_equals_bytes"
-            | "equals"
-            | "not_equals" => DefaultCost::TraverseSmaller,
+            id if crate::cel::cost_model::compares_sized_operands(id) => DefaultCost::TraverseSmaller,
             "add_string" | "add_bytes" => DefaultCost::TraverseBoth,
             "matches_string" => DefaultCost::Matches,
             "contains_string" => DefaultCost::Contains,

@@ -145,6 +145,21 @@ fn is_operator(function: &str) -> bool {
     matches!(function.as_bytes().first(), Some(b'_' | b'@' | b'!' | b'-'))
 }
 
+/// The IP and CIDR accessors, which cost 1 (estimated and at run time).
+fn is_ip_accessor(function: &str) -> bool {
+    matches!(
+        function,
+        "masked"
+            | "prefixLength"
+            | "family"
+            | "isUnspecified"
+            | "isLoopback"
+            | "isLinkLocalMulticast"
+            | "isLinkLocalUnicast"
+            | "isGlobalUnicast"
+    )
+}
+
 /// The runtime cost trackers that may cost a call: cel-go's extension trackers
 /// (`interpreter.OverloadCostTracker`, and the runtime defaults of `ext/strings`), consulted
 /// first, then apiserver `CostEstimator.CallCost`. Which of their cases a call falls under
@@ -313,14 +328,7 @@ impl K8sCost {
             "ip" if overload_id == "cidr_ip" => K8sCost::FixedWithArgs(1),
             "ip" => K8sCost::FirstSize { times: 1 },
             "ip.isCanonical" => K8sCost::FirstSize { times: 2 },
-            "masked"
-            | "prefixLength"
-            | "family"
-            | "isUnspecified"
-            | "isLoopback"
-            | "isLinkLocalMulticast"
-            | "isLinkLocalUnicast"
-            | "isGlobalUnicast" => K8sCost::Fixed(1),
+            f if is_ip_accessor(f) => K8sCost::Fixed(1),
             "containsIP" => K8sCost::ContainsIp { string: overload_id == "cidr_contains_ip_string" },
             "containsCIDR" => K8sCost::ContainsCidr { string: overload_id == "cidr_contains_cidr_string" },
             // 1.29's apiserver has no entry for them: cel-go's default, 1.
@@ -748,14 +756,7 @@ fn k8s_estimate(
                 size(a).multiply_by_cost_factor(2.0 * TRAV),
             ))
         }
-        "masked"
-        | "prefixLength"
-        | "family"
-        | "isUnspecified"
-        | "isLoopback"
-        | "isLinkLocalMulticast"
-        | "isLinkLocalUnicast"
-        | "isGlobalUnicast" => fixed1(),
+        f if is_ip_accessor(f) => fixed1(),
         "containsIP" | "containsCIDR" => {
             target?;
             let a = args.first()?;
