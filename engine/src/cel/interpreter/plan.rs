@@ -85,6 +85,10 @@ enum Op {
     /// the one-element [`Op::List`] `[item]`. Evaluated as those two are, value and cost,
     /// but the element is pushed onto the accumulator without the list around it.
     Append { node: u32, x: u32, item: u32, slot: u32, imp: Impl },
+    /// `x[y]` (`_[_]`) of one implemented overload: the tree walker's index call, planned
+    /// as an attribute qualifier (`relative`: the operand is not an attribute, which costs
+    /// 1 more; the key is evaluated as a conditional's branch is).
+    Index { node: u32, x: u32, y: u32, imp: Impl, relative: bool },
     /// A list literal without optional elements that is not a constant (`eval_list`).
     List(Box<[u32]>),
     /// A binary integer/double operation of unit cost with an inline fast path.
@@ -184,7 +188,7 @@ fn scalar_entries(ops: &[Op]) -> Vec<bool> {
             Op::Local { slot, .. } => reads.push(*slot),
             Op::Select { operand, .. } | Op::BranchSelect { operand, .. } => add(*operand),
             Op::Unary { x, .. } | Op::NotStrictlyFalse(x) | Op::Member { x, .. } => add(*x),
-            Op::Binary { x, y, .. } | Op::Arith { x, y, .. } | Op::Append { x, item: y, .. } => {
+            Op::Binary { x, y, .. } | Op::Arith { x, y, .. } | Op::Append { x, item: y, .. } | Op::Index { x, y, .. } => {
                 add(*x);
                 add(*y)
             }
@@ -286,6 +290,21 @@ impl<'e> Builder<'e> {
                             x,
                             node: u32::try_from(e.id).ok()?,
                         })
+                    }
+                    CallKind::Generic
+                        if plan.index
+                            && call.func_name == "_[_]"
+                            && call.target.is_none()
+                            && call.args.len() == 2
+                            && !plan.accumulating
+                            && !plan.extends_call_value
+                            && !plan.variadic =>
+                    {
+                        let imp = plan.direct?;
+                        let relative = !is_attribute(&call.args[0]);
+                        let x = self.expr(&call.args[0])?;
+                        let y = self.branch(&call.args[1])?;
+                        self.push(Op::Index { node: u32::try_from(e.id).ok()?, x, y, imp, relative })
                     }
                     CallKind::Generic => {
                         // `accu + [f(v)]` is no strict call to the tree walker (it consumes
@@ -668,6 +687,40 @@ impl<'a, 'v> Exec<'a, 'v> {
                     }
                     (a, v) => self.binary(*node, *imp, a, v.map(|v| Val::list(vec![v])), Some(*slot)),
                 }
+            }
+            Op::Index { node, x, y, imp, relative } => {
+                if *relative {
+                    self.charge(1)?;
+                }
+                let a = self.eval(*x);
+                if is_limit(&a) {
+                    return a;
+                }
+                let b = self.eval(*y);
+                if is_limit(&b) {
+                    return b;
+                }
+                let (args, err) = match (a, b) {
+                    (Ok(a), Ok(b)) => {
+                        let args = [a, b];
+                        let r = imp(&args);
+                        // An index of an optional that finds nothing is free (an optional
+                        // qualifier to cel-go).
+                        let cost = match (&r, &args[0]) {
+                            (Ok(Val::Optional(None)), Val::Optional(_)) => 0,
+                            _ => self.call_cost(*node, &args, &r),
+                        };
+                        self.charge(cost)?;
+                        return r;
+                    }
+                    // The first error, after the call is charged on what evaluated.
+                    (Err(e), b) => ([Val::Null, b.unwrap_or(Val::Null)], e),
+                    (Ok(a), Err(e)) => ([a, Val::Null], e),
+                };
+                let r = Err(err);
+                let cost = self.call_cost(*node, &args, &r);
+                self.charge(cost)?;
+                r
             }
             Op::List(items) => {
                 // cel-go charges a list literal whether or not its elements evaluated,
@@ -1594,12 +1647,12 @@ mod tests {
         let vars = json!({
             "x": 7, "y": 5, "z": 0, "big": 9223372036854775807i64, "d": 2.5, "s": "web-api-prod",
             "b": true, "xs": [3, 1, 4, 1, 5, 9, 2, 6], "ys": [], "m": {"a": 1, "b": {"c": 2}},
-            "ss": ["a", "bb", "ccc"], "nested": [[1, 2], [3], []]
+            "ss": ["a", "bb", "ccc"], "nested": [[1, 2], [3], []], "mi": {"a": 1, "b": 2}
         });
         let types = json!({
             "x": "int", "y": "int", "z": "int", "big": "int", "d": "double", "s": "string",
             "b": "bool", "xs": "list(int)", "ys": "list(int)", "ss": "list(string)",
-            "nested": "list(list(int))"
+            "nested": "list(list(int))", "mi": "map(string, int)"
         });
         let exprs = [
             "x + y * 3 - x / 2 > 10",
@@ -1682,6 +1735,24 @@ mod tests {
             "xs.map(v, v * 2).size()",
             "xs.filter(v, v > 2)",
             "has(m.a)",
+            // Indexes (`Op::Index`): of attributes and of other values (a relative
+            // qualifier), keys that fail, keys that are variables (no identifier cost).
+            "mi['a'] + mi['b'] > 2",
+            "mi['q']",
+            "mi[s]",
+            "mi.all(k, mi[k] >= 0)",
+            "xs[2] + xs[0]",
+            "xs[8]",
+            "xs[z - 1]",
+            "xs[x / z]",
+            "nested[x / z][0]",
+            "[1, 2, 3][x - 6]",
+            "(xs + xs)[9]",
+            "b ? xs[1] : xs[2]",
+            "xs[b ? 1 : 2]",
+            "xs[y]",
+            "nested[0][1]",
+            "nested[2][0]",
         ];
         let mut planned = 0;
         for expr in exprs {
@@ -1693,7 +1764,16 @@ mod tests {
         }
         assert!(planned >= 50, "only {} expressions planned", planned);
         // List literals and `map`/`filter` run as plans.
-        for expr in ["xs.map(v, v * 2)", "xs.filter(v, v % 2 == 0).size()", "[x, y / z, x].size()", "nested.map(l, l.map(v, v * 2))"] {
+        for expr in [
+            "xs.map(v, v * 2)",
+            "xs.filter(v, v % 2 == 0).size()",
+            "[x, y / z, x].size()",
+            "nested.map(l, l.map(v, v * 2))",
+            "mi.all(k, mi[k] >= 0)",
+            "xs[2] + xs[0]",
+            "(xs + xs)[9]",
+            "xs[x / z]",
+        ] {
             assert_eq!(compare(expr, &vars, &types, KubeVersion::LATEST), Some(true), "{} is not planned", expr);
         }
     }
