@@ -143,12 +143,15 @@ const INDEX_MIN: usize = 8;
 
 /// A computed map: entries in insertion order, and once it is large, an index from key to
 /// entry so that lookups and inserts (a `transformMap` accumulating one entry per
-/// iteration) do not scan.
+/// iteration) do not scan. Entries whose keys are strings in strictly ascending byte order
+/// (a JSON object's, read in order) need no index: they are searched by halves.
 #[derive(Clone, Default)]
 pub struct OwnedMap<'a> {
     entries: Vec<(Val<'a>, Val<'a>)>,
     /// Key → position of the first entry with a key equal to it (CEL key equality).
     index: Option<HashMap<MapKey<'a>, usize>>,
+    /// Every key is a string, each greater than the one before (no index is kept).
+    sorted: bool,
 }
 
 /// A map key in a hashable form that is equal exactly when [`key_equal`] says so:
@@ -197,16 +200,23 @@ impl<'a> MapKey<'a> {
 
 impl<'a> OwnedMap<'a> {
     pub fn new(entries: Vec<(Val<'a>, Val<'a>)>) -> OwnedMap<'a> {
+        let sorted = entries.len() >= INDEX_MIN
+            && matches!(entries.first(), Some((Val::String(_), _)))
+            && entries.windows(2).all(|w| match (&w[0].0, &w[1].0) {
+                (Val::String(a), Val::String(b)) => a.as_str() < b.as_str(),
+                _ => false,
+            });
         let mut m = OwnedMap {
             entries,
             index: None,
+            sorted,
         };
         m.build_index();
         m
     }
 
     fn build_index(&mut self) {
-        if self.entries.len() < INDEX_MIN {
+        if self.entries.len() < INDEX_MIN || self.sorted {
             return;
         }
         let mut index = HashMap::with_capacity(self.entries.len());
@@ -233,6 +243,19 @@ impl<'a> OwnedMap<'a> {
 
     /// The value of the first entry whose key equals `key`.
     pub fn find(&self, key: &Val<'a>) -> Option<&Val<'a>> {
+        if self.sorted {
+            // Only a string equals a string key.
+            let Val::String(key) = key else { return None };
+            let key = key.as_str();
+            let i = self
+                .entries
+                .binary_search_by(|(k, _)| match k {
+                    Val::String(k) => k.as_str().cmp(key),
+                    _ => std::cmp::Ordering::Less,
+                })
+                .ok()?;
+            return self.entries.get(i).map(|(_, v)| v);
+        }
         match &self.index {
             Some(index) => {
                 let i = *index.get(&MapKey::of(key)?)?;
@@ -249,6 +272,16 @@ impl<'a> OwnedMap<'a> {
     /// Appends an entry. A key equal to an earlier one stays unreachable by [`find`], as
     /// with a scan.
     pub fn push(&mut self, k: Val<'a>, v: Val<'a>) {
+        if self.sorted {
+            let still = match (self.entries.last(), &k) {
+                (Some((Val::String(last), _)), Val::String(k)) => last.as_str() < k.as_str(),
+                _ => false,
+            };
+            if !still {
+                self.sorted = false;
+                self.build_index();
+            }
+        }
         let i = self.entries.len();
         if let Some(index) = &mut self.index {
             if let Some(mk) = MapKey::of(&k) {
@@ -1024,6 +1057,39 @@ mod tests {
         }
         assert_eq!(escape("1a", false), None);
         assert_eq!(escape("namespace", true).as_deref(), Some("namespace"));
+    }
+
+    /// A map's lookups answer as a scan of its entries would (the first equal key), whether
+    /// it keeps an index, is searched by halves (string keys in ascending order), or stops
+    /// being sorted when an entry is pushed.
+    #[test]
+    fn map_lookups_answer_as_a_scan() {
+        let scan = |m: &OwnedMap<'static>, k: &Val<'static>| {
+            m.entries().iter().find(|(e, _)| key_equal(e, k)).map(|(_, v)| v.clone())
+        };
+        let keys: Vec<Val<'static>> = ["", "a", "a\u{0}", "b", "k1", "k10", "k2", "z", "é", "\u{10000}"]
+            .iter()
+            .map(|s| Val::str(s))
+            .chain([Val::Int(1), Val::Uint(1), Val::Double(1.0), Val::Double(1.5), Val::Bool(true), Val::Null])
+            .collect();
+        let sorted: Vec<(Val<'static>, Val<'static>)> = keys[..10].iter().enumerate().map(|(i, k)| (k.clone(), Val::Int(i as i64))).collect();
+        let mut reversed = sorted.clone();
+        reversed.reverse();
+        let mixed: Vec<(Val<'static>, Val<'static>)> = keys.iter().enumerate().map(|(i, k)| (k.clone(), Val::Int(i as i64))).collect();
+        for entries in [sorted.clone(), reversed, mixed, sorted[..3].to_vec()] {
+            let mut m = OwnedMap::new(entries);
+            for k in &keys {
+                assert_eq!(format!("{:?}", m.find(k)), format!("{:?}", scan(&m, k).as_ref()), "{:?}", k);
+            }
+            // Pushed keys: one after the last, one before it, a duplicate, a number.
+            for (k, v) in [(Val::str("zz"), 100), (Val::str("c"), 101), (Val::str("a"), 102), (Val::Int(7), 103)] {
+                m.push(k, Val::Int(v));
+                for k in keys.iter().chain([&Val::str("zz"), &Val::str("c"), &Val::Int(7)]) {
+                    assert_eq!(format!("{:?}", m.find(k)), format!("{:?}", scan(&m, k).as_ref()), "{:?}", k);
+                }
+            }
+        }
+        assert!(OwnedMap::new(sorted).sorted);
     }
 
     #[test]
