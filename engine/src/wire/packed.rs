@@ -75,7 +75,7 @@ struct Reader<'n, 't> {
     text_at: usize,
 }
 
-impl Reader<'_, '_> {
+impl<'t> Reader<'_, 't> {
     fn num(&mut self) -> Option<f64> {
         let n = *self.nums.get(self.at)?;
         self.at += 1;
@@ -96,7 +96,7 @@ impl Reader<'_, '_> {
     }
 
     /// The next `units` UTF-16 code units of the shared string.
-    fn string(&mut self) -> Option<String> {
+    fn string(&mut self) -> Option<&'t str> {
         let units = self.len()?;
         let rest = &self.text[self.text_at..];
         let mut counted = 0;
@@ -112,7 +112,7 @@ impl Reader<'_, '_> {
             return None;
         }
         self.text_at += end;
-        Some(rest[..end].to_string())
+        Some(&rest[..end])
     }
 
     fn value(&mut self, t: &Type, depth: usize) -> Option<Val<'static>> {
@@ -135,7 +135,7 @@ impl Reader<'_, '_> {
                 1.0 => Val::Bool(true),
                 _ => return None,
             },
-            Type::String => Val::string(self.string()?),
+            Type::String => Val::str(self.string()?),
             Type::List(e) => {
                 let n = self.len()?;
                 let mut items = Vec::with_capacity(n.min(self.nums.len()));
@@ -158,7 +158,7 @@ impl Reader<'_, '_> {
                 if entries.windows(2).any(|w| w[0].0 == w[1].0) {
                     return None;
                 }
-                Val::map(entries.into_iter().map(|(k, v)| (Val::string(k), v)).collect())
+                Val::map(entries.into_iter().map(|(k, v)| (Val::str(k), v)).collect())
             }
             _ => return None,
         })
