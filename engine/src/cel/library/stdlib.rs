@@ -639,7 +639,9 @@ pub fn concat_accumulator<'a>(x: Val<'a>, y: &Val<'a>) -> EvalResult<'a> {
 }
 
 /// [`concat_accumulator`] of `x` and the one-element list `[v]` (the step of `map` and
-/// `filter`), without making that list when `x` is extended in place.
+/// `filter`), without making that list when `x` is extended in place. For the compact plan,
+/// which the playground's module leaves out.
+#[cfg(any(not(target_arch = "wasm32"), feature = "wasm"))]
 pub fn append_accumulator<'a>(x: Val<'a>, v: Val<'a>) -> EvalResult<'a> {
     match x {
         Val::List(List::Owned { mut items, kind: crate::cel::value::ListKind::Atomic, keys }) if !items.is_empty() => {
