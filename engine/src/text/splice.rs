@@ -285,8 +285,11 @@ pub fn splice(prev: &mut IndexedText, new: &str) -> Option<Spliced> {
     if start_col < key_col + 2 || !old[line_start..key].bytes().all(|b| b == b' ' || b == b'-') {
         return None;
     }
+    // The new value starts where the old one did: not after more blank space (behind which
+    // an anchor, a block scalar's indicator or a comment would go unseen: found by the
+    // splice fuzz target), nor with an indicator.
     let region = &new[start..new_region_end];
-    if region.starts_with(['&', '*', '!', '|', '>', '%', '@', '`']) {
+    if region.starts_with(['&', '*', '!', '|', '>', '%', '@', '`', ' ', '\t']) {
         return None;
     }
     // The next line of content stands no deeper than the key.
@@ -817,6 +820,12 @@ mod tests {
         assert!(!check("::\t", "::\t333"));
         assert!(!check("a: x\rb: 1\n", "a: xy\rb: 1\n"));
         assert!(check("a: x\r\nb: 1\r\n", "a: xy\r\nb: 1\r\n"));
+        // Blank space inserted before the value, and an anchor or a block scalar behind it
+        // (found by the splice fuzz target), or a comment.
+        assert!(!check("a:\t\t  .\u{fffd}1 >", "a:\t\t   &+e::a:\u{fffd}\u{fffd}1 >"));
+        assert!(!check(DOC, &DOC.replace("b: 1", "b:  >")));
+        assert!(!check(DOC, &DOC.replace("b: 1", "b:  #1")));
+        assert!(!check(DOC, &DOC.replace("b: 1", "b:\t1")));
     }
 
     /// A text of `n` numbered entries, each with a rule and a message (lines that repeat).
