@@ -588,14 +588,7 @@ impl<'a, 'v> Exec<'a, 'v> {
                 _ => Err(EvalError::no_such_overload()),
             },
             Op::Arith { op, x, y, imp } => {
-                let a = self.eval(*x);
-                if is_limit(&a) {
-                    return a;
-                }
-                let b = self.eval(*y);
-                if is_limit(&b) {
-                    return b;
-                }
+                let (a, b) = self.operands(*x, *y)?;
                 self.charge(1)?;
                 let (a, b) = match (a, b) {
                     (Ok(a), Ok(b)) => (a, b),
@@ -655,26 +648,12 @@ impl<'a, 'v> Exec<'a, 'v> {
                 r
             }
             Op::Binary { node, x, y, imp, accumulates, .. } => {
-                let a = self.eval(*x);
-                if is_limit(&a) {
-                    return a;
-                }
-                let b = self.eval(*y);
-                if is_limit(&b) {
-                    return b;
-                }
+                let (a, b) = self.operands(*x, *y)?;
                 self.binary(*node, *imp, a, b, *accumulates)
             }
             Op::Append { node, x, item, slot, imp } => {
-                let a = self.eval(*x);
-                if is_limit(&a) {
-                    return a;
-                }
-                // `[item]` as `Op::List` evaluates it.
-                let v = self.eval(*item);
-                if is_limit(&v) {
-                    return v;
-                }
+                // `[item]` as `Op::List` evaluates it, then charges it.
+                let (a, v) = self.operands(*x, *item)?;
                 self.charge(10)?;
                 match (a, v) {
                     // The accumulator's slot lets go of its list (as `Op::Binary` does);
@@ -692,14 +671,7 @@ impl<'a, 'v> Exec<'a, 'v> {
                 if *relative {
                     self.charge(1)?;
                 }
-                let a = self.eval(*x);
-                if is_limit(&a) {
-                    return a;
-                }
-                let b = self.eval(*y);
-                if is_limit(&b) {
-                    return b;
-                }
+                let (a, b) = self.operands(*x, *y)?;
                 let (args, err) = match (a, b) {
                     (Ok(a), Ok(b)) => {
                         let args = [a, b];
@@ -755,6 +727,21 @@ impl<'a, 'v> Exec<'a, 'v> {
                 None => self.fold(f),
             },
         }
+    }
+
+    /// Two operands, left to right, as a binary call evaluates them: the cost limit's error
+    /// stops the call (`Err`), any other error is the operand's value.
+    #[inline(always)]
+    fn operands(&mut self, x: u32, y: u32) -> Result<(EvalResult<'a>, EvalResult<'a>), EvalError> {
+        let a = self.eval(x);
+        if is_limit(&a) {
+            return Err(a.err().unwrap_or_else(EvalError::cost_limit));
+        }
+        let b = self.eval(y);
+        if is_limit(&b) {
+            return Err(b.err().unwrap_or_else(EvalError::cost_limit));
+        }
+        Ok((a, b))
     }
 
     fn call_plan(&self, node: u32) -> Option<&'a CallPlan> {
