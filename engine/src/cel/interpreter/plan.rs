@@ -588,7 +588,14 @@ impl<'a, 'v> Exec<'a, 'v> {
                 _ => Err(EvalError::no_such_overload()),
             },
             Op::Arith { op, x, y, imp } => {
-                let (a, b) = self.operands(*x, *y)?;
+                let a = self.eval(*x);
+                if is_limit(&a) {
+                    return a;
+                }
+                let b = self.eval(*y);
+                if is_limit(&b) {
+                    return b;
+                }
                 self.charge(1)?;
                 let (a, b) = match (a, b) {
                     (Ok(a), Ok(b)) => (a, b),
@@ -648,12 +655,26 @@ impl<'a, 'v> Exec<'a, 'v> {
                 r
             }
             Op::Binary { node, x, y, imp, accumulates, .. } => {
-                let (a, b) = self.operands(*x, *y)?;
+                let a = self.eval(*x);
+                if is_limit(&a) {
+                    return a;
+                }
+                let b = self.eval(*y);
+                if is_limit(&b) {
+                    return b;
+                }
                 self.binary(*node, *imp, a, b, *accumulates)
             }
             Op::Append { node, x, item, slot, imp } => {
-                // `[item]` as `Op::List` evaluates it, then charges it.
-                let (a, v) = self.operands(*x, *item)?;
+                let a = self.eval(*x);
+                if is_limit(&a) {
+                    return a;
+                }
+                // `[item]` as `Op::List` evaluates it.
+                let v = self.eval(*item);
+                if is_limit(&v) {
+                    return v;
+                }
                 self.charge(10)?;
                 match (a, v) {
                     // The accumulator's slot lets go of its list (as `Op::Binary` does);
@@ -671,7 +692,14 @@ impl<'a, 'v> Exec<'a, 'v> {
                 if *relative {
                     self.charge(1)?;
                 }
-                let (a, b) = self.operands(*x, *y)?;
+                let a = self.eval(*x);
+                if is_limit(&a) {
+                    return a;
+                }
+                let b = self.eval(*y);
+                if is_limit(&b) {
+                    return b;
+                }
                 let (args, err) = match (a, b) {
                     (Ok(a), Ok(b)) => {
                         let args = [a, b];
@@ -727,21 +755,6 @@ impl<'a, 'v> Exec<'a, 'v> {
                 None => self.fold(f),
             },
         }
-    }
-
-    /// Two operands, left to right, as a binary call evaluates them: the cost limit's error
-    /// stops the call (`Err`), any other error is the operand's value.
-    #[inline(always)]
-    fn operands(&mut self, x: u32, y: u32) -> Result<(EvalResult<'a>, EvalResult<'a>), EvalError> {
-        let a = self.eval(x);
-        if is_limit(&a) {
-            return Err(a.err().unwrap_or_else(EvalError::cost_limit));
-        }
-        let b = self.eval(y);
-        if is_limit(&b) {
-            return Err(b.err().unwrap_or_else(EvalError::cost_limit));
-        }
-        Ok((a, b))
     }
 
     fn call_plan(&self, node: u32) -> Option<&'a CallPlan> {
