@@ -196,6 +196,42 @@ test('typing, rule edits, transition rules, fixes and bad input', { timeout: 240
   await page.close();
 });
 
+// A rule edit is answered with the CRD text the engine made; a job asked while it was in the
+// worker (an object edit here; the rules tab's version matrix, on its timer, in the test
+// above) was asked with the text from before the edit. That job goes with the edited text:
+// sent as asked, it put the old rule back in the engine while the editor showed the new one,
+// and every answer after it judged by the old rule.
+test('a job asked while a rule edit is in the worker keeps the edit', { timeout: 120_000 }, async () => {
+  const { page, pageErrors } = await openPlayground(env.context, env.baseUrl);
+  await page.waitForFunction(() => document.body.dataset.engine === 'worker');
+  await setEditor(page, 'crd-editor', CRD);
+  await setEditor(page, 'object-editor', object(4));
+  await waitForResults(page, (t) => t.includes('gadget.test.example.com/g1 created'), 'valid with 4');
+  await page.keyboard.press('Alt+Shift+5');
+  const rule = page.locator('[data-testid=rule]').first().getByTestId('rule-text');
+  await rule.waitFor();
+  await page.getByTestId('object-editor').click();
+  await page.keyboard.press('Control+End');
+  // Both in one task: the rule edit goes to the idle worker, the object edit (typed into
+  // the focused editor) waits for it.
+  await page.evaluate(() => {
+    const text = document.querySelector('[data-testid=rule] [data-testid=rule-text]');
+    text.value = 'self.replicas <= 3';
+    text.dispatchEvent(new Event('input', { bubbles: true }));
+    document.execCommand('insertText', false, '# edited while the rule edit was in the worker\n');
+  });
+  await page.waitForFunction(() => document.querySelector('[data-testid=crd-editor]')?.innerText.includes('self.replicas <= 3'), null, { timeout: WAIT });
+  await page.keyboard.press('Alt+Shift+4');
+  await waitForResults(page, (t) => t.includes('spec: Invalid value: at most five'), 'the edited rule failing');
+  // And the engine holds the edited text for the edits after it.
+  await page.getByTestId('object-editor').click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('  bogus: 1\n');
+  await waitForResults(page, (t) => t.includes('Warning: unknown field "spec.bogus"') && t.includes('spec: Invalid value: at most five'), 'the edited rule failing after another edit');
+  assert.deepEqual(pageErrors, []);
+  await page.close();
+});
+
 test('large texts with characters beyond ASCII reach the engine intact', { timeout: 120_000 }, async () => {
   // Over 16 KiB, the page and the engine worker read texts through TextEncoder.encodeInto
   // (web/src/main.rs js_text), in more than one step when the text is not ASCII.

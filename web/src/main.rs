@@ -425,7 +425,6 @@ impl App {
         match event {
             worker::Event::Answer { answer, crd, fresh, ms } => {
                 let answer = *answer;
-                let seq = answer.seq;
                 if let Some(view) = answer.crd {
                     self.crd_view = Arc::new(view);
                     self.crd_view_nodes = answer.nodes;
@@ -448,8 +447,7 @@ impl App {
                 let base = self.rule_base.as_ref().is_some_and(|b| same_text(b, &self.crd));
                 if let Some(text) = crd.filter(|_| base) {
                     // A rule edit made by the engine: the CRD editor shows its text.
-                    self.crd = text.into();
-                    self.client.crd_adopted(&self.crd, seq);
+                    self.crd = text;
                     self.rule_base = Some(self.crd.clone());
                     self.notice = None;
                 }

@@ -447,8 +447,9 @@ pub fn serve() {
 
 /// What the client tells the app.
 pub enum Event {
-    /// An answer; `fresh` when no newer job is waiting (the app renders only those).
-    Answer { answer: Box<Answer>, crd: Option<String>, fresh: bool, ms: f64 },
+    /// An answer; `fresh` when no newer job is waiting (the app renders only those). `crd`:
+    /// the text the job's rule edits made, which the engine now holds.
+    Answer { answer: Box<Answer>, crd: Option<AttrValue>, fresh: bool, ms: f64 },
     /// The worker panicked (or trapped): its text.
     Crashed(String),
 }
@@ -738,6 +739,11 @@ impl Client {
     fn deliver(&self, json: &str, crd: Option<String>) {
         let ms = now() - self.0.borrow().sent_at;
         self.0.borrow_mut().busy = false;
+        let crd = crd.map(|text| {
+            let answered = self.0.borrow().in_worker.as_ref().map(|p| (p.job.seq, p.crd.clone()));
+            let (seq, base) = answered.unzip();
+            self.rules_edited(text, seq.unwrap_or(0), base)
+        });
         // The next job goes first: the worker works while this thread renders.
         let fresh = self.0.borrow().pending.is_none();
         self.send_pending();
@@ -794,8 +800,8 @@ impl Client {
         if crd.is_some() {
             inner.sent_crd_seq = p.job.seq;
         }
-        // Rule edits change the text in the engine: it is known again when the app adopts
-        // the edited text ([`Client::crd_adopted`]).
+        // Rule edits change the text in the engine: it is known again with their answer
+        // ([`Client::rules_edited`]).
         inner.sent_crd = p.job.edits.is_empty().then(|| p.crd.clone());
         if inner.local.is_none() {
             inner.in_worker = Some(p.clone());
@@ -808,11 +814,13 @@ impl Client {
                 let t0 = now();
                 let job = std::mem::take(&mut p.job);
                 let suite_settings = job.suite.then(|| job.settings.clone());
+                let seq = job.seq;
                 let (mut answer, crd) = engine.borrow_mut().handle(job, crd.map(|c| c.to_string()), &p.object, &p.old_object, &p.old_crd);
                 if let Some(settings) = suite_settings {
                     engine.borrow().run_suite(&mut answer, &p.suite, &settings);
                 }
                 me.0.borrow_mut().busy = false;
+                let crd = crd.map(|text| me.rules_edited(text, seq, Some(p.crd.clone())));
                 let fresh = me.0.borrow().pending.is_none();
                 let cb = me.0.borrow().on_event.clone();
                 cb.emit(Event::Answer { answer: Box::new(answer), crd, fresh, ms: now() - t0 });
@@ -868,12 +876,22 @@ impl Client {
         }
     }
 
-    /// The CRD text the engine holds, as the app now shows it (a rule edit's result).
-    /// `seq` is the answer's job, which edited the text in the engine.
-    pub fn crd_adopted(&self, text: &AttrValue, seq: u64) {
+    /// The answered job `seq`, asked with the CRD text `base`, made rule edits: the engine
+    /// holds their `text` now. A job asked meanwhile (the version matrix's, say) carries
+    /// `base` too; it goes with `text` instead, which the app is about to show — sent as it
+    /// was, it would put the rules back as they were before the edit, in the engine and in
+    /// every answer after it, while the editor shows them edited.
+    fn rules_edited(&self, text: String, seq: u64, base: Option<AttrValue>) -> AttrValue {
+        let text = AttrValue::from(text);
         let mut inner = self.0.borrow_mut();
         inner.sent_crd = Some(text.clone());
         inner.sent_crd_seq = seq;
+        if let (Some(waiting), Some(base)) = (inner.pending.as_mut(), base) {
+            if crate::same_text(&waiting.crd, &base) {
+                waiting.crd = text.clone();
+            }
+        }
+        text
     }
 
     /// Forgets the local engine's answers too (after a crash).
