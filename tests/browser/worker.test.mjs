@@ -2,10 +2,9 @@
 // analysis. With the postgres-operator postgresclusters CRD (2.9 MB of YAML, a few hundred
 // milliseconds to compile in wasm) in the editor, keystrokes typed into the CRD are applied to
 // the editor while the worker analyses (the results still show an older text), the page's
-// thread never runs an analysis (of the tasks over 50 ms the Long Tasks API reports while typing,
-// at most one is as long as the shortest compile the worker reports — a compile on the page's
-// thread would be a task at least that long, one per compile — and the app's own work per keystroke takes under a frame at
-// the median, and never as long as a compile), and
+// thread never runs an analysis (every compile's answer came from the worker, with the time
+// the worker spent, and the app's own work per keystroke takes under a frame at the median,
+// and never as long as a compile), and
 // the results shown at the end are those of the final text.
 //
 // Run from the repo root after `trunk build --release`: node --test tests/browser/worker.test.mjs
@@ -116,12 +115,12 @@ test('typing into a 2.9 MB CRD never waits on the engine; the results follow the
   const longest = Math.max(...compile);
   const median = [...ui].sort((a, b) => a - b)[Math.floor(ui.length / 2)];
   assert.ok(median < FRAME_MS && Math.max(...ui) < longest, `the app's work per keystroke: ${JSON.stringify(ui)}`);
-  // Compiles on the page's thread would be a task per compile, each at least as long as the
-  // shortest; one such task is allowed for a stray layout or collection of the editor's
-  // 2.9 MB document (seen once: 79 ms).
-  const shortest = Math.min(...compile);
-  const asLong = longTasks.filter((d) => d >= shortest);
-  assert.ok(compile.length >= 2 && asLong.length <= 1, `${asLong.length} tasks as long as a compile (${shortest.toFixed(0)} ms or more) ran on the page's thread over ${compile.length} compiles: ${JSON.stringify(longTasks)}`);
+  // Every compile was the worker's: it reported its engine time with each answer (an engine
+  // on the page's thread reports none). Long tasks can no longer tell: the re-compiles after
+  // a keystroke take 5 to 45 ms, under the API's 50 ms, while the editor's own work on a
+  // 2.9 MB document makes a task or several of 50 to 90 ms (they stay in the diagnostic).
+  const inWorker = timings.filter((x) => x.kind === 'worker-analysis').length;
+  assert.ok(compile.length >= 2 && inWorker >= compile.length, `${compile.length} compiles, ${inWorker} answers from the worker`);
   assert.deepEqual(pageErrors, []);
   await page.close();
 });
