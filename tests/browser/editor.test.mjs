@@ -217,6 +217,66 @@ test('fill() and typing change the doc and call onChange with exactly the text',
   await page.close();
 });
 
+// The playground reads a big CRD's edits this way: the changes, applied to the text before
+// (UTF-16 positions, as JavaScript slices), give the text after, whatever made the edit.
+test('onChanges reports each edit as its changes, which rebuild the text', { skip, timeout: 120_000 }, async () => {
+  const { page, pageErrors } = await openDemo();
+  await page.evaluate(() => {
+    const host = document.createElement('div');
+    document.body.append(host);
+    window.deltas = [];
+    let known = 'foo: 1\nfoo: 2\n';
+    window.setKnown = (t) => { known = t; };
+    window.deltaEditor = window.CrdlabEditor.create(host, {
+      doc: known,
+      language: 'yaml',
+      testid: 'delta-editor',
+      onChanges: (changes, length, doc) => {
+        let rebuilt = '';
+        let kept = 0;
+        for (let i = 0; i < changes.length; i += 3) {
+          rebuilt += known.slice(kept, changes[i]) + changes[i + 2];
+          kept = changes[i + 1];
+        }
+        rebuilt += known.slice(kept);
+        const whole = doc();
+        window.deltas.push({ count: changes.length / 3, rebuilt: rebuilt === whole, length: length === whole.length, whole });
+        known = whole;
+      },
+    });
+  });
+  const editor = page.getByTestId('delta-editor');
+  await editor.click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('bar: ü😀');
+  await page.keyboard.press('Backspace');
+  // Tab over every line: one edit, a change per line.
+  await page.keyboard.press('Control+a');
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Control+z');
+  // A paste over a selection.
+  await page.keyboard.press('Control+Home');
+  await page.keyboard.press('Shift+ArrowDown');
+  await editor.evaluate((el) => {
+    const data = new DataTransfer();
+    data.setData('text/plain', 'pasted:\n  - 😀 ✓\n');
+    el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+  });
+  // setDoc reports nothing; edits after it are changes of the text it set.
+  const before = await page.evaluate(() => window.deltas.length);
+  await page.evaluate(() => { window.deltaEditor.setDoc('set: 1\n'); window.setKnown('set: 1\n'); });
+  assert.equal(await page.evaluate(() => window.deltas.length), before);
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('z');
+  const deltas = await page.evaluate(() => window.deltas);
+  assert.ok(deltas.length >= 12, `${deltas.length} edits reported`);
+  for (const d of deltas) assert.ok(d.rebuilt && d.length, JSON.stringify(d));
+  assert.ok(deltas.some((d) => d.count >= 3), `an edit with a change per line: ${JSON.stringify(deltas.map((d) => d.count))}`);
+  assert.equal(deltas.at(-1).whole, 'set: 1\nz');
+  assert.deepEqual(pageErrors, []);
+  await page.close();
+});
+
 test('pasting an edited copy over the whole document changes only what differs', { skip, timeout: 120_000 }, async () => {
   const { page, pageErrors } = await openDemo();
   const lines = Array.from({ length: 600 }, (_, i) => `key${i}: value ${i}`);

@@ -1,11 +1,14 @@
 //! A code editor: the CodeMirror 6 bundle of `web/editor/` (`window.CrdlabEditor`), driven
 //! from Yew. The editor owns its text while the user types; the component pushes a new text
 //! only when the props differ from what the editor holds (an example loaded, a rule edited
-//! in the rules panel), so typing never fights the cursor. The text it reports is kept as the
-//! shared string it hands out: when the app hands that string back, the editor knows it holds
-//! it without reading its own text again (megabytes, for a big CRD).
+//! in the rules panel), so typing never fights the cursor. The editor reports what each edit
+//! changed, which is applied to the text it holds ([`Held`]): its whole text is read out of
+//! JavaScript only when that is not known here (megabytes, for a big CRD: 15 to 25 ms a
+//! keystroke). The text is kept as the shared string the component hands out: when the app
+//! hands that string back, the editor knows it holds it.
 
 use crdlab::text::source_map::Range;
+use crdlab::text::utf16::Change;
 use wasm_bindgen::prelude::*;
 use web_sys::Element;
 use yew::prelude::*;
@@ -97,11 +100,46 @@ impl PartialEq for Props {
 pub struct Editor {
     host: NodeRef,
     handle: Option<std::rc::Rc<Handle>>,
-    /// The text the editor reported last.
-    reported: std::rc::Rc<std::cell::RefCell<AttrValue>>,
+    /// The text the editor holds, as the app knows it.
+    held: std::rc::Rc<std::cell::RefCell<Option<Held>>>,
     // Keeps the change callback alive as long as the editor.
-    _on_change: Option<Closure<dyn Fn(JsValue)>>,
+    _on_change: Option<Closure<dyn Fn(JsValue, JsValue, JsValue)>>,
     error: Option<String>,
+}
+
+/// The text an editor holds (what it reported last, or what the app pushed into it), with its
+/// length in UTF-16 units: the editor's next edit is applied to it rather than read whole.
+struct Held {
+    text: AttrValue,
+    units: usize,
+}
+
+impl Held {
+    /// What the editor holds after the app pushed `text` into it, when that is `text` itself:
+    /// not in a single-line editor or with a carriage return (the editor changes those).
+    fn pushed(text: &AttrValue, single_line: bool) -> Option<Held> {
+        (!single_line && !text.as_bytes().contains(&b'\r')).then(|| Held { text: text.clone(), units: text.encode_utf16().count() })
+    }
+
+    /// The text after an edit the editor reported as `changes` (`from, to, inserted`, ...),
+    /// `length` UTF-16 units long; `None` when they do not fit this text.
+    fn after(&self, changes: &JsValue, length: &JsValue) -> Option<Held> {
+        let list = changes.dyn_ref::<js_sys::Array>()?;
+        let n = list.length();
+        if n % 3 != 0 {
+            return None;
+        }
+        let position = |i: u32| list.get(i).as_f64().filter(|x| *x >= 0.0 && x.fract() == 0.0).map(|x| x as usize);
+        let mut inserted = Vec::with_capacity(n as usize / 3);
+        for i in (0..n).step_by(3) {
+            let js = list.get(i + 2);
+            let units = js.dyn_ref::<js_sys::JsString>()?.length() as usize;
+            inserted.push((position(i)?, position(i + 1)?, crate::js_text(&js)?, units));
+        }
+        let changes: Vec<Change<'_>> = inserted.iter().map(|(from, to, text, units)| Change { from: *from, to: *to, insert: text, insert_units: *units }).collect();
+        let (text, units) = crdlab::text::utf16::apply(&self.text, self.units, &changes)?;
+        (length.as_f64() == Some(units as f64)).then(|| Held { text: text.into(), units })
+    }
 }
 
 thread_local! {
@@ -145,7 +183,7 @@ impl Component for Editor {
     type Properties = Props;
 
     fn create(_ctx: &Context<Self>) -> Self {
-        Editor { host: NodeRef::default(), handle: None, reported: Default::default(), _on_change: None, error: None }
+        Editor { host: NodeRef::default(), handle: None, held: Default::default(), _on_change: None, error: None }
     }
 
     fn view(&self, ctx: &Context<Self>) -> Html {
@@ -169,14 +207,23 @@ impl Component for Editor {
         let p = ctx.props();
         let Some(host) = self.host.cast::<Element>() else { return };
         let cb = p.on_change.clone();
-        let reported = self.reported.clone();
-        let closure = Closure::<dyn Fn(JsValue)>::new(move |js: JsValue| {
-            let doc = AttrValue::from(crate::js_text(&js).unwrap_or_default());
-            if let Ok(mut r) = reported.try_borrow_mut() {
-                *r = doc.clone();
+        let held = self.held.clone();
+        *held.borrow_mut() = Held::pushed(&p.value, p.single_line);
+        let closure = Closure::<dyn Fn(JsValue, JsValue, JsValue)>::new(move |changes: JsValue, length: JsValue, doc: JsValue| {
+            let after = held.try_borrow().ok().and_then(|h| h.as_ref()?.after(&changes, &length));
+            let now = after.unwrap_or_else(|| {
+                // Not an edit of the text known here: the editor's whole text.
+                let js = doc.dyn_ref::<js_sys::Function>().and_then(|f| f.call0(&JsValue::NULL).ok()).unwrap_or(JsValue::UNDEFINED);
+                let units = js.dyn_ref::<js_sys::JsString>().map_or(0, |s| s.length() as usize);
+                let text = AttrValue::from(crate::js_text(&js).unwrap_or_default());
+                remember_js(&text, js);
+                Held { text, units }
+            });
+            let text = now.text.clone();
+            if let Ok(mut h) = held.try_borrow_mut() {
+                *h = Some(now);
             }
-            remember_js(&doc, js);
-            cb.emit(doc)
+            cb.emit(text)
         });
         let opts = js_sys::Object::new();
         let set = |k: &str, v: JsValue| {
@@ -188,7 +235,7 @@ impl Component for Editor {
         set("label", JsValue::from_str(&p.label));
         set("dark", JsValue::from_bool(p.dark));
         set("singleLine", JsValue::from_bool(p.single_line));
-        set("onChange", closure.as_ref().clone());
+        set("onChanges", closure.as_ref().clone());
         match create_editor(&host, &opts) {
             Ok(h) => {
                 let h = std::rc::Rc::new(h);
@@ -215,9 +262,14 @@ impl Component for Editor {
     fn changed(&mut self, ctx: &Context<Self>, old: &Props) -> bool {
         let p = ctx.props();
         if let Some(h) = &self.handle {
-            let reported = self.reported.try_borrow().is_ok_and(|r| crate::same_text(&*r, &p.value));
-            if !crate::same_text(&p.value, &old.value) && !reported && h.get_doc() != p.value.as_str() {
-                h.set_doc(&p.value);
+            let held = self.held.try_borrow().is_ok_and(|r| r.as_ref().is_some_and(|r| crate::same_text(&r.text, &p.value)));
+            if !crate::same_text(&p.value, &old.value) && !held {
+                if h.get_doc() != p.value.as_str() {
+                    h.set_doc(&p.value);
+                }
+                if let Ok(mut r) = self.held.try_borrow_mut() {
+                    *r = Held::pushed(&p.value, p.single_line);
+                }
             }
             if p.marks != old.marks {
                 h.set_diagnostics(&to_js(&p.marks));

@@ -12,7 +12,8 @@
 //! - [`crd_document`]: which document of a stream is the CRD;
 //! - [`splice`]: re-reading a text after an edit inside one scalar without reading it all;
 //! - [`edit`]: formatting-preserving edits addressed by JSON pointer;
-//! - [`bytes`]: comparing long texts (fast in wasm32 too).
+//! - [`bytes`]: comparing long texts (fast in wasm32 too);
+//! - [`utf16`]: an editor's changes, in its UTF-16 positions, applied to the text.
 
 pub(crate) mod aliases;
 pub mod bytes;
@@ -29,4 +30,5 @@ pub(crate) mod read_error;
 pub(crate) mod scalars;
 pub mod source_map;
 pub mod splice;
+pub mod utf16;
 pub mod yaml;

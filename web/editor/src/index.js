@@ -1,8 +1,9 @@
 // CodeMirror 6 editors for the crdlab playground, exposed as `window.CrdlabEditor`.
 //
 // The Yew app (web/src) owns all state; an editor is a view that reports user edits through
-// `onChange` and shows what the app pushes in (`setDoc`, `setDiagnostics`, `setTheme`). It
-// never decides anything about the text itself, apart from picking a highlighter for "auto".
+// `onChange` (the text) or `onChanges` (what changed) and shows what the app pushes in
+// (`setDoc`, `setDiagnostics`, `setTheme`). It never decides anything about the text itself,
+// apart from picking a highlighter for "auto".
 // esbuild bundles this file into one IIFE (build.mjs); the page loads it with a plain
 // <script> before the wasm app starts. Nothing here touches the network.
 
@@ -150,6 +151,11 @@ const narrowReplace = EditorState.transactionFilter.of((tr) => {
  * @property {boolean} [singleLine] no newlines (Enter does nothing, pasted lines are joined
  *   with a space), no line numbers, no gutters
  * @property {(doc: string) => void} [onChange] called after every user edit (not for setDoc)
+ * @property {(changes: Array<number|string>, length: number, doc: () => string) => void} [onChanges]
+ *   called after every user edit (not for setDoc) with what changed instead of the whole text:
+ *   `changes` holds `from, to, inserted` for each change, ascending, `from`/`to` in UTF-16
+ *   units of the text before the edit; `length` is the new text's; `doc()` reads the whole
+ *   new text (megabytes in a big document: what this callback lets its caller skip)
  */
 
 /**
@@ -187,6 +193,7 @@ function create(parent, opts = {}) {
   const language = opts.language || 'text';
   const singleLine = !!opts.singleLine;
   const onChange = typeof opts.onChange === 'function' ? opts.onChange : null;
+  const onChanges = typeof opts.onChanges === 'function' ? opts.onChanges : null;
   const raw = opts.doc == null ? '' : String(opts.doc);
   const initial = singleLine ? toSingleLine(raw) : raw;
 
@@ -201,12 +208,24 @@ function create(parent, opts = {}) {
   });
 
   const reportEdits = EditorView.updateListener.of((update) => {
-    if (!onChange || !update.docChanged) return;
+    if (!(onChange || onChanges) || !update.docChanged) return;
     if (update.transactions.every((tr) => !tr.docChanged || tr.annotation(programmatic))) return;
-    try {
-      onChange(update.state.doc.toString());
-    } catch (e) {
-      console.error('CrdlabEditor onChange failed:', e);
+    const doc = update.state.doc;
+    if (onChanges) {
+      const changes = [];
+      update.changes.iterChanges((fromA, toA, _fromB, _toB, inserted) => changes.push(fromA, toA, inserted.toString()));
+      try {
+        onChanges(changes, doc.length, () => doc.toString());
+      } catch (e) {
+        console.error('CrdlabEditor onChanges failed:', e);
+      }
+    }
+    if (onChange) {
+      try {
+        onChange(doc.toString());
+      } catch (e) {
+        console.error('CrdlabEditor onChange failed:', e);
+      }
     }
   });
 
