@@ -1603,20 +1603,55 @@ impl DefaultCost {
     }
 
     fn cost(self, args: &[Val]) -> u64 {
-        let size = |i: usize| -> u64 { actual_size(&args[i]) };
         let trav = |n: u64| -> u64 { (n as f64 * 0.1).ceil() as u64 };
+        // Each cost is a non-decreasing function of the operands' sizes, so where it is the
+        // same at both ends of a string's size bounds it is the cost: most strings are never
+        // counted (`'front' + '-'` costs 1 at any size from 2 to 6).
+        let of = |i: usize, f: &dyn Fn(u64) -> u64| -> u64 {
+            let (lo, hi) = size_bounds(&args[i]);
+            let c = f(lo);
+            if c == f(hi) {
+                c
+            } else {
+                f(actual_size(&args[i]))
+            }
+        };
         match self {
             DefaultCost::One => 1,
-            DefaultCost::TraverseFirst => trav(size(0)),
-            DefaultCost::SecondSize => size(1),
-            DefaultCost::TraverseSmaller => trav(size(0).min(size(1))),
-            DefaultCost::TraverseBoth => trav(size(0) + size(1)),
+            DefaultCost::TraverseFirst => of(0, &trav),
+            DefaultCost::SecondSize => actual_size(&args[1]),
+            // trav(min(a, b)) = min(trav(a), trav(b)): trav does not decrease.
+            DefaultCost::TraverseSmaller => of(0, &trav).min(of(1, &trav)),
+            DefaultCost::TraverseBoth => {
+                let ((lo0, hi0), (lo1, hi1)) = (size_bounds(&args[0]), size_bounds(&args[1]));
+                let c = trav(lo0 + lo1);
+                if c == trav(hi0 + hi1) {
+                    c
+                } else {
+                    trav(actual_size(&args[0]) + actual_size(&args[1]))
+                }
+            }
             DefaultCost::Matches => {
-                let s = ((1.0 + size(0) as f64) * 0.1).ceil() as u64;
-                let r = (size(1) as f64 * 0.25).ceil() as u64;
+                let s = of(0, &|n| ((1.0 + n as f64) * 0.1).ceil() as u64);
+                let r = of(1, &|n| (n as f64 * 0.25).ceil() as u64);
                 s * r
             }
-            DefaultCost::Contains => trav(size(0)) * trav(size(1)),
+            DefaultCost::Contains => of(0, &trav) * of(1, &trav),
+        }
+    }
+}
+
+/// The least and the most [`actual_size`] can be without counting: a string of n bytes has
+/// n/4 (rounded up) to n code points; any other value's size is cheap to know exactly.
+fn size_bounds(v: &Val) -> (u64, u64) {
+    match v {
+        Val::String(s) => {
+            let n = s.as_str().len() as u64;
+            (n.div_ceil(4), n)
+        }
+        other => {
+            let n = actual_size(other);
+            (n, n)
         }
     }
 }
@@ -2256,5 +2291,33 @@ mod tests {
         let chain = vec!["xs"; 200].join(" + ");
         let (v, _) = run(&format!("({}).size()", chain), 1000);
         assert_eq!(v, serde_json::json!(200_000));
+    }
+
+    /// The default costs, whose string sizes are counted only where their bounds leave the
+    /// cost open, answer as the formulas over the counted sizes.
+    #[test]
+    fn default_costs_answer_as_counted_sizes() {
+        let trav = |n: u64| (n as f64 * 0.1).ceil() as u64;
+        let strings: Vec<String> = (0..60)
+            .flat_map(|n| ["a", "ü", "✓", "😀"].map(|c| c.repeat(n)))
+            .chain(["ab😀cd😀😀", "x😀😀😀😀😀😀😀😀😀😀"].map(String::from))
+            .collect();
+        let size = |s: &str| s.chars().count() as u64;
+        for a in &strings {
+            for b in strings.iter().step_by(7) {
+                let args = [Val::string(a.clone()), Val::string(b.clone())];
+                let (x, y) = (size(a), size(b));
+                let want = [
+                    (DefaultCost::TraverseFirst, trav(x)),
+                    (DefaultCost::TraverseSmaller, trav(x.min(y))),
+                    (DefaultCost::TraverseBoth, trav(x + y)),
+                    (DefaultCost::Matches, ((1.0 + x as f64) * 0.1).ceil() as u64 * (y as f64 * 0.25).ceil() as u64),
+                    (DefaultCost::Contains, trav(x) * trav(y)),
+                ];
+                for (cost, want) in want {
+                    assert_eq!(cost.cost(&args), want, "{cost:?} of {a:?}, {b:?}");
+                }
+            }
+        }
     }
 }

@@ -573,10 +573,7 @@ fn add<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
             if x.len().saturating_add(y.len()) > MAX_CONCAT {
                 return Err(EvalError::cost_limit());
             }
-            let mut s = String::with_capacity(x.len() + y.len());
-            s.push_str(x);
-            s.push_str(y);
-            Ok(Val::string(s))
+            Ok(Val::String(crate::cel::value::Str::Owned(concat_str(x, y))))
         }
         [Val::Bytes(x), Val::Bytes(y)] => {
             if x.len().saturating_add(y.len()) > MAX_CONCAT {
@@ -598,6 +595,26 @@ fn add<'a>(args: &[Val<'a>]) -> EvalResult<'a> {
         }
         _ => nso(),
     }
+}
+
+/// `x + y` as a shared string made in one allocation (`Rc::from(String)` makes a second and
+/// copies into it): a short one is put together on the stack first.
+fn concat_str(x: &str, y: &str) -> Rc<str> {
+    const SHORT: usize = 128;
+    let n = x.len() + y.len();
+    if n <= SHORT {
+        let mut buf = [0u8; SHORT];
+        buf[..x.len()].copy_from_slice(x.as_bytes());
+        buf[x.len()..n].copy_from_slice(y.as_bytes());
+        // Two strings' bytes one after the other are a string: this never fails.
+        if let Ok(s) = std::str::from_utf8(&buf[..n]) {
+            return Rc::from(s);
+        }
+    }
+    let mut s = String::with_capacity(n);
+    s.push_str(x);
+    s.push_str(y);
+    Rc::from(s)
 }
 
 /// `x + y` for a comprehension's accumulator `x` (`@result + [f(v)]` of `map`, `filter`,
