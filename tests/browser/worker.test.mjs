@@ -1,7 +1,7 @@
 // The playground's engine runs in a Web Worker (issue 18, item 4): typing never waits on an
 // analysis. With the postgres-operator postgresclusters CRD (2.9 MB of YAML, a few hundred
 // milliseconds to compile in wasm) in the editor, keystrokes typed into the CRD are applied to
-// the editor while the worker analyses (the results still show an older text), the page's
+// the editor at once, whether the worker is analysing or not, the page's
 // thread never runs an analysis (every compile's answer came from the worker, with the time
 // the worker spent, and the app's own work per keystroke takes under a frame at the median,
 // and never as long as a compile), and
@@ -94,8 +94,11 @@ test('typing into a 2.9 MB CRD never waits on the engine; the results follow the
     if (!shown.includes(`crunchydata.com${'x'.repeat(i)}"`)) behind++;
     await page.waitForTimeout(20);
   }
+  // How many results lagged depends on the machine: a re-compile after a keystroke now
+  // takes 5 to 45 ms, and on a loaded machine the test's own round trips to the page take
+  // longer (CI saw 0/12). That typing never waits on an analysis is asserted below: the
+  // app's work per keystroke, and every compile in the worker.
   t.diagnostic(`keystrokes typed while the results showed an older text: ${behind}/${TYPED}`);
-  assert.ok(behind > 0, 'the keystrokes waited for the analyses');
 
   // The final results are those of the final text: the name ends in exactly TYPED x's (and
   // no longer matches the plural and group: the apiserver's message quotes it).
