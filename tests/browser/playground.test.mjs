@@ -201,9 +201,9 @@ test('typing, rule edits, transition rules, fixes and bad input', { timeout: 240
 // above) was asked with the text from before the edit. That job goes with the edited text:
 // sent as asked, it put the old rule back in the engine while the editor showed the new one,
 // and every answer after it judged by the old rule.
-test('a job asked while a rule edit is in the worker keeps the edit', { timeout: 120_000 }, async () => {
-  const { page, pageErrors } = await openPlayground(env.context, env.baseUrl);
-  await page.waitForFunction(() => document.body.dataset.engine === 'worker');
+async function ruleEditWithAJobBehind(context, baseUrl, engine) {
+  const { page, pageErrors } = await openPlayground(context, baseUrl);
+  await page.waitForFunction((e) => document.body.dataset.engine === e, engine);
   await setEditor(page, 'crd-editor', CRD);
   await setEditor(page, 'object-editor', object(4));
   await waitForResults(page, (t) => t.includes('gadget.test.example.com/g1 created'), 'valid with 4');
@@ -230,6 +230,24 @@ test('a job asked while a rule edit is in the worker keeps the edit', { timeout:
   await waitForResults(page, (t) => t.includes('Warning: unknown field "spec.bogus"') && t.includes('spec: Invalid value: at most five'), 'the edited rule failing after another edit');
   assert.deepEqual(pageErrors, []);
   await page.close();
+}
+
+test('a job asked while a rule edit is in the worker keeps the edit', { timeout: 120_000 }, async () => {
+  await ruleEditWithAJobBehind(env.context, env.baseUrl, 'worker');
+});
+
+// Without workers the engine runs on the page's thread, one job after another as in the
+// worker: the same race, the same answer.
+test("without a worker, the engine on the page's thread keeps a rule edit too", { timeout: 120_000 }, async () => {
+  const plain = await launch();
+  try {
+    await plain.context.addInitScript(() => {
+      window.Worker = undefined;
+    });
+    await ruleEditWithAJobBehind(plain.context, plain.baseUrl, 'page');
+  } finally {
+    await plain.close();
+  }
 });
 
 test('large texts with characters beyond ASCII reach the engine intact', { timeout: 120_000 }, async () => {
