@@ -659,6 +659,10 @@ fn batch() -> ExitCode {
             return ExitCode::from(2);
         }
     }
+    // The process ends here: freeing the engine's compiled CRDs node by node would only
+    // cost time (about 8 % of creating a 2.9 MB CRD in a fresh process, the figure issue 18
+    // measures), and the operating system takes the memory back at once.
+    std::mem::forget(engine);
     ExitCode::SUCCESS
 }
 

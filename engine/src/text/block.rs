@@ -70,6 +70,27 @@ enum Chomp {
     Keep,
 }
 
+/// Where the run of spaces from `at` ends. Indentation in generated CRDs runs to dozens of
+/// spaces a line, so it is read eight bytes at a time: about a tenth of reading a 2.9 MB
+/// CRD went to this scan a byte at a time.
+fn indentation_end(s: &[u8], mut at: usize) -> usize {
+    const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
+    while let Some(chunk) = s.get(at..at + 8) {
+        let mut word = [0; 8];
+        word.copy_from_slice(chunk);
+        // Zero bytes of `diff` are spaces; the lowest set bit is in the first other byte.
+        let diff = u64::from_le_bytes(word) ^ SPACES;
+        if diff != 0 {
+            return at + (diff.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    while s.get(at) == Some(&b' ') {
+        at += 1;
+    }
+    at
+}
+
 impl<'a> Reader<'a> {
     fn stream(&mut self) -> Read<Vec<Value>> {
         let mut docs = Vec::new();
@@ -120,10 +141,7 @@ impl<'a> Reader<'a> {
     fn next_line(&mut self) -> Read<isize> {
         loop {
             self.line_start = self.pos;
-            let mut i = self.pos;
-            while self.byte(i) == Some(b' ') {
-                i += 1;
-            }
+            let i = indentation_end(self.s, self.pos);
             match self.byte(i) {
                 None => {
                     self.pos = i;
@@ -664,6 +682,23 @@ mod tests {
     use super::read_block_documents;
     use crate::text::yaml::{fast_path_may_read, read_documents_general};
     use serde_json::Value;
+
+    #[test]
+    fn indentation_ends_where_the_spaces_end() {
+        // Against a byte-at-a-time scan, across the eight-byte steps and the text's end.
+        for len in 0..40 {
+            for spaces in 0..=len {
+                for other in [b'a', b'\n', b'\t', 0x80, b'#'] {
+                    let mut text = vec![b' '; spaces];
+                    text.resize(len, other);
+                    for at in 0..=len {
+                        let slow = at + text[at..].iter().take_while(|&&b| b == b' ').count();
+                        assert_eq!(super::indentation_end(&text, at), slow, "{:?} from {}", text, at);
+                    }
+                }
+            }
+        }
+    }
 
     /// The promise: where the fast path answers, the general reader answers the same.
     fn check(text: &str, what: &str) -> bool {
