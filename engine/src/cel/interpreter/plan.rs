@@ -163,8 +163,9 @@ fn scalar_entries(ops: &[Op]) -> Vec<bool> {
     for op in ops {
         let get = |i: &u32| ok.get(*i as usize).copied().unwrap_or(false);
         let this_ok = match op {
-            Op::Const(v) => Scalar::of(v).is_some(),
+            Op::Const(v) => Scalar::of(v).is_some() || is_empty_list(v),
             Op::Var { .. } | Op::Local { .. } => true,
+            Op::Append { x, item, .. } => get(x) && get(item),
             Op::Arith { x, y, .. } | Op::Binary { x, y, equality: Some(_), .. } => get(x) && get(y),
             Op::Logic { args, .. } => args.iter().all(get),
             Op::Cond { c, t, f } => get(c) && get(t) && get(f),
@@ -471,6 +472,21 @@ fn arith_value(op: Arith, x: &Val, y: &Val) -> Option<Val<'static>> {
     }
 }
 
+/// Whether `v` is the empty list (a list accumulator's start).
+fn is_empty_list(v: &Val) -> bool {
+    matches!(v, Val::List(l) if l.is_empty())
+}
+
+/// Whether two ints, or two bools, are equal; `None` for other operands.
+#[inline(always)]
+fn scalar_equal(x: &EvalResult, y: &EvalResult) -> Option<bool> {
+    match (x, y) {
+        (Ok(Val::Int(a)), Ok(Val::Int(b))) => Some(a == b),
+        (Ok(Val::Bool(a)), Ok(Val::Bool(b))) => Some(a == b),
+        _ => None,
+    }
+}
+
 /// An ordering of two doubles (cel-go `compareDouble`, by `<` and `>`); `None` for another
 /// operation or a NaN, which cannot be ordered (the implementation's error).
 #[inline(always)]
@@ -654,7 +670,7 @@ impl<'a, 'v> Exec<'a, 'v> {
                 self.charge(cost)?;
                 r
             }
-            Op::Binary { node, x, y, imp, accumulates, .. } => {
+            Op::Binary { node, x, y, imp, accumulates, equality } => {
                 let a = self.eval(*x);
                 if is_limit(&a) {
                     return a;
@@ -662,6 +678,12 @@ impl<'a, 'v> Exec<'a, 'v> {
                 let b = self.eval(*y);
                 if is_limit(&b) {
                     return b;
+                }
+                // `==`/`!=` of two ints or two bools, as the scalar path computes it: the
+                // overload's value, and its cost on scalars, 1.
+                if let Some(same) = equality.and_then(|_| scalar_equal(&a, &b)) {
+                    self.charge(1)?;
+                    return Ok(Val::Bool(same == equality.unwrap_or(true)));
                 }
                 self.binary(*node, *imp, a, b, *accumulates)
             }
@@ -918,12 +940,17 @@ impl<'a, 'v> Exec<'a, 'v> {
     }
 }
 
-/// A value of the scalar path: what integer, double and boolean expressions compute.
+/// A value of the scalar path: what integer, double and boolean expressions compute,
+/// and the list a comprehension accumulates from them (`map`, `filter`).
 #[derive(Clone, Copy, PartialEq)]
 enum Scalar {
     Int(i64),
     Double(f64),
     Bool(bool),
+    /// A list accumulator: the index of its elements among the run's lists (see
+    /// [`Ins::ListInit`]). It is only ever read to append to it or as the entry's value;
+    /// every other instruction gives up on it, as on any other type.
+    List(u32),
 }
 
 impl Scalar {
@@ -937,12 +964,14 @@ impl Scalar {
         }
     }
 
-    fn val(self) -> Val<'static> {
-        match self {
+    /// The value of an int, double or bool (a list's elements are elsewhere).
+    fn val(self) -> Option<Val<'static>> {
+        Some(match self {
             Scalar::Int(i) => Val::Int(i),
             Scalar::Double(d) => Val::Double(d),
             Scalar::Bool(b) => Val::Bool(b),
-        }
+            Scalar::List(_) => return None,
+        })
     }
 }
 
@@ -976,6 +1005,7 @@ impl<const N: usize> Slots<N> {
         match self.kind[i] {
             SLOT_INT => Scalar::Int(b as i64),
             SLOT_DOUBLE => Scalar::Double(f64::from_bits(b)),
+            SLOT_LIST => Scalar::List(b as u32),
             _ => Scalar::Bool(b != 0),
         }
     }
@@ -987,6 +1017,7 @@ impl<const N: usize> Slots<N> {
             Scalar::Int(x) => (SLOT_INT, x as u64),
             Scalar::Double(x) => (SLOT_DOUBLE, x.to_bits()),
             Scalar::Bool(x) => (SLOT_BOOL, x as u64),
+            Scalar::List(k) => (SLOT_LIST, k as u64),
         };
         self.kind[i] = k;
         self.bits[i] = b;
@@ -1003,6 +1034,7 @@ impl<const N: usize> Slots<N> {
 const SLOT_INT: u8 = 0;
 const SLOT_DOUBLE: u8 = 1;
 const SLOT_BOOL: u8 = 2;
+const SLOT_LIST: u8 = 3;
 
 /// One instruction of the scalar path's code: a stack machine on [`Scalar`]s, jumps
 /// for the non-strict operators and the loops. Any instruction may give up (see
@@ -1015,6 +1047,13 @@ enum Ins {
     Local { slot: u32, cost: u8 },
     /// Pops the stack's top into a local slot.
     SetLocal(u32),
+    /// A comprehension's accumulator starts as the empty list `[]` (a constant, no
+    /// cost): list `list` of the run, emptied, in slot `accu`.
+    ListInit { accu: u32, list: u32 },
+    /// `accu + [item]` ([`Op::Append`]) on a list accumulator: reads the accumulator in
+    /// slot `accu` (charging `cost`), the item from `src`, charges the list literal (10)
+    /// and the call (1), pushes the item onto the list and the list onto the stack.
+    Append { accu: u32, cost: u8, src: Src },
     /// A binary operation on its two operands (charged 1), pushing its value.
     Bin { op: Arith, a: Src, b: Src },
     NotStrictlyFalse,
@@ -1215,6 +1254,18 @@ impl Emit<'_, '_> {
                 self.op(*x)?;
                 self.ins(Ins::NotStrictlyFalse, 0);
             }
+            Op::Append { x, item, slot, .. } => {
+                // The accumulator itself (the step `@result + [f(v)]`), read in place.
+                let Some(Op::Local { slot: read, cost }) = ops.get(*x as usize) else {
+                    return None;
+                };
+                if read != slot {
+                    return None;
+                }
+                let src = self.operand(*item)?;
+                let pops = matches!(src, Src::Stack) as isize;
+                self.ins(Ins::Append { accu: *slot, cost: *cost, src }, 1 - pops);
+            }
             Op::Logic { and, args } => {
                 let absorbing = !*and;
                 let mut jumps = Vec::new();
@@ -1252,8 +1303,14 @@ impl Emit<'_, '_> {
                 };
                 let iter = self.iters;
                 self.iters += 1;
-                self.op(f.init)?;
-                self.ins(Ins::SetLocal(f.accu), -1);
+                match ops.get(f.init as usize)? {
+                    // A list accumulator: the run's list of the same index as the iterator.
+                    Op::Const(v) if is_empty_list(v) => self.ins(Ins::ListInit { accu: f.accu, list: iter }, 0),
+                    _ => {
+                        self.op(f.init)?;
+                        self.ins(Ins::SetLocal(f.accu), -1);
+                    }
+                }
                 self.ins(Ins::IterStart { iter, slot: *slot, cost: *cost }, 0);
                 let top = self.at()?;
                 // `all` and `exists`: the accumulator starts as the bool that does not stop
@@ -1343,13 +1400,13 @@ impl<'a, 'v> Exec<'a, 'v> {
             return None;
         }
         self.cost = cost;
-        Some(v.val())
+        Some(v)
     }
 
     /// Runs the scalar code from `start`: its value and the cost then. The state lives in
     /// locals (the stack and slots in arrays, the stack pointer and cost in registers).
     /// An entry reads no comprehension variable it does not bind: its slots start afresh.
-    fn run_scalar(&self, start: u32) -> Option<(Scalar, u64)> {
+    fn run_scalar(&self, start: u32) -> Option<(Val<'a>, u64)> {
         let plan: &'a Plan = self.plan;
         let code = &plan.scalar.code[..];
         let consts = &plan.scalar.consts[..];
@@ -1358,6 +1415,9 @@ impl<'a, 'v> Exec<'a, 'v> {
         let mut sp = 0usize;
         let mut locals: Slots<SCALAR_LOCALS> = Slots::new();
         let mut iters: [ScalarIter<'v, 'a>; SCALAR_ITERS] = [None; SCALAR_ITERS];
+        // The list accumulators' elements, one list per comprehension (empty vectors
+        // until a first element: no allocation for code without one).
+        let mut lists: [Vec<Val<'a>>; SCALAR_ITERS] = Default::default();
         let mut cost = self.cost;
         let var = |slot: u32| -> Option<Scalar> {
             match self.vars.get(slot as usize).copied().flatten()? {
@@ -1438,6 +1498,24 @@ impl<'a, 'v> Exec<'a, 'v> {
                     let v = pop!();
                     locals.set(slot as usize, v);
                 }
+                Ins::ListInit { accu, list } => {
+                    lists.get_mut(list as usize)?.clear();
+                    locals.set(accu as usize, Scalar::List(list));
+                }
+                Ins::Append { accu, cost: c, src } => {
+                    let item = src!(src).val()?;
+                    cost = cost.saturating_add(c as u64).saturating_add(11);
+                    let Scalar::List(k) = locals.get(accu as usize) else {
+                        return None;
+                    };
+                    let list = lists.get_mut(k as usize)?;
+                    // Past the bound of a concatenation, the precise path's error.
+                    if list.len() >= crate::cel::library::stdlib::MAX_LIST_CONCAT {
+                        return None;
+                    }
+                    list.push(item);
+                    push!(Scalar::List(k))
+                }
                 Ins::Bin { op, a, b } => {
                     // Popped in reverse: `b` was pushed last.
                     let y = src!(b);
@@ -1516,7 +1594,13 @@ impl<'a, 'v> Exec<'a, 'v> {
                     }
                     pc = top as usize;
                 }
-                Ins::Return => return Some((pop!(), cost)),
+                Ins::Return => {
+                    let v = match pop!() {
+                        Scalar::List(k) => Val::list(std::mem::take(lists.get_mut(k as usize)?)),
+                        s => s.val()?,
+                    };
+                    return Some((v, cost));
+                }
             }
         }
     }
@@ -1734,6 +1818,14 @@ mod tests {
             "[1, 2, 3].exists(v, v == x)",
             "xs.map(v, v * 2).size()",
             "xs.filter(v, v > 2)",
+            // List accumulators on the scalar path: bool and double items, a nested
+            // comprehension as the item or the condition, an empty range.
+            "xs.map(v, v > 3)",
+            "xs.map(v, d * 2.0)",
+            "xs.map(v, xs.filter(w, w > v))",
+            "xs.filter(v, xs.exists(w, w > v * 2))",
+            "xs.filter(v, v > 2).size() + ys.filter(v, v > 2).size()",
+            "xs.map(v, x / (v - 9))",
             "has(m.a)",
             // Indexes (`Op::Index`): of attributes and of other values (a relative
             // qualifier), keys that fail, keys that are variables (no identifier cost).
@@ -1775,6 +1867,23 @@ mod tests {
             "xs[x / z]",
         ] {
             assert_eq!(compare(expr, &vars, &types, KubeVersion::LATEST), Some(true), "{} is not planned", expr);
+        }
+    }
+
+    /// `map` and `filter` over a list variable of scalars accumulate their list on the
+    /// scalar path: each such comprehension is an entry of it (the chosen expressions
+    /// above compare their values and costs with the tree walker's under every limit).
+    #[test]
+    fn scalar_path_takes_list_accumulators() {
+        let decls = vec![("xs".to_string(), Type::list(Type::Int)), ("d".to_string(), Type::Double)];
+        for expr in ["xs.map(v, v * 2)", "xs.filter(v, v % 2 == 0).size()", "xs.map(v, d / 2.0).size() == 3", "xs.filter(v, xs.exists(w, w > v))"] {
+            let compiled = compile(expr, &decls, KubeVersion::LATEST).ok().expect("compiles");
+            let plan = compiled.program().compact.as_ref().expect("planned");
+            let folds: Vec<usize> = (0..plan.ops.len()).filter(|&i| matches!(plan.ops[i], Op::Fold(_))).collect();
+            assert!(!folds.is_empty(), "{}", expr);
+            // The outermost comprehension (the last planned) is an entry.
+            let outer = *folds.last().expect("a fold");
+            assert!(plan.scalar.entry[outer].is_some(), "{}: the scalar path does not take it", expr);
         }
     }
 

@@ -36,7 +36,7 @@ const MAX_CONCAT: usize = 10_000_000;
 /// copies, so it refuses (as a cost-limit error) lists past 4,000,000 elements: twice the
 /// most a 3 MiB request can hold (`[0,0,…]`), a peak of about 250 MiB. Where cel-go would
 /// go on (with its views) crdlab answers the cost-limit error: a documented difference.
-const MAX_LIST_CONCAT: usize = 4_000_000;
+pub(crate) const MAX_LIST_CONCAT: usize = 4_000_000;
 
 const NANOS_PER_SECOND: i64 = 1_000_000_000;
 
