@@ -450,7 +450,7 @@ impl<'e> Checker<'e> {
     }
 
     fn fresh(&mut self) -> Type {
-        let t = Type::Param(format!("_var{}", self.next_var).into());
+        let t = Type::Param(var_name(self.next_var));
         self.next_var += 1;
         t
     }
@@ -816,6 +816,13 @@ impl<'e> Checker<'e> {
             if o.member != target.is_some() || o.params.len() != arg_types.len() {
                 continue;
             }
+            // An argument that no substitution makes assignable to its parameter: the
+            // overload does not fit, and is not tried. cel-go instantiates it all the same,
+            // and the fresh variables it draws count in later variables' names.
+            if arg_types.iter().zip(&o.params).any(|(a, p)| kinds_disjoint(a, p)) {
+                self.next_var += o.fresh;
+                continue;
+            }
             // Instantiate the overload's type parameters with fresh variables (cel-go
             // `instantiate`); an overload without parameters is used as declared, which
             // draws no fresh variable either.
@@ -868,6 +875,30 @@ impl<'e> Checker<'e> {
             }
         }
     }
+}
+
+/// The name of the checker's `n`th fresh variable, `_var<n>`: the first ones are made
+/// once per thread and shared, not formatted and allocated at every overload tried.
+fn var_name(n: usize) -> Arc<str> {
+    const KEPT: usize = 64;
+    thread_local! {
+        static NAMES: Vec<Arc<str>> = (0..KEPT).map(|i| Arc::from(format!("_var{}", i))).collect();
+    }
+    if n < KEPT {
+        if let Ok(name) = NAMES.try_with(|names| names[n].clone()) {
+            return name;
+        }
+    }
+    Arc::from(format!("_var{}", n))
+}
+
+/// Whether [`assignable`] of `a` to `p` is false whatever the substitutions: two types of
+/// different kinds, neither of which dyn, error, null, missing or a parameter (those are
+/// the kinds `assignable` relates to others; every other pair of kinds reaches its last
+/// arm, the equality of the two).
+fn kinds_disjoint(a: &Type, p: &Type) -> bool {
+    let open = |t: &Type| matches!(t, Type::Dyn | Type::Error | Type::Null | Type::Unset | Type::Param(_));
+    !open(a) && !open(p) && std::mem::discriminant(a) != std::mem::discriminant(p)
 }
 
 /// An overload's type with each of its parameters replaced by a fresh checker variable,
@@ -1005,6 +1036,7 @@ mod tests {
                 for o in &f.overloads {
                     let generic = o.params.iter().any(Type::has_params) || o.result.has_params();
                     assert_eq!(o.generic, generic, "{}", o.id);
+                    assert_eq!(o.fresh > 0, generic, "{}", o.id);
                 }
             }
         }

@@ -28,6 +28,8 @@ pub struct Overload {
     /// Whether a type parameter occurs in the signature: the checker instantiates only
     /// these with fresh variables (computed once here, not per call checked).
     pub generic: bool,
+    /// How many fresh variables instantiating it draws: its distinct type parameters.
+    pub fresh: usize,
 }
 
 impl Overload {
@@ -43,7 +45,16 @@ impl Overload {
     }
     fn new(id: &'static str, member: bool, params: Vec<Type>, result: Type, imp: Option<Impl>) -> Overload {
         let generic = params.iter().any(Type::has_params) || result.has_params();
-        Overload { id, member, params, result, imp, generic }
+        let fresh = {
+            let mut names = Vec::new();
+            for t in params.iter().chain([&result]) {
+                t.param_names(&mut names);
+            }
+            names.sort_unstable();
+            names.dedup();
+            names.len()
+        };
+        Overload { id, member, params, result, imp, generic, fresh }
     }
 }
 

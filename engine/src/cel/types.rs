@@ -118,6 +118,20 @@ impl Type {
         }
     }
 
+    /// The names of the type parameters in this type, each occurrence.
+    pub fn param_names<'t>(&'t self, out: &mut Vec<&'t str>) {
+        match self {
+            Type::Param(p) => out.push(p),
+            Type::List(e) | Type::TypeOf(e) => e.param_names(out),
+            Type::Map(k, v) => {
+                k.param_names(out);
+                v.param_names(out);
+            }
+            Type::Opaque(_, ps) => ps.iter().for_each(|p| p.param_names(out)),
+            _ => {}
+        }
+    }
+
     pub fn is_dyn_or_error(&self) -> bool {
         matches!(self, Type::Dyn | Type::Error)
     }
