@@ -17,47 +17,48 @@ pub enum FieldSeg {
     Bracket(String),
 }
 
-/// Splits a printed field path; `<nil>` and the empty path are the root.
+/// Splits a printed field path; `<nil>` and the empty path are the root. The delimiters
+/// are ASCII, so the path is cut as bytes (the playground finds the range of every rule
+/// this way after each CRD edit).
 pub fn parse_field_path(path: &str) -> Vec<FieldSeg> {
     let mut out = Vec::new();
     if path == "<nil>" {
         return out;
     }
-    let mut name = String::new();
-    let mut chars = path.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        match c {
-            '.' => {
-                if !name.is_empty() {
-                    out.push(FieldSeg::Field(std::mem::take(&mut name)));
+    let b = path.as_bytes();
+    let mut name_start = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'.' => {
+                if i > name_start {
+                    out.push(FieldSeg::Field(path[name_start..i].to_string()));
                 }
+                i += 1;
+                name_start = i;
             }
-            '[' => {
-                if !name.is_empty() {
-                    out.push(FieldSeg::Field(std::mem::take(&mut name)));
+            b'[' => {
+                if i > name_start {
+                    out.push(FieldSeg::Field(path[name_start..i].to_string()));
                 }
                 // The bracket ends at the first `]` followed by `.`, `[` or the end (a key
                 // may itself hold `]`).
                 let rest = &path[i + 1..];
-                let mut end = None;
-                for (j, _) in rest.match_indices(']') {
-                    if matches!(rest[j + 1..].chars().next(), None | Some('.') | Some('[')) {
-                        end = Some(j);
-                        break;
-                    }
-                }
-                let end = end.unwrap_or(rest.len());
+                let end = rest
+                    .match_indices(']')
+                    .map(|(j, _)| j)
+                    .find(|&j| matches!(rest.as_bytes().get(j + 1), None | Some(b'.' | b'[')))
+                    .unwrap_or(rest.len());
                 out.push(FieldSeg::Bracket(rest[..end].to_string()));
-                let stop = i + 1 + end;
-                while matches!(chars.peek(), Some(&(k, _)) if k <= stop) {
-                    chars.next();
-                }
+                // Past the `]` (or the end).
+                i += end + 2;
+                name_start = i;
             }
-            c => name.push(c),
+            _ => i += 1,
         }
     }
-    if !name.is_empty() {
-        out.push(FieldSeg::Field(name));
+    if name_start < b.len() {
+        out.push(FieldSeg::Field(path[name_start..].to_string()));
     }
     out
 }
@@ -71,10 +72,19 @@ pub fn json_path(segs: &[FieldSeg], doc: &Value) -> Vec<PathSeg> {
     let mut cur = Some(doc);
     let mut i = 0;
     while i < segs.len() {
+        // Most steps name a property the document has: found once, and not joined.
+        if let (FieldSeg::Field(name), Some(Value::Object(m))) = (&segs[i], cur) {
+            if let Some(v) = m.get(name.as_str()) {
+                out.push(PathSeg::Key(name.clone()));
+                cur = Some(v);
+                i += 1;
+                continue;
+            }
+        }
         let (seg, used) = match (&segs[i], cur) {
             (FieldSeg::Field(name), Some(Value::Object(m))) => {
                 let mut joined = name.clone();
-                let mut found = m.contains_key(name).then_some(1);
+                let mut found = None;
                 let mut j = i + 1;
                 while found.is_none() {
                     match segs.get(j) {
@@ -285,6 +295,75 @@ impl Source {
 mod tests {
     use super::*;
     use crate::text::yaml::read_document_with_positions;
+
+    /// The reading `parse_field_path` replaced, a character at a time: the reference.
+    fn parse_field_path_by_chars(path: &str) -> Vec<FieldSeg> {
+        let mut out = Vec::new();
+        if path == "<nil>" {
+            return out;
+        }
+        let mut name = String::new();
+        let mut chars = path.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '.' => {
+                    if !name.is_empty() {
+                        out.push(FieldSeg::Field(std::mem::take(&mut name)));
+                    }
+                }
+                '[' => {
+                    if !name.is_empty() {
+                        out.push(FieldSeg::Field(std::mem::take(&mut name)));
+                    }
+                    // The bracket ends at the first `]` followed by `.`, `[` or the end (a key
+                    // may itself hold `]`).
+                    let rest = &path[i + 1..];
+                    let mut end = None;
+                    for (j, _) in rest.match_indices(']') {
+                        if matches!(rest[j + 1..].chars().next(), None | Some('.') | Some('[')) {
+                            end = Some(j);
+                            break;
+                        }
+                    }
+                    let end = end.unwrap_or(rest.len());
+                    out.push(FieldSeg::Bracket(rest[..end].to_string()));
+                    let stop = i + 1 + end;
+                    while matches!(chars.peek(), Some(&(k, _)) if k <= stop) {
+                        chars.next();
+                    }
+                }
+                c => name.push(c),
+            }
+        }
+        if !name.is_empty() {
+            out.push(FieldSeg::Field(name));
+        }
+        out
+    }
+
+    #[test]
+    fn field_paths_split_as_read_a_character_at_a_time() {
+        let parts = ["a", ".", "[", "]", "0", "é", "'k'", "x.y", "]]", "[[", "<nil>", ""];
+        // Every path of up to four parts.
+        let mut paths = vec![String::new()];
+        for _ in 0..4 {
+            let mut next = Vec::new();
+            for p in &paths {
+                for q in parts {
+                    next.push(format!("{}{}", p, q));
+                }
+            }
+            paths.extend(next.iter().cloned());
+            paths.dedup();
+            if paths.len() > 30_000 {
+                break;
+            }
+        }
+        for p in paths.iter().chain([&"spec.containers[0].env[FOO]".to_string(), &"openAPIV3Schema.properties[spec].x-kubernetes-validations[0]".to_string()]) {
+            assert_eq!(parse_field_path(p), parse_field_path_by_chars(p), "{:?}", p);
+        }
+    }
+
 
     fn lines(l: Option<Located>) -> (u32, u32, u32, u32, bool) {
         let l = l.expect("a range");
