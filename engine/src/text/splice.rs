@@ -294,6 +294,11 @@ pub fn splice(prev: &mut IndexedText, new: &str) -> Option<Spliced> {
     if region.starts_with(['&', '*', '!', '|', '>', '%', '@', '`', ' ', '\t']) {
         return None;
     }
+    // Nor on a later line, where the next line's first character may be an indicator
+    // (`a:` then ` >` is a folded block scalar: found by the splice fuzz target).
+    if region.starts_with(['\n', '\r']) {
+        return None;
+    }
     // The next line of content stands no deeper than the key.
     if next_content_column(new, new_region_end).is_some_and(|col| col > key_col) {
         return None;
@@ -812,6 +817,10 @@ mod tests {
         assert!(!check("a:\t#\t  ", "a:\t#\t  \u{FFFD} -"));
         assert!(!check("a: # c  ", "a: # c  x"));
         assert!(!check("a:\t#\t  \n", "a:\t#\t  x -\n"));
+        // A value edited to start on the next line: there `>` is a folded block scalar's
+        // indicator, not text (found by the splice fuzz target).
+        assert!(!check("a:\t\t  .\u{FFFD}1 >", "a:\t\t  \n >"));
+        assert!(!check("a: x\n", "a: \n >\n"));
         assert!(check(DOC, &DOC.replace("b: 1", "b: é")));
         let wide = DOC.replace("a:\n", "é:\n").replace("d: x", "d: é");
         assert!(check(&wide, &wide.replace("b: 1", "b: ü2")));
