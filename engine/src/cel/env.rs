@@ -44,7 +44,6 @@ impl Overload {
         Overload::new(id, member, params, result, None)
     }
     fn new(id: &'static str, member: bool, params: Vec<Type>, result: Type, imp: Option<Impl>) -> Overload {
-        let generic = params.iter().any(Type::has_params) || result.has_params();
         let fresh = {
             let mut names = Vec::new();
             for t in params.iter().chain([&result]) {
@@ -54,7 +53,7 @@ impl Overload {
             // (one instantiated for `&str` costs the npm module's size budget).
             names.iter().enumerate().filter(|(i, n)| !names[..*i].contains(n)).count()
         };
-        Overload { id, member, params, result, imp, generic, fresh }
+        Overload { id, member, params, result, imp, generic: fresh > 0, fresh }
     }
 }
 
