@@ -370,7 +370,7 @@ impl<'a> Reader<'a> {
                 if at >= self.s.len() {
                     break None;
                 }
-                let spaces = self.s[at..].iter().take_while(|&&b| b == b' ').count();
+                let spaces = indentation_end(self.s, at) - at;
                 match self.byte(at + spaces) {
                     None => break None,
                     Some(b'\n') => {
