@@ -346,7 +346,7 @@ impl Engine {
         // The key's text is compared on a hit (`same_source`): a quick digest will do.
         let mut h = Hasher128::new();
         for part in &key {
-            h.write_u64(bytes::digest(part.as_bytes()));
+            h.write_u64(bytes::key_digest(part.as_bytes()));
             h.write_usize(part.len());
         }
         let id = (h.finish128(), kube);

@@ -950,12 +950,24 @@ fn compile_expression_with(expr: &str, opts: EvaluateOptions) -> Result<Expressi
 }
 
 thread_local! {
-    /// `Expression.evaluate`'s numbers (engine/npm/wrap/core.js): the answer's three, then
-    /// the packed variables'. The JavaScript layer writes and reads them in place, through a
-    /// `Float64Array` over the module's memory ([`scratch`], [`memory`]): wasm-bindgen would
-    /// copy a slice argument in and out on every call.
+    /// `Expression.evaluate`'s numbers (engine/npm/wrap/core.js): the answer's
+    /// [`PACKED_HEAD`], then the packed variables'. The JavaScript layer writes and reads them
+    /// in place, through a `Float64Array` over the module's memory ([`scratch`], [`memory`]):
+    /// wasm-bindgen would copy a slice argument in and out on every call.
     static SCRATCH: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
+    /// The packed variables' strings, as UTF-8, which the JavaScript layer encodes straight
+    /// into the module's memory ([`scratch_bytes`]): wasm-bindgen would allocate a string
+    /// argument, and free it, on every call.
+    static SCRATCH_BYTES: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// The text of the last packed answer (a string result, an `evalError` or a whole JSON
+    /// answer), which the JavaScript layer decodes from the module's memory.
+    static ANSWER_TEXT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
+
+/// The numbers of a packed answer before the variables' in the scratch buffer: the result's
+/// number, the actual cost, and where the answer's text is in the module's memory and how
+/// many bytes it has.
+const PACKED_HEAD: usize = 4;
 
 /// Makes the scratch buffer hold at least `len` numbers (keeping those it holds) and returns
 /// where it is in the module's memory; it stays there until a larger `len` is asked for.
@@ -968,6 +980,20 @@ pub fn scratch(len: usize) -> Result<usize, JsValue> {
         let mut s = s.borrow_mut();
         if s.len() < len {
             s.resize(len, 0.0);
+        }
+        s.as_mut_ptr() as usize
+    }))
+}
+
+/// [`scratch`] for the strings' bytes ([`SCRATCH_BYTES`]).
+#[doc(hidden)]
+#[wasm_bindgen(js_name = __scratchBytes, skip_typescript)]
+pub fn scratch_bytes(len: usize) -> Result<usize, JsValue> {
+    let _call = enter()?;
+    Ok(SCRATCH_BYTES.with(|s| {
+        let mut s = s.borrow_mut();
+        if s.len() < len {
+            s.resize(len, 0);
         }
         s.as_mut_ptr() as usize
     }))
@@ -1039,22 +1065,39 @@ impl ExpressionHandle {
 
     /// For the package's JavaScript layer: `evaluate` with the variables packed
     /// (`wire::packed`): their `n` numbers in the scratch buffer ([`scratch`]) after its first
-    /// three, their strings in `text`. Writes what the answer is in the scratch's first three
-    /// numbers (`[code, number, actualCost]`) and returns its text: code 0, the whole answer
-    /// as JSON (a result that is not a plain value); 1–6 a plain result (null, bool, int,
-    /// uint, double, string: the number second, the string returned); 7 `evalError` (its text
-    /// returned); 8, the packing did not fit the types, so the caller takes the JSON route.
+    /// [`PACKED_HEAD`], the first `bytes` of [`scratch_bytes`] their strings. Returns what the
+    /// answer is: 0, the whole answer as JSON text (a result that is not a plain value); 1–6
+    /// a plain result (null, bool, int, uint, double, string); 7 `evalError`; 8, take the JSON
+    /// route (the packing did not fit the types, or the call could not be made: the JSON
+    /// route then throws the error). The scratch's first numbers are then the result's number,
+    /// the actual cost, and where the text (codes 0, 6, 7) is in memory and its length in
+    /// bytes. No `Result` and no string cross the boundary: each would cost more than a small
+    /// evaluation.
     #[doc(hidden)]
-    #[wasm_bindgen(js_name = __evaluateScratch, skip_typescript)]
-    pub fn evaluate_scratch(&self, n: usize, text: &str) -> Result<Option<String>, JsValue> {
-        let _call = enter()?;
+    #[wasm_bindgen(js_name = __evaluatePacked, skip_typescript)]
+    pub fn evaluate_packed(&self, n: usize, bytes: usize) -> u32 {
+        const NOT_PACKED: u32 = 8;
+        let Ok(_call) = enter() else {
+            return NOT_PACKED;
+        };
+        let Ok(compiled) = &self.compiled else {
+            return NOT_PACKED;
+        };
         SCRATCH.with(|s| {
-            let mut s = s.borrow_mut();
-            if n > s.len().saturating_sub(3) {
-                return Err(js_error("crdlab: __evaluateScratch: more numbers than the scratch buffer holds", "n", None));
-            }
-            let (out, nums) = s.split_at_mut(3);
-            self.evaluate_packed(&nums[..n], text, out)
+            SCRATCH_BYTES.with(|b| {
+                let (Ok(mut s), Ok(b)) = (s.try_borrow_mut(), b.try_borrow()) else {
+                    return NOT_PACKED;
+                };
+                if s.len() < PACKED_HEAD || n > s.len() - PACKED_HEAD || bytes > b.len() {
+                    return NOT_PACKED;
+                }
+                let (out, nums) = s.split_at_mut(PACKED_HEAD);
+                let run = |values: &[(&str, _)]| {
+                    let (result, cost) = compiled.eval(values);
+                    write_packed(compiled, result, cost, out)
+                };
+                crate::wire::packed::with_unpacked(compiled.decls(), &nums[..n], &b[..bytes], run).unwrap_or(NOT_PACKED)
+            })
         })
     }
 
@@ -1072,39 +1115,60 @@ impl ExpressionHandle {
     }
 }
 
-impl ExpressionHandle {
-    /// [`ExpressionHandle::evaluate_scratch`] on its numbers and answer (`out`, three numbers).
-    fn evaluate_packed(&self, nums: &[f64], text: &str, out: &mut [f64]) -> Result<Option<String>, JsValue> {
-        const JSON_ANSWER: f64 = 0.0;
-        const NOT_PACKED: f64 = 8.0;
-        let values = match &self.compiled {
-            Ok(c) => crate::wire::packed::unpack(c.decls(), nums, text).map(|v| (c, v)),
-            Err(_) => None,
+/// Writes a packed answer ([`ExpressionHandle::evaluate_packed`]) in `out` and
+/// [`ANSWER_TEXT`]; returns its code.
+fn write_packed(
+    compiled: &crate::cel::eval::CompiledExpression,
+    result: Result<crate::cel::value::Val, crate::cel::value::EvalError>,
+    cost: u64,
+    out: &mut [f64],
+) -> u32 {
+    ANSWER_TEXT.with(|t| {
+        let Ok(mut text) = t.try_borrow_mut() else {
+            return 8;
         };
-        let Some((compiled, values)) = values else {
-            out[0] = NOT_PACKED;
-            return Ok(None);
-        };
-        let (result, cost) = compiled.eval(&values);
-        // Costs past 2^53 would not survive a double (the JSON route's number would not
-        // either, but it is the reference).
-        const MAX_EXACT: u64 = 1 << 53;
-        if cost <= MAX_EXACT {
-            if let Some(p) = crate::wire::packed::plain(&result) {
-                out[0] = p.code();
-                out[1] = p.number();
-                out[2] = cost as f64;
-                return Ok(match p {
-                    crate::wire::packed::Plain::String(s) | crate::wire::packed::Plain::Error(s) => Some(s.to_string()),
-                    _ => None,
-                });
-            }
+        // A large answer's buffer is not kept for the calls after it.
+        if text.capacity() > 1 << 20 {
+            *text = Vec::new();
         }
-        out[0] = JSON_ANSWER;
-        let answer = EvalResult::from_fields(&compiled.answer(result, cost));
-        serde_json::to_string(&answer)
-            .map(Some)
-            .map_err(|e| js_error(&format!("crdlab: cannot serialize the answer: {}", e), "answer", None))
+        text.clear();
+        let code = packed_answer(compiled, result, cost, out, &mut text);
+        out[2] = text.as_ptr() as usize as f64;
+        out[3] = text.len() as f64;
+        code
+    })
+}
+
+/// A packed answer: the result's number and the cost in `out`, its text in `text`; returns
+/// its code.
+fn packed_answer(
+    compiled: &crate::cel::eval::CompiledExpression,
+    result: Result<crate::cel::value::Val, crate::cel::value::EvalError>,
+    cost: u64,
+    out: &mut [f64],
+    text: &mut Vec<u8>,
+) -> u32 {
+    use crate::wire::packed::Plain;
+    const JSON_ANSWER: u32 = 0;
+    const NOT_PACKED: u32 = 8;
+    // Costs past 2^53 would not survive a double (the JSON route's number would not
+    // either, but it is the reference).
+    const MAX_EXACT: u64 = 1 << 53;
+    if cost <= MAX_EXACT {
+        if let Some(p) = crate::wire::packed::plain(&result) {
+            out[0] = p.number();
+            out[1] = cost as f64;
+            if let Plain::String(s) | Plain::Error(s) = p {
+                text.extend_from_slice(s.as_bytes());
+            }
+            return p.code();
+        }
+    }
+    let answer = EvalResult::from_fields(&compiled.answer(result, cost));
+    match serde_json::to_writer(&mut *text, &answer) {
+        Ok(()) => JSON_ANSWER,
+        // The JSON route meets the same failure and throws it.
+        Err(_) => NOT_PACKED,
     }
 }
 

@@ -375,9 +375,11 @@ test('Expression.evaluate packs plain variables without JSON, answering exactly 
   class Box { constructor() { this.a = 1; } }
   const withToJSON = { a: 1, toJSON: () => ({ a: 5 }) };
   const scalars = [0, -0, 1, -1, 0.5, -2.5, 1e-7, 1e300, 2 ** 53 - 1, -(2 ** 53 - 1), 2 ** 53, 2 ** 60, -(2 ** 63), 2 ** 64, 1e21,
-    NaN, Infinity, -Infinity, '', '7', 'h€llo 🙂', '\uD800', 'x\u0000y\n"\\', true, false, null, 12n];
+    NaN, Infinity, -Infinity, '', '7', 'h€llo 🙂', '🙂🙂', 'é', 'ascii then é', '\uD800', 'a\uDC00', '🙂\uD83D', 'x\u0000y\n"\\',
+    '\u007f\u0080\u07ff\u0800\uffff', 'x'.repeat(300), 'é'.repeat(200), true, false, null, 12n];
   const composites = [[], [1, 2, 3], [1.5, -0], holes, [1, undefined], ['a', 'b🙂'], [[1], []], { b: 2, a: 1, 10: 3, 2: 4, é: 5 }, {},
-    nullProto, new Box(), withToJSON, { a: undefined }, { a: [1, 'x'] }, new Map([['a', 1]]), { a: ['x', 'y'], '': [] }];
+    nullProto, new Box(), withToJSON, { a: undefined }, { a: [1, 'x'] }, new Map([['a', 1]]), { a: ['x', 'y'], '': [] },
+    { 'é🙂': ['\uD800'] }, { 'k\uDFFF': [] }];
   const types = ['int', 'uint', 'double', 'bool', 'string', 'list(int)', 'list(double)', 'list(string)', 'list(list(int))',
     'map(string, int)', 'map(string, list(string))', 'dyn', 'list(dyn)'];
   const run = (f) => {
@@ -403,6 +405,45 @@ test('Expression.evaluate packs plain variables without JSON, answering exactly 
     }
   }
   assert.ok(packedCalls > 500);
+  // The variables JSON.stringify writes are the own enumerable ones that are not undefined:
+  // the packed route sees the same (hidden, inherited and undefined ones are not given).
+  const hidden = Object.defineProperty({ y: 1 }, 'x', { value: 7, enumerable: false });
+  const inherited = Object.assign(Object.create({ x: 7 }), { y: 1 });
+  const pollutedKey = '__crdlabTestPollution';
+  const sum = crdlab.compileExpression('x + y', { varTypes: { x: 'int', y: 'int' } });
+  const onlyY = sum.evaluate({ y: 1 });
+  assert.equal(onlyY.evalError, 'no such attribute(s): x');
+  for (const [label, vars, want] of [
+    ['hidden', hidden, onlyY], ['inherited', inherited, onlyY], ['undefined', { x: undefined, y: 1 }, onlyY],
+    ['undeclared undefined', { x: 2, y: 1, z: undefined }, { ...onlyY, evalError: undefined, value: 3 }],
+    ['undeclared', { x: 2, y: 1, z: 3 }, 'variable z is not declared in varTypes'],
+    ['none', {}, sum.evaluate(JSON.parse('{}'))], ['null', null, sum.evaluate(JSON.parse('{}'))],
+  ]) {
+    const expected = typeof want === 'string' ? { thrown: want } : { answer: sum.evaluate(JSON.parse(JSON.stringify(vars))) };
+    if (typeof want !== 'string' && want.value !== undefined) assert.equal(expected.answer.value, want.value, label);
+    else if (typeof want !== 'string') assert.deepStrictEqual(expected.answer, want, label);
+    assert.deepStrictEqual(run(() => sum.evaluate(vars)), expected, label);
+    // An enumerable property put on Object.prototype is not the variables' own.
+    Object.prototype[pollutedKey] = 1; // eslint-disable-line no-extend-native
+    let polluted;
+    try {
+      polluted = run(() => sum.evaluate(vars));
+    } finally {
+      delete Object.prototype[pollutedKey];
+    }
+    assert.deepStrictEqual(polluted, expected, `${label}, polluted`);
+  }
+  sum.free();
+  // Strings in and out, ASCII or not, short or long, through the packed route.
+  for (const s of ['', 'a', 'é', '🙂', 'a'.repeat(31) + 'é', 'x'.repeat(5000), '€'.repeat(3000) + '🙂']) {
+    const varTypes = { s: 'string', m: 'map(string, string)' };
+    const compiled = crdlab.compileExpression("s + m[s] + '|' + s", { varTypes });
+    const vars = { s, m: { [s]: s + '!' } };
+    const answer = compiled.evaluate(vars);
+    assert.deepStrictEqual(answer, crdlab.evaluate("s + m[s] + '|' + s", vars, { varTypes }), s.slice(0, 40));
+    assert.equal(answer.value, s + s + '!|' + s);
+    compiled.free();
+  }
   // Results of every plain kind, errors and costs, through the packed route.
   for (const [expr, varTypes, vars] of [
     ['x * 2', { x: 'int' }, { x: 21 }],

@@ -92,20 +92,21 @@ function restart() {
  */
 const isAbandoned = (e) => e instanceof Error && e.input === 'module' && e.message.startsWith('crdlab: an earlier call ran out of the JavaScript engine');
 
-function run(f) {
+/** `f(a, b)` (arguments, not a closure: a method's call makes no function). */
+function run(f, a, b) {
   if (restartPending) restart();
   if (restartFailure) {
     throw new Error(`crdlab: the engine crashed and could not be restarted: ${restartFailure && restartFailure.message}`, { cause: restartFailure });
   }
   try {
-    return f();
+    return f(a, b);
   } catch (e) {
     if (e instanceof WebAssembly.RuntimeError) throw crashed(e);
     if (!isAbandoned(e)) throw e;
     // The instance cannot be trusted any more, but this call did nothing wrong: a new
     // instance, and the call again (a compiled CRD of the old one throws DEAD_HANDLE).
     crashed(e);
-    return run(f);
+    return run(f, a, b);
   }
 }
 
@@ -146,33 +147,41 @@ function handleClass(name, glueClass, made, dead, overrides = {}) {
   Object.defineProperty(cls, 'name', { value: name });
   if (typeof Symbol.dispose === 'symbol') cls.prototype[Symbol.dispose] = cls.prototype.free;
 
+  const alive = (h) => {
+    if (h.generation !== generation) throw new Error(dead);
+    if (h.freed) throw new Error(`this ${name} was freed (free())`);
+  };
   const use = (self, f) => {
     const h = state(self);
     if (!h) throw new TypeError(`not a ${name}`);
-    const alive = () => {
-      if (h.generation !== generation) throw new Error(dead);
-      if (h.freed) throw new Error(`this ${name} was freed (free())`);
-    };
-    alive();
+    alive(h);
     return run(() => {
-      alive();
+      alive(h);
       return f(h.inner);
     });
   };
 
-  // The glue's methods and getters, each through `use` (`overrides` replaces a method by a
-  // function of the glue's object and the arguments); the package's internals (`__…`) stay
-  // inside.
+  // The glue's methods and getters, each through `use` (`overrides` replaces a method of
+  // one argument by a function of the glue's object and that argument, called without a
+  // closure per call: `Expression.evaluate` of a small expression costs less than one);
+  // the package's internals (`__…`) stay inside.
   for (const key of Reflect.ownKeys(glueClass.prototype)) {
     if (key === 'constructor' || key === 'free' || key === '__destroy_into_raw' || key === Symbol.dispose) continue;
     if (typeof key === 'string' && key.startsWith('__')) continue;
     const d = Object.getOwnPropertyDescriptor(glueClass.prototype, key);
     if (typeof d.value === 'function' && Object.hasOwn(overrides, key)) {
       const f = overrides[key];
+      const call = (h, arg) => {
+        alive(h);
+        return f(h.inner, arg);
+      };
       Object.defineProperty(cls.prototype, key, {
         value: {
-          [key](...args) {
-            return use(this, (inner) => f(inner, ...args));
+          [key](arg) {
+            const h = state(this);
+            if (!h) throw new TypeError(`not a ${name}`);
+            alive(h);
+            return run(call, h, arg);
           },
         }[key],
         writable: true,
@@ -212,20 +221,23 @@ const CompiledCrd = handleClass('CompiledCrd', glue.CompiledCrd, 'compile', DEAD
 // back in the module, and the answer as JSON text) costs several microseconds a call, more
 // than evaluating a small expression. Variables whose declared types are plain (int, uint,
 // double, bool, string, lists and string-keyed maps of them) are packed into numbers and
-// one string (engine/src/wire/packed.rs gives the layout), and a plain result comes back as
-// numbers. Only what packs without any difference from the JSON route takes this way:
-// safe integers, finite doubles (-0 as JSON writes it, 0), well-formed strings, plain arrays
-// and objects without `undefined`, far below the request size limit. Everything else, and
-// every error, takes the JSON route, so answers and errors are the JSON route's.
+// UTF-8 bytes, both written straight into the module's memory (engine/src/wire/packed.rs
+// gives the layout), and a plain result comes back as numbers and bytes read from there.
+// Only what packs without any difference from the JSON route takes this way: safe integers,
+// finite doubles (-0 as JSON writes it, 0), well-formed strings, plain arrays and objects
+// without `undefined`, far below the request size limit. Everything else, and every error,
+// takes the JSON route, so answers and errors are the JSON route's. Each declared type's
+// packer is made once per expression (`packerOf`).
 
 const packSpecs = new WeakMap(); // the glue's Expression -> its spec (null: JSON route only)
 const TYPED = ['', 'null_type', 'bool', 'int', 'uint', 'double', 'string'];
+// The numbers of the answer before the variables' (engine/src/wasm.rs, PACKED_HEAD):
+// [number, actualCost, text's address, text's length in bytes].
+const HEAD = 4;
 // The JSON route refuses a text over 3 MiB; a packed call stays far below it: a number
 // writes at most 26 characters of JSON, a UTF-16 code unit at most 6.
 const PACKED_JSON_BOUND = 2_000_000;
-// More numbers than this cannot pass that bound, whatever the text.
-const MAX_PACKED_NUMS = Math.floor(PACKED_JSON_BOUND / 26);
-const TOO_MANY = Symbol('crdlab.tooManyNumbers');
+const TOO_BIG = Symbol('crdlab.tooBigToPack');
 const isPlainObject = (v) => {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
   const proto = Object.getPrototypeOf(v);
@@ -234,103 +246,158 @@ const isPlainObject = (v) => {
 const wellFormed = typeof String.prototype.isWellFormed === 'function'
   ? (s) => s.isWellFormed()
   : (s) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
-// The numbers are written straight into the module's memory, in a buffer the module keeps
-// (`__scratch`), through a Float64Array: wasm-bindgen would copy an array argument in, and
-// an answer array in and back, on every call. The buffer's first three numbers are the
-// answer's (`[code, number, actualCost]`), the variables' follow. A view of the memory is
-// detached when the memory grows (its length then reads 0) and is made again.
-let scratch = null; // { generation, memory, ptr, cap, view } of the current instance
-let buf = new Float64Array(0); // the view being written
+// The numbers and bytes are written straight into the module's memory, in buffers the
+// module keeps (`__scratch`, `__scratchBytes`), through a Float64Array and a Uint8Array:
+// wasm-bindgen would copy an array or a string argument in, and an answer back, on every
+// call. A view of the memory is detached when the memory grows (its length then reads 0)
+// and is made again; what was written stays in the memory.
+let scratch = null; // { generation, memory, ptr, cap, view } of the current instance's numbers
+let scratchBytes = null; // the same for the bytes
+let buf = new Float64Array(0); // the numbers' view being written
 let at = 0; // where the next number goes
+let bytes = new Uint8Array(0); // the bytes' view being written
+let bat = 0; // where the next byte goes
+let units = 0; // the UTF-16 code units packed (the JSON text's bound)
 let packing = false; // a getter of the variables that evaluates again takes the JSON route
 
-/** The scratch buffer's view, holding at least `min` numbers (those written kept). */
-function scratchView(min) {
-  let s = scratch;
+/** A view of the buffer `s` (made by `grow(cap)`), holding at least `min` elements. */
+function scratchOf(s, min, grow, View) {
   if (s === null || s.generation !== generation || s.cap < min) {
     const cap = Math.max(min, s !== null && s.generation === generation ? s.cap * 2 : 256);
-    const ptr = glue.__scratch(cap);
-    s = scratch = { generation, memory: glue.__memory(), ptr, cap, view: null };
+    const ptr = grow(cap);
+    s = { generation, memory: glue.__memory(), ptr, cap, view: null };
   } else if (s.view.length !== 0) {
-    return s.view;
+    return s;
   }
-  return (s.view = new Float64Array(s.memory.buffer, s.ptr, s.cap));
+  s.view = new View(s.memory.buffer, s.ptr, s.cap);
+  return s;
+}
+
+/** The numbers' view, holding at least `min` numbers (those written kept). */
+function scratchView(min) {
+  scratch = scratchOf(scratch, min, glue.__scratch, Float64Array);
+  return scratch.view;
+}
+
+/** The bytes' view, holding at least `min` bytes (those written kept). */
+function bytesView(min) {
+  scratchBytes = scratchOf(scratchBytes, min, glue.__scratchBytes, Uint8Array);
+  return scratchBytes.view;
 }
 
 /** Writes the next number. */
 function put(x) {
   if (at >= buf.length) {
-    if (at - 3 >= MAX_PACKED_NUMS) throw TOO_MANY;
+    if (at * 26 > PACKED_JSON_BOUND) throw TOO_BIG;
     buf = scratchView(at + 1);
   }
   buf[at++] = x;
 }
 
-/** Packs `v` by `spec` (numbers written by `put`, strings onto `strs`); false when it does not pack. */
-function packValue(spec, v, strs) {
+/** Writes a string: its length in UTF-8 bytes, and the bytes; false when it is not well-formed. */
+function putString(s) {
+  const n = s.length;
+  units += n;
+  if (units * 6 > PACKED_JSON_BOUND) throw TOO_BIG;
+  // A code unit takes at most 3 bytes.
+  if (bat + n * 3 > bytes.length) bytes = bytesView(bat + n * 3);
+  let i = 0;
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 0x7f) break;
+    bytes[bat + i] = c;
+  }
+  if (i < n) {
+    // TextEncoder would write a lone surrogate as U+FFFD; the JSON route refuses it.
+    if (!wellFormed(s)) return false;
+    i += encoder.encodeInto(i === 0 ? s : s.slice(i), bytes.subarray(bat + i)).written;
+  }
+  bat += i;
+  put(i);
+  return true;
+}
+
+const packInt = (v) => {
+  if (!Number.isSafeInteger(v)) return false;
+  put(v);
+  return true;
+};
+const packUint = (v) => {
+  if (!Number.isSafeInteger(v) || v < 0) return false;
+  put(v);
+  return true;
+};
+const packDouble = (v) => {
+  if (typeof v !== 'number' || !Number.isFinite(v)) return false;
+  put(v === 0 ? 0 : v);
+  return true;
+};
+const packBool = (v) => {
+  if (typeof v !== 'boolean') return false;
+  put(v ? 1 : 0);
+  return true;
+};
+const packString = (v) => typeof v === 'string' && putString(v);
+
+/** The function that packs a value of the type `spec` (by `put`); null for a type that does not pack. */
+function packerOf(spec) {
   switch (spec) {
     case 'int':
-      if (!Number.isSafeInteger(v)) return false;
-      put(v);
-      return true;
+      return packInt;
     case 'uint':
-      if (!Number.isSafeInteger(v) || v < 0) return false;
-      put(v);
-      return true;
+      return packUint;
     case 'double':
-      if (typeof v !== 'number' || !Number.isFinite(v)) return false;
-      put(v === 0 ? 0 : v);
-      return true;
+      return packDouble;
     case 'bool':
-      if (typeof v !== 'boolean') return false;
-      put(v ? 1 : 0);
-      return true;
+      return packBool;
     case 'string':
-      if (typeof v !== 'string' || !wellFormed(v)) return false;
-      put(v.length);
-      strs.push(v);
-      return true;
+      return packString;
   }
-  if (spec === null || !Array.isArray(spec)) return false;
-  const inner = spec[1];
+  if (spec === null || !Array.isArray(spec)) return null;
+  const inner = packerOf(spec[1]);
+  if (inner === null) return null;
   if (spec[0] === 'list') {
-    if (!Array.isArray(v)) return false;
-    const n = v.length;
-    put(n);
-    for (let i = 0; i < n; i++) if (!packValue(inner, v[i], strs)) return false;
-    return true;
+    return (v) => {
+      if (!Array.isArray(v)) return false;
+      const n = v.length;
+      put(n);
+      for (let i = 0; i < n; i++) if (!inner(v[i])) return false;
+      return true;
+    };
   }
   if (spec[0] === 'map') {
-    if (!isPlainObject(v)) return false;
-    const keys = Object.keys(v);
-    put(keys.length);
-    for (const k of keys) {
-      if (!wellFormed(k)) return false;
-      put(k.length);
-      strs.push(k);
-      if (!packValue(inner, v[k], strs)) return false;
-    }
-    return true;
+    return (v) => {
+      if (!isPlainObject(v)) return false;
+      const keys = Object.keys(v);
+      put(keys.length);
+      for (const k of keys) if (!putString(k) || !inner(v[k])) return false;
+      return true;
+    };
   }
-  return false;
+  return null;
 }
 
 /**
- * The variables packed by the spec's declarations: their numbers in the scratch buffer
- * (`at - 3` of them, after the answer's three) and the text returned; null for the JSON route.
+ * Packs the variables by the spec's declarations: their numbers in the scratch buffer
+ * (`at - HEAD` of them, after the answer's), their bytes (`bat`); false for the JSON route.
  */
 function packVars(spec, vars) {
-  if (packing) return null;
+  if (packing) return false;
   packing = true;
   try {
-    buf = scratchView(3);
-    at = 3;
-    const text = packInto(spec, vars);
-    // A getter that crashed the instance: its buffer is gone.
-    return scratch.generation === generation ? text : null;
+    buf = scratchView(HEAD);
+    at = HEAD;
+    bytes = bytesView(0);
+    bat = 0;
+    units = 0;
+    if (!packInto(spec, vars) || (at - HEAD) * 26 + units * 6 > PACKED_JSON_BOUND) return false;
+    // A getter that crashed the instance: its buffers are gone.
+    return scratch.generation === generation && scratchBytes.generation === generation;
   } catch (e) {
-    if (e === TOO_MANY) return null;
+    if (e === TOO_BIG) return false;
     throw e;
   } finally {
     packing = false;
@@ -338,42 +405,70 @@ function packVars(spec, vars) {
 }
 
 function packInto(spec, vars) {
-  const strs = [];
-  if (vars !== undefined && vars !== null) {
-    if (!isPlainObject(vars)) return null;
-    // Every key must be declared (else the JSON route's error), and none may be `undefined`
-    // (JSON.stringify leaves it out).
-    for (const k of Object.keys(vars)) {
-      if (vars[k] === undefined || !spec.names.has(k)) return null;
-    }
+  const decls = spec.decls;
+  if (vars === undefined || vars === null) {
+    for (let i = 0; i < decls.length; i++) put(0);
+    return true;
   }
-  for (const [name, s] of spec.vars) {
-    const v = vars === undefined || vars === null ? undefined : vars[name];
-    if (v === undefined || !Object.hasOwn(vars, name)) {
+  if (!isPlainObject(vars)) return false;
+  // JSON.stringify writes the own enumerable properties that are not `undefined`: each of
+  // them must be a declared variable (else the JSON route's error), and each declared one
+  // packed must be one of them (not inherited, not hidden).
+  let given = 0;
+  for (let i = 0; i < decls.length; i++) {
+    const d = decls[i];
+    const v = vars[d.name];
+    if (v === undefined) {
       put(0);
       continue;
     }
+    if (!Object.hasOwn(vars, d.name)) return false;
+    given++;
     put(1);
-    if (!packValue(s, v, strs)) return null;
+    if (!d.pack(v)) return false;
   }
-  const text = strs.length === 0 ? '' : strs.length === 1 ? strs[0] : strs.join('');
-  if ((at - 3) * 26 + text.length * 6 > PACKED_JSON_BOUND) return null;
-  return text;
+  let written = 0;
+  for (const k in vars) {
+    if (vars[k] === undefined) continue;
+    // An inherited enumerable property (put on Object.prototype) is not written.
+    if (!Object.hasOwn(vars, k)) return false;
+    written++;
+  }
+  return written === given;
+}
+
+/** The answer's text: `len` bytes of UTF-8 at `ptr` in the module's memory. */
+function answerText(ptr, len) {
+  const mem = new Uint8Array(scratch.memory.buffer, ptr, len);
+  if (len <= 32) {
+    let s = '';
+    for (let i = 0; i < len; i++) {
+      const c = mem[i];
+      if (c > 0x7f) return decoder.decode(mem);
+      s += String.fromCharCode(c);
+    }
+    return s;
+  }
+  return decoder.decode(mem);
 }
 
 function evaluateExpression(inner, vars) {
   let spec = packSpecs.get(inner);
   if (spec === undefined) {
     const raw = inner.__packSpec();
-    spec = raw === null ? null : { head: raw, vars: raw.vars, names: new Set(raw.vars.map((v) => v[0])) };
+    spec = null;
+    if (raw !== null) {
+      const decls = raw.vars.map(([name, t]) => ({ name, pack: packerOf(t) }));
+      // A variable whose type does not pack sends every call the JSON route.
+      if (decls.every((d) => d.pack !== null)) spec = { head: raw, decls };
+    }
     packSpecs.set(inner, spec);
   }
-  const packed = spec === null ? null : packVars(spec, vars);
-  if (packed === null) return inner.evaluate(vars);
-  const text = inner.__evaluateScratch(at - 3, packed);
-  const out = scratchView(3);
-  const code = out[0];
+  if (spec === null || !packVars(spec, vars)) return inner.evaluate(vars);
+  const code = inner.__evaluatePacked(at - HEAD, bat);
   if (code === 8) return inner.evaluate(vars);
+  const out = scratchView(HEAD);
+  const text = code === 0 || code === 6 || code === 7 ? answerText(out[2], out[3]) : '';
   if (code === 0) return JSON.parse(text);
   // The answer's fields in the JSON route's order.
   const answer = { outputType: spec.head.outputType };
@@ -382,11 +477,11 @@ function evaluateExpression(inner, vars) {
   if (code === 7) {
     answer.evalError = text;
   } else {
-    const value = code === 1 ? null : code === 2 ? out[1] === 1 : code === 6 ? text : out[1];
+    const value = code === 1 ? null : code === 2 ? out[0] === 1 : code === 6 ? text : out[0];
     answer.value = value;
     answer.typedValue = { type: TYPED[code], value };
   }
-  answer.actualCost = out[2];
+  answer.actualCost = out[1];
   return answer;
 }
 

@@ -12,12 +12,13 @@
 //!
 //! Layout, per declared variable in declaration order: `1` (given) or `0` (absent), then for
 //! a given one its value by type: a number for `int`, `uint`, `double` and `bool` (`0`/`1`);
-//! for `string`, the string's length in UTF-16 code units, its text taken from the shared
-//! string; for `list(T)`, the length and then each element; for `map(string, T)`, the
-//! length and then each key (as a string) and value.
+//! for `string`, the string's length in UTF-8 bytes, its bytes taken in turn from the shared
+//! bytes (the JavaScript layer encodes them straight into the module's memory); for
+//! `list(T)`, the length and then each element; for `map(string, T)`, the length and then
+//! each key (as a string) and value. Strings are borrowed from those bytes, not copied.
 
 use crate::cel::types::Type;
-use crate::cel::value::{EvalError, Val};
+use crate::cel::value::{EvalError, Str, Val};
 use serde_json::{json, Value};
 
 /// How deeply list and map types may nest and still take the packed route.
@@ -52,30 +53,63 @@ fn spec_at(t: &Type, depth: usize) -> Value {
     }
 }
 
-/// The variables of `decls` from their packed form; `None` when the numbers do not fit the
-/// types (the caller then takes the JSON route).
-pub fn unpack<'d>(decls: &'d [(String, Type)], nums: &[f64], text: &str) -> Option<Vec<(&'d str, Val<'static>)>> {
-    let mut r = Reader { nums, at: 0, text, text_at: 0 };
+/// The variables of `decls` from their packed form; `None` when the numbers or the bytes do
+/// not fit the types (the caller then takes the JSON route).
+pub fn unpack<'d, 'b>(decls: &'d [(String, Type)], nums: &[f64], bytes: &'b [u8]) -> Option<Vec<(&'d str, Val<'b>)>> {
     let mut out = Vec::with_capacity(decls.len());
+    read(decls, nums, bytes, |name, v| out.push((name, v)))?;
+    Some(out)
+}
+
+/// `f` of the variables [`unpack`] reads, held on the stack when there are few (a vector's
+/// allocation and release cost a tenth of a small evaluation in WebAssembly).
+pub fn with_unpacked<'d, 'b, R>(
+    decls: &'d [(String, Type)],
+    nums: &[f64],
+    bytes: &'b [u8],
+    f: impl FnOnce(&[(&'d str, Val<'b>)]) -> R,
+) -> Option<R> {
+    const INLINE: usize = 8;
+    if decls.len() > INLINE {
+        return unpack(decls, nums, bytes).map(|vars| f(&vars));
+    }
+    let mut held: [(&'d str, Val<'b>); INLINE] = std::array::from_fn(|_| ("", Val::Null));
+    let mut n = 0;
+    read(decls, nums, bytes, |name, v| {
+        held[n] = (name, v);
+        n += 1;
+    })?;
+    Some(f(&held[..n]))
+}
+
+/// Reads the variables of `decls`, giving each one sent to `given`; `None` when the packing
+/// does not fit the types.
+fn read<'d, 'b>(
+    decls: &'d [(String, Type)],
+    nums: &[f64],
+    bytes: &'b [u8],
+    mut given: impl FnMut(&'d str, Val<'b>),
+) -> Option<()> {
+    let mut r = Reader { nums, at: 0, bytes, bytes_at: 0 };
     for (name, t) in decls {
         match r.num()? {
             0.0 => {}
-            1.0 => out.push((name.as_str(), r.value(t, 0)?)),
+            1.0 => given(name.as_str(), r.value(t, 0)?),
             _ => return None,
         }
     }
     // Everything sent was read.
-    (r.at == nums.len() && r.text_at == text.len()).then_some(out)
+    (r.at == nums.len() && r.bytes_at == bytes.len()).then_some(())
 }
 
-struct Reader<'n, 't> {
+struct Reader<'n, 'b> {
     nums: &'n [f64],
     at: usize,
-    text: &'t str,
-    text_at: usize,
+    bytes: &'b [u8],
+    bytes_at: usize,
 }
 
-impl<'t> Reader<'_, 't> {
+impl<'b> Reader<'_, 'b> {
     fn num(&mut self) -> Option<f64> {
         let n = *self.nums.get(self.at)?;
         self.at += 1;
@@ -85,7 +119,7 @@ impl<'t> Reader<'_, 't> {
     /// A count: a whole number no larger than what is left to read.
     fn len(&mut self) -> Option<usize> {
         let n = self.num()?;
-        (n >= 0.0 && n.fract() == 0.0 && n <= (self.nums.len() + self.text.len()) as f64).then_some(n as usize)
+        (n >= 0.0 && n.fract() == 0.0 && n <= (self.nums.len() + self.bytes.len()) as f64).then_some(n as usize)
     }
 
     /// A safe integer (±(2^53 − 1)), the ints the JSON text carries exactly.
@@ -95,27 +129,17 @@ impl<'t> Reader<'_, 't> {
         (n.fract() == 0.0 && n.abs() <= MAX_SAFE).then_some(n as i64)
     }
 
-    /// The next `units` UTF-16 code units of the shared string.
-    fn string(&mut self) -> Option<&'t str> {
-        let units = self.len()?;
-        let rest = &self.text[self.text_at..];
-        let mut counted = 0;
-        let mut end = 0;
-        for c in rest.chars() {
-            if counted == units {
-                break;
-            }
-            counted += c.len_utf16();
-            end += c.len_utf8();
-        }
-        if counted != units {
-            return None;
-        }
-        self.text_at += end;
-        Some(&rest[..end])
+    /// The next string: its length in bytes, then that many of the shared bytes, which must
+    /// be UTF-8 (the JavaScript layer's `TextEncoder` writes nothing else).
+    fn string(&mut self) -> Option<&'b str> {
+        let len = self.len()?;
+        let end = self.bytes_at.checked_add(len)?;
+        let s = std::str::from_utf8(self.bytes.get(self.bytes_at..end)?).ok()?;
+        self.bytes_at = end;
+        Some(s)
     }
 
-    fn value(&mut self, t: &Type, depth: usize) -> Option<Val<'static>> {
+    fn value(&mut self, t: &Type, depth: usize) -> Option<Val<'b>> {
         if depth > MAX_PACKED_TYPE_DEPTH {
             return None;
         }
@@ -135,7 +159,7 @@ impl<'t> Reader<'_, 't> {
                 1.0 => Val::Bool(true),
                 _ => return None,
             },
-            Type::String => Val::str(self.string()?),
+            Type::String => Val::String(Str::Borrowed(self.string()?)),
             Type::List(e) => {
                 let n = self.len()?;
                 let mut items = Vec::with_capacity(n.min(self.nums.len()));
@@ -158,7 +182,7 @@ impl<'t> Reader<'_, 't> {
                 if entries.windows(2).any(|w| w[0].0 == w[1].0) {
                     return None;
                 }
-                Val::map(entries.into_iter().map(|(k, v)| (Val::str(k), v)).collect())
+                Val::map(entries.into_iter().map(|(k, v)| (Val::String(Str::Borrowed(k)), v)).collect())
             }
             _ => return None,
         })
@@ -180,20 +204,20 @@ pub enum Plain<'r> {
 }
 
 impl Plain<'_> {
-    /// The code the JavaScript layer reads in `out[0]` (engine/npm/wrap/core.js).
-    pub fn code(&self) -> f64 {
+    /// The code the JavaScript layer reads (engine/npm/wrap/core.js).
+    pub fn code(&self) -> u32 {
         match self {
-            Plain::Null => 1.0,
-            Plain::Bool(_) => 2.0,
-            Plain::Int(_) => 3.0,
-            Plain::Uint(_) => 4.0,
-            Plain::Double(_) => 5.0,
-            Plain::String(_) => 6.0,
-            Plain::Error(_) => 7.0,
+            Plain::Null => 1,
+            Plain::Bool(_) => 2,
+            Plain::Int(_) => 3,
+            Plain::Uint(_) => 4,
+            Plain::Double(_) => 5,
+            Plain::String(_) => 6,
+            Plain::Error(_) => 7,
         }
     }
 
-    /// The number the JavaScript layer reads in `out[1]` (what `JSON.parse` makes of the
+    /// The number the JavaScript layer reads (what `JSON.parse` makes of the
     /// JSON route's number: the nearest double, as `as f64` rounds).
     pub fn number(&self) -> f64 {
         match self {
@@ -237,7 +261,7 @@ mod tests {
     }
 
     fn via_packed(d: &[(String, Type)], nums: &[f64], text: &str) -> Vec<String> {
-        unpack(d, nums, text).unwrap().iter().map(|(n, v)| format!("{} {:?}", n, v)).collect()
+        unpack(d, nums, text.as_bytes()).unwrap().iter().map(|(n, v)| format!("{} {:?}", n, v)).collect()
     }
 
     #[test]
@@ -256,10 +280,10 @@ mod tests {
             "i": -9007199254740991i64, "u": 42, "f": 2.5, "b": true, "s": "h€llo 🙂",
             "xs": [1, 2, 3], "m": {"b": ["x"], "a": [], "é": ["🙂", ""]}
         });
-        // "h€llo 🙂" is 8 UTF-16 code units (the emoji is a surrogate pair).
+        // "h€llo 🙂" is 12 bytes of UTF-8 (€ takes 3, the emoji 4), "é" 2.
         let nums = [
-            1.0, -9007199254740991.0, 1.0, 42.0, 1.0, 2.5, 1.0, 1.0, 1.0, 8.0, 1.0, 3.0, 1.0, 2.0, 3.0, 1.0, 3.0, 1.0,
-            1.0, 1.0, 1.0, 0.0, 1.0, 2.0, 2.0, 0.0, 0.0,
+            1.0, -9007199254740991.0, 1.0, 42.0, 1.0, 2.5, 1.0, 1.0, 1.0, 12.0, 1.0, 3.0, 1.0, 2.0, 3.0, 1.0, 3.0, 1.0,
+            1.0, 1.0, 1.0, 0.0, 2.0, 2.0, 4.0, 0.0, 0.0,
         ];
         // Keys in the object's own order (b, a, é); unpack sorts them as serde_json does.
         let text = "h€llo 🙂bxaé🙂";
@@ -269,24 +293,30 @@ mod tests {
     #[test]
     fn inconsistent_packing_is_refused() {
         let d = decls(&[("i", "int"), ("s", "string"), ("f", "double")]);
-        // A fraction, an unsafe integer, a flag other than 0/1, a string past the text, a
-        // surrogate pair cut in two, text left over, -0, NaN, missing numbers.
-        for (nums, text) in [
-            (vec![1.0, 1.5, 0.0, 0.0], ""),
-            (vec![1.0, 9007199254740992.0, 0.0, 0.0], ""),
-            (vec![2.0, 0.0, 0.0], ""),
-            (vec![0.0, 1.0, 4.0, 0.0], "abc"),
-            (vec![0.0, 1.0, 1.0, 0.0], "🙂"),
-            (vec![0.0, 0.0, 0.0], "x"),
-            (vec![0.0, 0.0, 1.0, -0.0], ""),
-            (vec![0.0, 0.0, 1.0, f64::NAN], ""),
-            (vec![1.0], ""),
+        // A fraction, an unsafe integer, a flag other than 0/1, a string past the bytes, a
+        // UTF-8 sequence cut in two, bytes that are not UTF-8, bytes left over, -0, NaN,
+        // missing numbers.
+        for (nums, bytes) in [
+            (vec![1.0, 1.5, 0.0, 0.0], &b""[..]),
+            (vec![1.0, 9007199254740992.0, 0.0, 0.0], b""),
+            (vec![2.0, 0.0, 0.0], b""),
+            (vec![0.0, 1.0, 4.0, 0.0], b"abc"),
+            (vec![0.0, 1.0, 1.0, 0.0], "🙂".as_bytes()),
+            (vec![0.0, 1.0, 3.0, 0.0], &"🙂".as_bytes()[..3]),
+            (vec![0.0, 1.0, 2.0, 0.0], b"\xff\xfe"),
+            (vec![0.0, 1.0, 3.0, 0.0], b"\xed\xa0\x80"),
+            (vec![0.0, 0.0, 0.0], b"x"),
+            (vec![0.0, 0.0, 1.0, -0.0], b""),
+            (vec![0.0, 0.0, 1.0, f64::NAN], b""),
+            (vec![1.0], b""),
         ] {
-            assert!(unpack(&d, &nums, text).is_none(), "{:?} {:?}", nums, text);
+            assert!(unpack(&d, &nums, bytes).is_none(), "{:?} {:?}", nums, bytes);
         }
+        // The same strings, whole and well-formed, are read.
+        assert!(unpack(&d, &[0.0, 1.0, 4.0, 0.0], "🙂".as_bytes()).is_some());
         // A list longer than what was sent is refused before anything is reserved.
         let l = decls(&[("xs", "list(int)")]);
-        assert!(unpack(&l, &[1.0, 1e15, 1.0], "").is_none());
+        assert!(unpack(&l, &[1.0, 1e15, 1.0], b"").is_none());
     }
 
     #[test]
@@ -306,7 +336,7 @@ mod tests {
     fn plain_results_and_their_numbers() {
         assert_eq!(plain(&Ok(Val::Int(i64::MAX))).map(|p| p.number()), Some(9.223372036854776e18));
         assert_eq!(plain(&Ok(Val::Double(f64::NAN))), None);
-        assert_eq!(plain(&Ok(Val::Bool(true))).map(|p| (p.code(), p.number())), Some((2.0, 1.0)));
+        assert_eq!(plain(&Ok(Val::Bool(true))).map(|p| (p.code(), p.number())), Some((2, 1.0)));
         assert!(plain(&Ok(Val::list(vec![]))).is_none());
     }
 }

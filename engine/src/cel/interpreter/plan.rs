@@ -1415,9 +1415,9 @@ impl<'a, 'v> Exec<'a, 'v> {
         let mut sp = 0usize;
         let mut locals: Slots<SCALAR_LOCALS> = Slots::new();
         let mut iters: [ScalarIter<'v, 'a>; SCALAR_ITERS] = [None; SCALAR_ITERS];
-        // The list accumulators' elements, one list per comprehension (empty vectors
-        // until a first element: no allocation for code without one).
-        let mut lists: [Vec<Val<'a>>; SCALAR_ITERS] = Default::default();
+        // The list accumulators' elements, one list per comprehension, made at its
+        // `ListInit` (no allocation, and one vector to drop, for code without one).
+        let mut lists: Vec<Vec<Val<'a>>> = Vec::new();
         let mut cost = self.cost;
         let var = |slot: u32| -> Option<Scalar> {
             match self.vars.get(slot as usize).copied().flatten()? {
@@ -1499,7 +1499,14 @@ impl<'a, 'v> Exec<'a, 'v> {
                     locals.set(slot as usize, v);
                 }
                 Ins::ListInit { accu, list } => {
-                    lists.get_mut(list as usize)?.clear();
+                    let k = list as usize;
+                    if k >= SCALAR_ITERS {
+                        return None;
+                    }
+                    if lists.len() <= k {
+                        lists.resize_with(k + 1, Vec::new);
+                    }
+                    lists[k].clear();
                     locals.set(accu as usize, Scalar::List(list));
                 }
                 Ins::Append { accu, cost: c, src } => {
