@@ -976,13 +976,15 @@ const PACKED_HEAD: usize = 4;
 #[wasm_bindgen(js_name = __scratch, skip_typescript)]
 pub fn scratch(len: usize) -> Result<usize, JsValue> {
     let _call = enter()?;
-    Ok(SCRATCH.with(|s| {
-        let mut s = s.borrow_mut();
-        if s.len() < len {
-            s.resize(len, 0.0);
-        }
-        s.as_mut_ptr() as usize
-    }))
+    Ok(SCRATCH.with(|s| grown(&mut s.borrow_mut(), len)))
+}
+
+/// Makes `buffer` hold at least `len` elements (keeping those it holds); where it is.
+fn grown<T: Copy + Default>(buffer: &mut Vec<T>, len: usize) -> usize {
+    if buffer.len() < len {
+        buffer.resize(len, T::default());
+    }
+    buffer.as_mut_ptr() as usize
 }
 
 /// [`scratch`] for the strings' bytes ([`SCRATCH_BYTES`]).
@@ -990,13 +992,7 @@ pub fn scratch(len: usize) -> Result<usize, JsValue> {
 #[wasm_bindgen(js_name = __scratchBytes, skip_typescript)]
 pub fn scratch_bytes(len: usize) -> Result<usize, JsValue> {
     let _call = enter()?;
-    Ok(SCRATCH_BYTES.with(|s| {
-        let mut s = s.borrow_mut();
-        if s.len() < len {
-            s.resize(len, 0);
-        }
-        s.as_mut_ptr() as usize
-    }))
+    Ok(SCRATCH_BYTES.with(|s| grown(&mut s.borrow_mut(), len)))
 }
 
 /// The module's memory (`WebAssembly.Memory`), for views of the scratch buffer.
