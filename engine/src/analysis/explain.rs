@@ -424,6 +424,13 @@ fn steps_of_cel_path(node: &JsonSchemaProps, path: &[String]) -> Option<Vec<Step
                 }
             }
             "@keys" | "@indices" => return None,
+            // A property's CEL name differs from it only by `__` escapes: a name without
+            // `__` is the property of that name (looked up, not escaping each property).
+            field if !field.contains("__") => {
+                let (k, child) = cur.properties.get_key_value(field)?;
+                out.push(Step::Property(k.clone()));
+                cur = child;
+            }
             field => {
                 let (k, child) = cur.properties.iter().find(|(k, _)| {
                     k.as_str() == field

@@ -181,15 +181,49 @@ pub fn rule_range(
     crd: &Value,
     map: &SourceMap,
 ) -> Option<Located> {
-    let mut segs = vec![
-        FieldSeg::Field("spec".into()),
-        FieldSeg::Field("versions".into()),
-        FieldSeg::Bracket(version_index.to_string()),
-        FieldSeg::Field("schema".into()),
-    ];
-    segs.extend(parse_field_path(schema_path));
-    segs.push(FieldSeg::Field("rule".into()));
-    locate(&json_path(&segs, crd), map)
+    RuleEntry::find(&parse_field_path(schema_path), version_index, crd).range(map)
+}
+
+/// A rule's entry (`{rule, message, …}`) in the CRD document, found from its schema path
+/// once for everything asked of it (the playground asks each rule's entry and range after
+/// every CRD edit).
+pub struct RuleEntry<'d> {
+    /// The entry's path in the document.
+    path: Vec<PathSeg>,
+    /// The entry, when the document has it there.
+    pub value: Option<&'d Value>,
+}
+
+impl<'d> RuleEntry<'d> {
+    /// The entry at `schema_path` (its segments, as [`parse_field_path`] reads the printed
+    /// `openAPIV3Schema.properties[spec].x-kubernetes-validations[0]`) in the version at
+    /// `version_index` of `spec.versions`.
+    pub fn find(schema_path: &[FieldSeg], version_index: usize, crd: &'d Value) -> RuleEntry<'d> {
+        let mut segs = Vec::with_capacity(schema_path.len() + 4);
+        segs.extend([
+            FieldSeg::Field("spec".into()),
+            FieldSeg::Field("versions".into()),
+            FieldSeg::Bracket(version_index.to_string()),
+            FieldSeg::Field("schema".into()),
+        ]);
+        segs.extend_from_slice(schema_path);
+        let path = json_path(&segs, crd);
+        let mut value = Some(crd);
+        for seg in &path {
+            value = match (seg, value) {
+                (PathSeg::Key(k), Some(Value::Object(m))) => m.get(k.as_str()),
+                (PathSeg::Index(i), Some(Value::Array(a))) => a.get(*i),
+                _ => None,
+            };
+        }
+        RuleEntry { path, value }
+    }
+
+    /// Where the rule's text (`rule`) stands.
+    pub fn range(mut self, map: &SourceMap) -> Option<Located> {
+        self.path.push(PathSeg::Key("rule".into()));
+        locate(&self.path, map)
+    }
 }
 
 /// Rewrites the internal view's version-independent fields to where the text has them.

@@ -270,3 +270,50 @@ fn explanations_after_edits_are_those_of_a_fresh_workspace() {
         assert_eq!(kept.crd.per_version[0].rules.len(), 4);
     }
 }
+
+/// Every rule of every CRD under ../shared/crds: the entry the rules pane shows (its rule
+/// and message) is the one at the rule's JSON pointer, and its range underlines that rule's
+/// text.
+#[test]
+fn each_rule_entry_is_the_one_at_its_pointer() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/crds");
+    let mut files = Vec::new();
+    let mut dirs = vec![root];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {}", d.display(), e)) {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "yaml" || x == "yml") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let mut rules = 0;
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        let mut ws = Workspace::new();
+        let a = ws.analyze(&text, "", "", &Settings::default());
+        if a.crd.load_error.is_some() {
+            continue;
+        }
+        let doc = ws.crd_value().unwrap().clone();
+        for v in &a.crd.per_version {
+            for r in &v.rules {
+                let entry = doc.pointer(&r.pointer).unwrap_or_else(|| panic!("{}: {}", f.display(), r.pointer));
+                assert_eq!(entry.get("rule").and_then(Value::as_str), Some(r.rule.as_str()), "{}: {}", f.display(), r.pointer);
+                assert_eq!(entry.get("message").and_then(Value::as_str).unwrap_or(""), r.message, "{}: {}", f.display(), r.pointer);
+                // The range of the rule's text, as an error at `….rule` underlines it.
+                let index = r.pointer.split('/').nth(3).unwrap();
+                let field = format!("spec.versions[{}].schema.{}.rule", index, r.schema_path);
+                let (value, map) = ws.engine.crd_source(&text).unwrap();
+                let want = crate::text::positions::crd_range(&field, value, map).map(|l| l.range);
+                assert!(r.range.is_some(), "{}: {} has no range", f.display(), r.pointer);
+                assert_eq!(r.range, want, "{}: {}", f.display(), field);
+                rules += 1;
+            }
+        }
+    }
+    assert!(rules > 500, "{} rules", rules);
+}

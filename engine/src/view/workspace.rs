@@ -252,14 +252,14 @@ pub fn pointer_escape(s: &str) -> String {
     escape_seg(s).into_owned()
 }
 
-/// `openAPIV3Schema.properties[spec].x-kubernetes-validations[0]` → the JSON pointer below
-/// `/spec/versions/<i>/schema`.
-fn schema_path_pointer(version_index: usize, schema_path: &str) -> String {
+/// `openAPIV3Schema.properties[spec].x-kubernetes-validations[0]` (read by
+/// [`positions::parse_field_path`]) → the JSON pointer below `/spec/versions/<i>/schema`.
+fn schema_path_pointer(version_index: usize, schema_path: &[positions::FieldSeg]) -> String {
     let mut p = format!("/spec/versions/{}/schema", version_index);
-    for seg in positions::parse_field_path(schema_path) {
+    for seg in schema_path {
         p.push('/');
         match seg {
-            positions::FieldSeg::Field(f) | positions::FieldSeg::Bracket(f) => p.push_str(&escape_seg(&f)),
+            positions::FieldSeg::Field(f) | positions::FieldSeg::Bracket(f) => p.push_str(&escape_seg(f)),
         }
     }
     p
@@ -299,10 +299,12 @@ fn version_view(
         out.per_crd_limit = e.per_crd_limit;
         out.total_share_percent = e.total_share_percent;
         for r in e.rules {
-            let pointer = schema_path_pointer(v.index, &r.schema_path);
-            let entry = crate::text::edit::pointer::get(value, &pointer);
+            let segs = positions::parse_field_path(&r.schema_path);
+            let pointer = schema_path_pointer(v.index, &segs);
+            let found = positions::RuleEntry::find(&segs, v.index, value);
+            let entry = found.value;
             let s = |k: &str| entry.and_then(|e| e.get(k)).and_then(Value::as_str).unwrap_or("").to_string();
-            let range = positions::rule_range(&r.schema_path, v.index, value, map).map(|l| l.range);
+            let range = found.range(map).map(|l| l.range);
             out.rules.push(RuleView {
                 pointer,
                 field: r.field.clone(),

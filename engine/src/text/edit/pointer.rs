@@ -56,35 +56,3 @@ pub(crate) fn parse_index(s: &str) -> Option<usize> {
     }
     s.parse().ok()
 }
-
-
-/// The value at `pointer` in `value`, as `serde_json::Value::pointer` finds it, without a
-/// string per step (a step with `~` is unescaped; the playground looks up every rule of a
-/// CRD after each edit).
-pub(crate) fn get<'v>(value: &'v serde_json::Value, pointer: &str) -> Option<&'v serde_json::Value> {
-    if pointer.is_empty() {
-        return Some(value);
-    }
-    let rest = pointer.strip_prefix('/')?;
-    rest.split('/').try_fold(value, |v, seg| {
-        let seg: std::borrow::Cow<str> = if seg.contains('~') { seg.replace("~1", "/").replace("~0", "~").into() } else { seg.into() };
-        match v {
-            serde_json::Value::Object(m) => m.get(seg.as_ref()),
-            serde_json::Value::Array(a) => a.get(parse_index(&seg)?),
-            _ => None,
-        }
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn get_finds_what_serde_json_finds() {
-        let v = serde_json::json!({"a": {"b/c": [1, {"~d": 2, "": 3}], "0": 4}, "": {"": 5}});
-        for p in ["", "/a", "/a/b~1c", "/a/b~1c/0", "/a/b~1c/1/~0d", "/a/b~1c/1/", "/a/0", "//", "/", "/a/b~1c/01", "/a/b~1c/+1", "/a/b~1c/9", "a", "/x/y", "/a/b~1c/0/z"] {
-            assert_eq!(get(&v, p), v.pointer(p), "{p}");
-        }
-    }
-}
