@@ -127,8 +127,7 @@ function handleClass(name, glueClass, made, dead, overrides = {}) {
     constructor(token, inner) {
       if (token !== TOKEN) throw new TypeError(`${name} objects are made by ${made}()`);
       const ref = typeof WeakRef === 'function' ? new WeakRef(inner) : { deref: () => inner };
-      // `packSpec`: how an Expression packs its variables (`evaluateExpression`), made at its first evaluation.
-      this.#h = { inner, generation, ref, freed: false, packSpec: undefined };
+      this.#h = { inner, generation, ref };
       track(ref);
     }
 
@@ -163,9 +162,8 @@ function handleClass(name, glueClass, made, dead, overrides = {}) {
   };
 
   // The glue's methods and getters, each through `use` (`overrides` replaces a method of
-  // one argument by a function of the handle's state (`inner`, the glue's object, and what
-  // the override keeps there) and that argument, called without a closure per call:
-  // `Expression.evaluate` of a small expression costs less than one);
+  // one argument by a function of the glue's object and that argument, called without a
+  // closure per call: `Expression.evaluate` of a small expression costs less than one);
   // the package's internals (`__…`) stay inside.
   for (const key of Reflect.ownKeys(glueClass.prototype)) {
     if (key === 'constructor' || key === 'free' || key === '__destroy_into_raw' || key === Symbol.dispose) continue;
@@ -175,7 +173,7 @@ function handleClass(name, glueClass, made, dead, overrides = {}) {
       const f = overrides[key];
       const call = (h, arg) => {
         alive(h);
-        return f(h, arg);
+        return f(h.inner, arg);
       };
       Object.defineProperty(cls.prototype, key, {
         value: {
@@ -231,6 +229,7 @@ const CompiledCrd = handleClass('CompiledCrd', glue.CompiledCrd, 'compile', DEAD
 // takes the JSON route, so answers and errors are the JSON route's. Each declared type's
 // packer is made once per expression (`packerOf`).
 
+const packSpecs = new WeakMap(); // the glue's Expression -> its spec (null: JSON route only)
 const TYPED = ['', 'null_type', 'bool', 'int', 'uint', 'double', 'string'];
 // The numbers of the answer before the variables' (engine/src/wasm.rs, PACKED_HEAD):
 // [number, actualCost, text's address, text's length in bytes].
@@ -453,26 +452,18 @@ function answerText(ptr, len) {
   return decoder.decode(mem);
 }
 
-/** How `inner` packs its variables, made once per expression; null when it cannot. */
-function packSpecOf(inner) {
-  const raw = inner.__packSpec();
-  if (raw === null) return null;
-  const decls = raw.vars.map(([name, t]) => ({ name, pack: packerOf(t) }));
-  // A variable whose type does not pack sends every call the JSON route.
-  if (!decls.every((d) => d.pack !== null)) return null;
-  const est = raw.estimatedCost;
-  return {
-    outputType: raw.outputType,
-    estimatedCost: est === null || est === undefined ? null : { min: est.min, max: est.max },
-    decls,
-  };
-}
-
-/** `Expression.evaluate` on the handle's state `h` (`h.inner`, the glue's Expression). */
-function evaluateExpression(h, vars) {
-  const inner = h.inner;
-  let spec = h.packSpec;
-  if (spec === undefined) spec = h.packSpec = packSpecOf(inner);
+function evaluateExpression(inner, vars) {
+  let spec = packSpecs.get(inner);
+  if (spec === undefined) {
+    const raw = inner.__packSpec();
+    spec = null;
+    if (raw !== null) {
+      const decls = raw.vars.map(([name, t]) => ({ name, pack: packerOf(t) }));
+      // A variable whose type does not pack sends every call the JSON route.
+      if (decls.every((d) => d.pack !== null)) spec = { head: raw, decls };
+    }
+    packSpecs.set(inner, spec);
+  }
   if (spec === null || !packVars(spec, vars)) return inner.evaluate(vars);
   const code = inner.__evaluatePacked(at - HEAD, bat);
   if (code === 8) return inner.evaluate(vars);
@@ -480,19 +471,9 @@ function evaluateExpression(h, vars) {
   const text = code === 0 || code === 6 || code === 7 ? answerText(out[2], out[3]) : '';
   if (code === 0) return JSON.parse(text);
   // The answer's fields in the JSON route's order.
-  const est = spec.estimatedCost;
-  if (code !== 7 && est !== null) {
-    const value = code === 1 ? null : code === 2 ? out[0] === 1 : code === 6 ? text : out[0];
-    return {
-      outputType: spec.outputType,
-      estimatedCost: { min: est.min, max: est.max },
-      value,
-      typedValue: { type: TYPED[code], value },
-      actualCost: out[1],
-    };
-  }
-  const answer = { outputType: spec.outputType };
-  if (est !== null) answer.estimatedCost = { min: est.min, max: est.max };
+  const answer = { outputType: spec.head.outputType };
+  const est = spec.head.estimatedCost;
+  if (est !== null && est !== undefined) answer.estimatedCost = { min: est.min, max: est.max };
   if (code === 7) {
     answer.evalError = text;
   } else {
