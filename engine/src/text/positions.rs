@@ -68,6 +68,17 @@ pub fn parse_field_path(path: &str) -> Vec<FieldSeg> {
 /// property); `['k']` (CEL's `fieldPath` style) is the key `k`. Steps beyond the document
 /// are kept as they read.
 pub fn json_path(segs: &[FieldSeg], doc: &Value) -> Vec<PathSeg> {
+    json_path_owned(segs.to_vec(), doc)
+}
+
+/// [`json_path`] of segments it may take apart: each step's name moves into the path
+/// instead of being copied (the playground resolves every rule's path after each CRD edit).
+pub fn json_path_owned(mut segs: Vec<FieldSeg>, doc: &Value) -> Vec<PathSeg> {
+    fn take(seg: &mut FieldSeg) -> String {
+        match seg {
+            FieldSeg::Field(s) | FieldSeg::Bracket(s) => std::mem::take(s),
+        }
+    }
     let mut out = Vec::with_capacity(segs.len());
     let mut cur = Some(doc);
     let mut i = 0;
@@ -75,12 +86,13 @@ pub fn json_path(segs: &[FieldSeg], doc: &Value) -> Vec<PathSeg> {
         // Most steps name a property the document has: found once, and not joined.
         if let (FieldSeg::Field(name), Some(Value::Object(m))) = (&segs[i], cur) {
             if let Some(v) = m.get(name.as_str()) {
-                out.push(PathSeg::Key(name.clone()));
+                out.push(PathSeg::Key(take(&mut segs[i])));
                 cur = Some(v);
                 i += 1;
                 continue;
             }
         }
+        // `None`: the step as it reads (its name taken below).
         let (seg, used) = match (&segs[i], cur) {
             (FieldSeg::Field(name), Some(Value::Object(m))) => {
                 let mut joined = name.clone();
@@ -100,27 +112,28 @@ pub fn json_path(segs: &[FieldSeg], doc: &Value) -> Vec<PathSeg> {
                     }
                 }
                 match found {
-                    Some(1) | None => (PathSeg::Key(name.clone()), 1),
-                    Some(n) => (PathSeg::Key(joined), n),
+                    Some(1) | None => (None, 1),
+                    Some(n) => (Some(PathSeg::Key(joined)), n),
                 }
             }
-            (FieldSeg::Field(name), _) => (PathSeg::Key(name.clone()), 1),
+            (FieldSeg::Field(_), _) => (None, 1),
             (FieldSeg::Bracket(t), Some(Value::Array(_))) => match t.parse::<usize>() {
-                Ok(n) => (PathSeg::Index(n), 1),
-                Err(_) => (PathSeg::Key(t.clone()), 1),
+                Ok(n) => (Some(PathSeg::Index(n)), 1),
+                Err(_) => (None, 1),
             },
             (FieldSeg::Bracket(t), Some(Value::Object(m))) => {
                 if m.contains_key(t) {
-                    (PathSeg::Key(t.clone()), 1)
+                    (None, 1)
                 } else {
-                    (PathSeg::Key(unquote(t).to_string()), 1)
+                    (Some(PathSeg::Key(unquote(t).to_string())), 1)
                 }
             }
             (FieldSeg::Bracket(t), _) => match t.parse::<usize>() {
-                Ok(n) => (PathSeg::Index(n), 1),
-                Err(_) => (PathSeg::Key(unquote(t).to_string()), 1),
+                Ok(n) => (Some(PathSeg::Index(n)), 1),
+                Err(_) => (Some(PathSeg::Key(unquote(t).to_string())), 1),
             },
         };
+        let seg = seg.unwrap_or_else(|| PathSeg::Key(take(&mut segs[i])));
         cur = match (&seg, cur) {
             (PathSeg::Key(k), Some(Value::Object(m))) => m.get(k),
             (PathSeg::Index(n), Some(Value::Array(a))) => a.get(*n),
@@ -160,7 +173,7 @@ pub fn locate(path: &[PathSeg], map: &SourceMap) -> Option<Located> {
 
 /// The range an object's error (its printed field path) underlines in the object's text.
 pub fn object_range(field: &str, doc: &Value, map: &SourceMap) -> Option<Located> {
-    locate(&json_path(&parse_field_path(field), doc), map)
+    locate(&json_path_owned(parse_field_path(field), doc), map)
 }
 
 /// The range a CRD error (its printed field path) underlines in the CRD's text. The
@@ -169,7 +182,7 @@ pub fn object_range(field: &str, doc: &Value, map: &SourceMap) -> Option<Located
 /// `spec.additionalPrinterColumns`, which the text holds under the (first) version.
 pub fn crd_range(field: &str, crd: &Value, map: &SourceMap) -> Option<Located> {
     let segs = crd_text_path(parse_field_path(field), crd);
-    locate(&json_path(&segs, crd), map)
+    locate(&json_path_owned(segs, crd), map)
 }
 
 /// The range of a rule's text in the CRD: `schema_path` as [`crate::wire::batch::RuleReport`]
@@ -181,7 +194,7 @@ pub fn rule_range(
     crd: &Value,
     map: &SourceMap,
 ) -> Option<Located> {
-    RuleEntry::find(&parse_field_path(schema_path), version_index, crd).range(map)
+    RuleEntry::find(parse_field_path(schema_path), version_index, crd).range(map)
 }
 
 /// A rule's entry (`{rule, message, …}`) in the CRD document, found from its schema path
@@ -198,7 +211,7 @@ impl<'d> RuleEntry<'d> {
     /// The entry at `schema_path` (its segments, as [`parse_field_path`] reads the printed
     /// `openAPIV3Schema.properties[spec].x-kubernetes-validations[0]`) in the version at
     /// `version_index` of `spec.versions`.
-    pub fn find(schema_path: &[FieldSeg], version_index: usize, crd: &'d Value) -> RuleEntry<'d> {
+    pub fn find(schema_path: Vec<FieldSeg>, version_index: usize, crd: &'d Value) -> RuleEntry<'d> {
         let mut segs = Vec::with_capacity(schema_path.len() + 4);
         segs.extend([
             FieldSeg::Field("spec".into()),
@@ -206,8 +219,8 @@ impl<'d> RuleEntry<'d> {
             FieldSeg::Bracket(version_index.to_string()),
             FieldSeg::Field("schema".into()),
         ]);
-        segs.extend_from_slice(schema_path);
-        let path = json_path(&segs, crd);
+        segs.extend(schema_path);
+        let path = json_path_owned(segs, crd);
         let mut value = Some(crd);
         for seg in &path {
             value = match (seg, value) {

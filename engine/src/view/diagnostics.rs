@@ -2,7 +2,7 @@
 //! of the text it came from ([`crate::text::positions`] maps the apiserver's field paths).
 
 use crate::field::ErrorReport;
-use crate::text::positions::{crd_range, json_path, object_range, parse_field_path, rule_range, Located, Source};
+use crate::text::positions::{crd_range, json_path_owned, object_range, parse_field_path, rule_range, Located, Source};
 use crate::text::source_map::Range;
 
 /// An error of an answer (`{field, type, detail, message}`), with the range of the text it
@@ -99,7 +99,7 @@ pub fn unknown_field_ranges(fields: &[String], obj: &Source) -> Vec<Option<Range
     fields
         .iter()
         .map(|f| {
-            let path = json_path(&parse_field_path(f), &obj.value);
+            let path = json_path_owned(parse_field_path(f), &obj.value);
             let (node, depth) = obj.map.nearest(&path)?;
             Some(match node.key {
                 Some(k) if depth == path.len() => k,

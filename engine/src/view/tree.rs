@@ -230,7 +230,7 @@ impl<'a> Builder<'a> {
 
     /// Puts a message on the node at `field` (or its nearest ancestor in the tree).
     fn attach(&mut self, d: &Diagnostic, state: State) {
-        let segs = positions::json_path(&positions::parse_field_path(&d.field), self.inputs.object);
+        let segs = positions::json_path_owned(positions::parse_field_path(&d.field), self.inputs.object);
         let mut n = segs.len();
         let idx = loop {
             if let Some(i) = self.by_path.get(&segs[..n]) {
@@ -269,7 +269,7 @@ pub fn build(inputs: &Inputs<'_>) -> Vec<Node> {
     let pruned = inputs
         .pruned
         .iter()
-        .map(|p| positions::json_path(&positions::parse_field_path(p), inputs.object))
+        .map(|p| positions::json_path_owned(positions::parse_field_path(p), inputs.object))
         .collect();
     let mut b = Builder { inputs, nodes: Vec::new(), by_path: HashMap::new(), pruned, omitted: 0 };
     let cover = match inputs.schema {

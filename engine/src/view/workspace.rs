@@ -301,7 +301,7 @@ fn version_view(
         for r in e.rules {
             let segs = positions::parse_field_path(&r.schema_path);
             let pointer = schema_path_pointer(v.index, &segs);
-            let found = positions::RuleEntry::find(&segs, v.index, value);
+            let found = positions::RuleEntry::find(segs, v.index, value);
             let entry = found.value;
             let s = |k: &str| entry.and_then(|e| e.get(k)).and_then(Value::as_str).unwrap_or("").to_string();
             let range = found.range(map).map(|l| l.range);
