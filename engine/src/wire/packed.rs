@@ -291,6 +291,34 @@ mod tests {
     }
 
     #[test]
+    fn variables_held_on_the_stack_are_the_unpacked_ones() {
+        // Up to eight declarations are held on the stack, more in a vector: both give what
+        // `unpack` gives, and refuse what it refuses.
+        for n in [0usize, 1, 7, 8, 9, 20] {
+            let names: Vec<String> = (0..n).map(|i| format!("v{i}")).collect();
+            let d: Vec<(String, Type)> = names.iter().map(|name| (name.clone(), parse_type("string").unwrap())).collect();
+            // Every other variable given, each a string of its index's length in bytes.
+            let mut nums = Vec::new();
+            let mut bytes = String::new();
+            for i in 0..n {
+                if i % 2 == 0 {
+                    nums.extend([1.0, i as f64]);
+                    bytes.push_str(&"é".repeat(i / 2));
+                } else {
+                    nums.push(0.0);
+                }
+            }
+            let want = unpack(&d, &nums, bytes.as_bytes()).map(|v| format!("{:?}", v));
+            assert!(want.is_some(), "{n} variables");
+            let held = with_unpacked(&d, &nums, bytes.as_bytes(), |v| format!("{:?}", v));
+            assert_eq!(held, want, "{n} variables");
+            let mut short = nums.clone();
+            short.push(0.0);
+            assert_eq!(with_unpacked(&d, &short, bytes.as_bytes(), |v| v.len()), None, "{n} variables, a number too many");
+        }
+    }
+
+    #[test]
     fn inconsistent_packing_is_refused() {
         let d = decls(&[("i", "int"), ("s", "string"), ("f", "double")]);
         // A fraction, an unsafe integer, a flag other than 0/1, a string past the bytes, a
