@@ -276,20 +276,7 @@ fn explanations_after_edits_are_those_of_a_fresh_workspace() {
 /// text.
 #[test]
 fn each_rule_entry_is_the_one_at_its_pointer() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/crds");
-    let mut files = Vec::new();
-    let mut dirs = vec![root];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {}", d.display(), e)) {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "yaml" || x == "yml") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
+    let files = crate::testing::shared_files("crds", &["yaml", "yml"]).expect("../shared/crds");
     let mut rules = 0;
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();

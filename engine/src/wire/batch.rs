@@ -538,26 +538,7 @@ spec:
     /// The same over every CRD in ../shared at two releases, in one engine.
     #[test]
     fn shared_crds_compile_alike_with_and_without_cache() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/crds");
-        let mut files = Vec::new();
-        let mut dirs = vec![root];
-        while let Some(d) = dirs.pop() {
-            let Ok(rd) = std::fs::read_dir(&d) else {
-                continue;
-            };
-            for e in rd.flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    dirs.push(p);
-                } else if matches!(
-                    p.extension().and_then(|x| x.to_str()),
-                    Some("yaml" | "json")
-                ) {
-                    files.push(p);
-                }
-            }
-        }
-        files.sort();
+        let files = crate::testing::shared_files("crds", &["yaml", "json"]).expect("../shared/crds");
         let mut warm = Engine::new();
         let mut compared = 0;
         for kube in ["1.36", "1.30"] {
