@@ -1072,7 +1072,7 @@ impl ExpressionHandle {
     #[doc(hidden)]
     #[wasm_bindgen(js_name = __evaluatePacked, skip_typescript)]
     pub fn evaluate_packed(&self, n: usize, bytes: usize) -> u32 {
-        const NOT_PACKED: u32 = 8;
+        use crate::wire::packed::NOT_PACKED;
         let Ok(_call) = enter() else {
             return NOT_PACKED;
         };
@@ -1121,7 +1121,7 @@ fn write_packed(
 ) -> u32 {
     ANSWER_TEXT.with(|t| {
         let Ok(mut text) = t.try_borrow_mut() else {
-            return 8;
+            return crate::wire::packed::NOT_PACKED;
         };
         // A large answer's buffer is not kept for the calls after it.
         if text.capacity() > 1 << 20 {
@@ -1144,9 +1144,7 @@ fn packed_answer(
     out: &mut [f64],
     text: &mut Vec<u8>,
 ) -> u32 {
-    use crate::wire::packed::Plain;
-    const JSON_ANSWER: u32 = 0;
-    const NOT_PACKED: u32 = 8;
+    use crate::wire::packed::{Plain, JSON_ANSWER, NOT_PACKED};
     // Costs past 2^53 would not survive a double (the JSON route's number would not
     // either, but it is the reference).
     const MAX_EXACT: u64 = 1 << 53;

@@ -73,7 +73,12 @@ pub fn json_path(segs: &[FieldSeg], doc: &Value) -> Vec<PathSeg> {
 
 /// [`json_path`] of segments it may take apart: each step's name moves into the path
 /// instead of being copied (the playground resolves every rule's path after each CRD edit).
-pub fn json_path_owned(mut segs: Vec<FieldSeg>, doc: &Value) -> Vec<PathSeg> {
+pub fn json_path_owned(segs: Vec<FieldSeg>, doc: &Value) -> Vec<PathSeg> {
+    resolve(segs, doc).0
+}
+
+/// [`json_path_owned`], and the node the path ends at when the document has it.
+fn resolve(mut segs: Vec<FieldSeg>, doc: &Value) -> (Vec<PathSeg>, Option<&Value>) {
     fn take(seg: &mut FieldSeg) -> String {
         match seg {
             FieldSeg::Field(s) | FieldSeg::Bracket(s) => std::mem::take(s),
@@ -142,7 +147,7 @@ pub fn json_path_owned(mut segs: Vec<FieldSeg>, doc: &Value) -> Vec<PathSeg> {
         out.push(seg);
         i += used;
     }
-    out
+    (out, cur)
 }
 
 fn unquote(t: &str) -> &str {
@@ -220,15 +225,7 @@ impl<'d> RuleEntry<'d> {
             FieldSeg::Field("schema".into()),
         ]);
         segs.extend(schema_path);
-        let path = json_path_owned(segs, crd);
-        let mut value = Some(crd);
-        for seg in &path {
-            value = match (seg, value) {
-                (PathSeg::Key(k), Some(Value::Object(m))) => m.get(k.as_str()),
-                (PathSeg::Index(i), Some(Value::Array(a))) => a.get(*i),
-                _ => None,
-            };
-        }
+        let (path, value) = resolve(segs, crd);
         RuleEntry { path, value }
     }
 

@@ -1,6 +1,6 @@
 //! The npm package's fast path for `Expression.evaluate(vars)`: variables packed by the
-//! package's JavaScript layer (engine/npm/wrap/core.js, `packVars`) into numbers and one
-//! string instead of a JSON text, and plain results handed back as numbers.
+//! package's JavaScript layer (engine/npm/wrap/core.js, `packVars`) into numbers and UTF-8
+//! bytes instead of a JSON text, and plain results handed back as numbers and bytes.
 //!
 //! The JSON route (`JSON.stringify`, then `text::json::read_json` and
 //! `cel::eval::typed_var`) costs several microseconds per call in WebAssembly, more than the
@@ -189,6 +189,12 @@ impl<'b> Reader<'_, 'b> {
     }
 }
 
+/// The answer's code for a result that is no [`Plain`] one: the whole answer is JSON text.
+pub const JSON_ANSWER: u32 = 0;
+/// The answer's code when the packing does not fit (or the call cannot be made): the
+/// JavaScript layer takes the JSON route. [`Plain::code`] gives 1–7.
+pub const NOT_PACKED: u32 = 8;
+
 /// A result the JavaScript layer builds its answer from without JSON.
 #[derive(Debug, PartialEq)]
 pub enum Plain<'r> {
@@ -366,5 +372,14 @@ mod tests {
         assert_eq!(plain(&Ok(Val::Double(f64::NAN))), None);
         assert_eq!(plain(&Ok(Val::Bool(true))).map(|p| (p.code(), p.number())), Some((2, 1.0)));
         assert!(plain(&Ok(Val::list(vec![]))).is_none());
+        // The codes the JavaScript layer reads are distinct: a plain result never reads as a
+        // JSON answer or as "take the JSON route".
+        let err = EvalError::new("boom");
+        let codes: Vec<u32> = [Ok(Val::Null), Ok(Val::Bool(true)), Ok(Val::Int(1)), Ok(Val::Uint(1)), Ok(Val::Double(1.0)), Ok(Val::str("s")), Err(err)]
+            .iter()
+            .map(|r| plain(r).unwrap().code())
+            .collect();
+        assert_eq!(codes, [1, 2, 3, 4, 5, 6, 7]);
+        assert!(!codes.contains(&JSON_ANSWER) && !codes.contains(&NOT_PACKED) && JSON_ANSWER != NOT_PACKED);
     }
 }
