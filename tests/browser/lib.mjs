@@ -43,6 +43,10 @@ export async function openPlayground(context, baseUrl, fragment = '') {
   const opened = await openPage(context, baseUrl + fragment);
   await opened.page.getByTestId('results').waitFor({ state: 'visible' });
   await opened.page.locator('.cm-content').first().waitFor({ state: 'visible' });
+  // What the page fetches at start ends before the tests count requests: the engine worker's
+  // script and the page icon can come after `load` (CI once counted the worker's script as a
+  // request made by an edit, on a loaded machine).
+  await opened.page.waitForLoadState('networkidle', { timeout: WAIT });
   return opened;
 }
 
