@@ -4,7 +4,7 @@
 //! ...`, `undefined field ...`), positioned and formatted as cel-go prints them.
 
 use crate::cel::env::Env;
-use crate::cel::hash::FastMap;
+use crate::cel::hash::{FastMap, IdMap};
 use crate::cel::types::{ObjectType, Type};
 use crate::cel::value::CEL_RESERVED;
 use crate::version::Feature;
@@ -20,14 +20,14 @@ pub struct Checked {
     pub expr: IdedExpr,
     pub source: Source,
     /// The final type of every node (unresolved type parameters become `dyn`).
-    pub types: FastMap<u64, Type>,
+    pub types: IdMap<Type>,
     /// The candidate overload ids of every call node.
-    pub overloads: FastMap<u64, Vec<&'static str>>,
+    pub overloads: IdMap<Vec<&'static str>>,
     /// Call nodes that name a namespaced function (`optional.of(x)`): the resolved name.
-    pub qualified: FastMap<u64, String>,
+    pub qualified: IdMap<String>,
     /// Select nodes that name a qualified identifier (a variable `a.b`, a type name
     /// `google.protobuf.Timestamp`, a library's `net.IP`): the resolved name.
-    pub idents: FastMap<u64, String>,
+    pub idents: IdMap<String>,
     /// The release whose cost code estimates and tracks the program (the environment's
     /// [`crate::cel::env::EnvOptions::release_minor`]).
     pub release_minor: u32,
@@ -134,10 +134,10 @@ struct Checker<'e> {
     scopes: Vec<(String, Type)>,
     mapping: Mapping,
     next_var: usize,
-    types: FastMap<u64, Type>,
-    overloads: FastMap<u64, Vec<&'static str>>,
-    qualified: FastMap<u64, String>,
-    idents: FastMap<u64, String>,
+    types: IdMap<Type>,
+    overloads: IdMap<Vec<&'static str>>,
+    qualified: IdMap<String>,
+    idents: IdMap<String>,
     issues: Vec<CheckIssue>,
     offsets: &'e Source,
 }
@@ -149,10 +149,10 @@ pub fn check(env: &Env, expr: IdedExpr, source: Source) -> Result<Checked, Strin
         scopes: Vec::new(),
         mapping: Mapping::default(),
         next_var: 0,
-        types: FastMap::default(),
-        overloads: FastMap::default(),
-        qualified: FastMap::default(),
-        idents: FastMap::default(),
+        types: IdMap::default(),
+        overloads: IdMap::default(),
+        qualified: IdMap::default(),
+        idents: IdMap::default(),
         issues: Vec::new(),
         offsets: &source,
     };

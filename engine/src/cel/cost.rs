@@ -7,7 +7,7 @@
 //! factors are applied in `f64` and rounded up, unknown sizes are `[0, u64::MAX]`.
 
 use crate::cel::checker::Checked;
-use crate::cel::hash::FastMap;
+use crate::cel::hash::IdMap;
 use crate::cel::cost_model::{
     compares_sized_operands, estimate_size_hint, AstNode, CallEstimate, CostEstimate, CostModel, SizeEstimate,
     SizeHints, LIST_CREATE_BASE_COST, MAP_CREATE_BASE_COST, REGEX_STRING_LENGTH_COST_FACTOR,
@@ -85,10 +85,10 @@ fn estimate_with_model(
     let mut c = Coster {
         checked,
         hints,
-        paths: FastMap::default(),
+        paths: IdMap::default(),
         locals: Vec::new(),
-        sizes: FastMap::default(),
-        entry_sizes: FastMap::default(),
+        sizes: IdMap::default(),
+        entry_sizes: IdMap::default(),
         presence_test_cost: CostEstimate::fixed(model.presence_test_cost()),
         depth: 0,
         trace: trace.is_some().then(Vec::new),
@@ -144,13 +144,13 @@ struct LocalVar {
 struct Coster<'c> {
     checked: &'c Checked,
     hints: Option<&'c dyn SizeHints>,
-    paths: FastMap<u64, Vec<String>>,
+    paths: IdMap<Vec<String>>,
     /// The local variables in scope (cel-go's `vars` stack per name), latest last: a name
     /// resolves to its latest entry, and leaving a scope drops that name's latest entry.
     /// A few entries at most, searched without hashing.
     locals: Vec<(String, LocalVar)>,
-    sizes: FastMap<u64, SizeEstimate>,
-    entry_sizes: FastMap<u64, EntrySize>,
+    sizes: IdMap<SizeEstimate>,
+    entry_sizes: IdMap<EntrySize>,
     presence_test_cost: CostEstimate,
     depth: usize,
     /// Per-node costs, when tracing ([`estimate_traced`]).

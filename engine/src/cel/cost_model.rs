@@ -29,15 +29,15 @@ pub const MAX_REQUEST_SIZE_BYTES: i64 = crate::k8s::request::MAX_REQUEST_BODY_BY
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CostModel {
     pub release_minor: u32,
+    /// [`Self::tracks_locals`], asked at nearly every node the estimator visits.
+    locals: bool,
 }
 
 impl CostModel {
-    pub const LATEST: CostModel = CostModel {
-        release_minor: crate::version::KubeVersion::LATEST.minor,
-    };
+    pub const LATEST: CostModel = CostModel::for_release(crate::version::KubeVersion::LATEST.minor);
 
     pub const fn for_release(release_minor: u32) -> CostModel {
-        CostModel { release_minor }
+        CostModel { release_minor, locals: Feature::CostTracksLocals.enabled_at(release_minor) }
     }
 
     /// cel-go v0.23 (google/cel-go#1104, Kubernetes 1.33): local variables (accumulators,
@@ -47,7 +47,7 @@ impl CostModel {
     /// cel-go v0.12 to v0.22, where only iteration variables get a path (from the range's
     /// type) and every other identifier is looked up by its own name.
     pub fn tracks_locals(self) -> bool {
-        Feature::CostTracksLocals.enabled_at(self.release_minor)
+        self.locals
     }
 
     /// cel-go v0.17.8 (google/cel-go#901, backported as #902; Kubernetes 1.29 patches and

@@ -5,7 +5,7 @@
 //! the library's, and type parameter names are the checker's (`_var0`, ...), so a cheap
 //! multiplicative hash (the one rustc uses, `FxHasher`) is safe.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// rustc's `FxHasher`: each word is mixed in by a rotate, xor and multiply.
@@ -17,26 +17,30 @@ pub struct FastHasher {
 const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
 
 impl FastHasher {
-    #[inline]
+    // Always inlined: at the npm module's opt-level "z" a call per word costs more than
+    // the word's mixing.
+    #[inline(always)]
     fn add(&mut self, word: u64) {
         self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(SEED);
     }
 }
 
 impl Hasher for FastHasher {
+    /// Eight bytes a word, little-endian, the last word zero-padded. Written without
+    /// `chunks_exact` and `copy_from_slice`, which opt-level "z" leaves as calls (a
+    /// `memcpy` per word): overload ids and names are hashed at every call the planner sees.
     #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.add(u64::from_le_bytes(w));
+    fn write(&mut self, mut bytes: &[u8]) {
+        while let [a, b, c, d, e, f, g, h, rest @ ..] = bytes {
+            self.add(u64::from_le_bytes([*a, *b, *c, *d, *e, *f, *g, *h]));
+            bytes = rest;
         }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(w));
+        if !bytes.is_empty() {
+            let mut w = 0u64;
+            for (i, b) in bytes.iter().enumerate() {
+                w |= u64::from(*b) << (8 * i);
+            }
+            self.add(w);
         }
     }
     #[inline]
@@ -61,12 +65,112 @@ impl Hasher for FastHasher {
     }
 }
 
-/// The `BuildHasher` of [`FastMap`] and [`FastSet`].
+/// The `BuildHasher` of [`FastMap`].
 pub type FastState = BuildHasherDefault<FastHasher>;
 /// A `HashMap` with [`FastHasher`] (make one with `FastMap::default()`).
 pub type FastMap<K, V> = HashMap<K, V, FastState>;
-/// A `HashSet` with [`FastHasher`].
-pub type FastSet<K> = HashSet<K, FastState>;
+
+/// A table keyed by expression node id. The parser numbers nodes densely from 1 (macro
+/// expansions next), so the table is a vector indexed by id: no hashing, no probing, no
+/// rehash as it grows, which at the npm module's opt-level "z" (nothing inlined) was a
+/// large part of a small expression's compile. An id past [`IdMap::DENSE`] (never one of
+/// the parser's: an expression that long is refused first) goes to a hash map, so a
+/// stray large id cannot make the vector huge.
+#[derive(Clone, Debug)]
+pub struct IdMap<T> {
+    dense: Vec<Option<T>>,
+    sparse: FastMap<u64, T>,
+    len: usize,
+}
+
+impl<T> Default for IdMap<T> {
+    fn default() -> Self {
+        IdMap { dense: Vec::new(), sparse: FastMap::default(), len: 0 }
+    }
+}
+
+impl<T> IdMap<T> {
+    /// Ids below this are slots of the vector.
+    pub const DENSE: u64 = 1 << 16;
+
+    pub fn get(&self, id: &u64) -> Option<&T> {
+        if *id < Self::DENSE {
+            self.dense.get(*id as usize).and_then(Option::as_ref)
+        } else {
+            self.sparse.get(id)
+        }
+    }
+
+    pub fn get_mut(&mut self, id: &u64) -> Option<&mut T> {
+        if *id < Self::DENSE {
+            self.dense.get_mut(*id as usize).and_then(Option::as_mut)
+        } else {
+            self.sparse.get_mut(id)
+        }
+    }
+
+    pub fn contains_key(&self, id: &u64) -> bool {
+        self.get(id).is_some()
+    }
+
+    /// Sets the entry of `id`; the previous one, if any.
+    pub fn insert(&mut self, id: u64, v: T) -> Option<T> {
+        let old = if id < Self::DENSE {
+            let i = id as usize;
+            if i >= self.dense.len() {
+                // Grown to a power of two past the id: a parse numbers nodes upwards.
+                self.dense.resize_with((i + 1).next_power_of_two().max(16), || None);
+            }
+            self.dense[i].replace(v)
+        } else {
+            self.sparse.insert(id, v)
+        };
+        if old.is_none() {
+            self.len += 1;
+        }
+        old
+    }
+
+    pub fn remove(&mut self, id: &u64) -> Option<T> {
+        let old = if *id < Self::DENSE {
+            self.dense.get_mut(*id as usize).and_then(Option::take)
+        } else {
+            self.sparse.remove(id)
+        };
+        if old.is_some() {
+            self.len -= 1;
+        }
+        old
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The entries, dense ids in ascending order first.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, &T)> {
+        let dense = self.dense.iter().enumerate().filter_map(|(i, v)| v.as_ref().map(|v| (i as u64, v)));
+        dense.chain(self.sparse.iter().map(|(k, v)| (*k, v)))
+    }
+
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut T> {
+        self.dense.iter_mut().filter_map(Option::as_mut).chain(self.sparse.values_mut())
+    }
+}
+
+/// A set of node ids ([`IdMap`] of nothing).
+pub type IdSet = IdMap<()>;
+
+impl IdSet {
+    /// Adds `id`; whether it was new.
+    pub fn add(&mut self, id: u64) -> bool {
+        self.insert(id, ()).is_none()
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -78,7 +182,7 @@ mod tests {
         let s = FastState::default();
         // Consecutive node ids land in distinct low buckets (hashbrown indexes by the low
         // bits) and distinct control bytes (the top 7 bits) often enough.
-        let low: FastSet<u64> = (1..=64u64).map(|i| s.hash_one(i) & 63).collect();
+        let low: std::collections::HashSet<u64> = (1..=64u64).map(|i| s.hash_one(i) & 63).collect();
         assert!(low.len() == 64, "{}", low.len());
         assert_ne!(s.hash_one("_var1"), s.hash_one("_var2"));
         assert_ne!(s.hash_one("abcdefgh1"), s.hash_one("abcdefgh2"));
@@ -87,5 +191,36 @@ mod tests {
             m.insert(i, i * 2);
         }
         assert_eq!(m.get(&4_321), Some(&8_642));
+    }
+
+    #[test]
+    fn id_maps_hold_dense_and_far_ids_alike() {
+        let mut m: IdMap<&str> = IdMap::default();
+        assert!(m.is_empty() && m.get(&0).is_none());
+        assert_eq!(m.insert(3, "a"), None);
+        assert_eq!(m.insert(1, "b"), None);
+        assert_eq!(m.insert(3, "c"), Some("a"));
+        // Beyond the vector: a hash map, not a vector of that length.
+        let far = IdMap::<&str>::DENSE + 5;
+        assert_eq!(m.insert(far, "d"), None);
+        assert_eq!(m.insert(u64::MAX, "e"), None);
+        assert!(m.dense.len() < 64, "{}", m.dense.len());
+        assert_eq!(m.len(), 4);
+        assert_eq!((m.get(&3), m.get(&far), m.get(&u64::MAX), m.get(&2)), (Some(&"c"), Some(&"d"), Some(&"e"), None));
+        assert!(m.contains_key(&1) && !m.contains_key(&100));
+        let mut entries: Vec<(u64, &str)> = m.iter().map(|(k, v)| (k, *v)).collect();
+        entries.sort();
+        assert_eq!(entries, vec![(1, "b"), (3, "c"), (far, "d"), (u64::MAX, "e")]);
+        for v in m.values_mut() {
+            *v = "z";
+        }
+        assert_eq!(m.remove(&3), Some("z"));
+        assert_eq!(m.remove(&3), None);
+        assert_eq!(m.remove(&far), Some("z"));
+        assert_eq!(m.len(), 2);
+        *m.get_mut(&1).unwrap() = "y";
+        assert_eq!(m.get(&1), Some(&"y"));
+        let mut s = IdSet::default();
+        assert!(s.add(7) && !s.add(7) && s.contains_key(&7) && s.len() == 1);
     }
 }

@@ -15,7 +15,7 @@ use crate::cel::env::{Env, Impl};
 use crate::cel::types::Type;
 use crate::cel::value::{equal, EvalError, EvalResult, Map, Str, Val};
 use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
-use crate::cel::hash::{FastMap, FastSet};
+use crate::cel::hash::{IdMap, IdSet};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -212,7 +212,7 @@ fn walk<'e>(e: &'e IdedExpr, f: &mut impl FnMut(&'e IdedExpr)) {
 /// The calls that extend a comprehension's accumulator and whose value becomes the next
 /// accumulator (`@result + [f(v)]`, `cel.@mapInsert(@result, k, v)`, as the loop step or a
 /// branch of a conditional loop step): they may consume the accumulator.
-fn collect_accumulating(root: &IdedExpr, out: &mut FastSet<u64>) {
+fn collect_accumulating(root: &IdedExpr, out: &mut IdSet) {
     walk(root, &mut |e| {
         let Expr::Comprehension(c) = &e.expr else {
             return;
@@ -227,12 +227,12 @@ fn collect_accumulating(root: &IdedExpr, out: &mut FastSet<u64>) {
         };
         let step = &c.loop_step;
         if extends(step) {
-            out.insert(step.id);
+            out.add(step.id);
         } else if let Expr::Call(call) = &step.expr {
             if call.func_name == "_?_:_" && call.target.is_none() {
                 for branch in call.args.iter().skip(1) {
                     if extends(branch) {
-                        out.insert(branch.id);
+                        out.add(branch.id);
                     }
                 }
             }
@@ -257,9 +257,9 @@ fn literal_value(l: &LiteralValue) -> Val<'static> {
 struct Planning<'p> {
     checked: &'p Checked,
     env: &'p Env,
-    consts: FastMap<u64, Val<'static>>,
-    folded: FastMap<u64, Val<'static>>,
-    members: FastMap<u64, Vec<Val<'static>>>,
+    consts: IdMap<Val<'static>>,
+    folded: IdMap<Val<'static>>,
+    members: IdMap<Vec<Val<'static>>>,
 }
 
 impl Program {
@@ -267,7 +267,7 @@ impl Program {
     /// folding, then each call's overloads and costing. A conversion of a constant that
     /// fails is a program error (cel-go refuses to build the program).
     pub fn new(checked: Checked, env: Arc<Env>) -> Result<Program, String> {
-        let mut consts = FastMap::default();
+        let mut consts = IdMap::default();
         let mut max_id = 0u64;
         walk(&checked.expr, &mut |e| {
             max_id = max_id.max(e.id);
@@ -275,17 +275,17 @@ impl Program {
                 consts.insert(e.id, literal_value(l));
             }
         });
-        let mut accumulating = FastSet::default();
+        let mut accumulating = IdSet::default();
         collect_accumulating(&checked.expr, &mut accumulating);
         let mut planning = Planning {
             checked: &checked,
             env: &env,
             consts,
-            folded: FastMap::default(),
-            members: FastMap::default(),
+            folded: IdMap::default(),
+            members: IdMap::default(),
         };
-        let mut folded = FastMap::default();
-        let mut members = FastMap::default();
+        let mut folded = IdMap::default();
+        let mut members = IdMap::default();
         fold(&planning, &checked.expr, &mut folded, &mut members).map_err(|e| e.message)?;
         planning.folded = folded;
         planning.members = members;
@@ -308,7 +308,7 @@ impl Program {
                     &planning,
                     e,
                     call,
-                    accumulating.contains(&e.id),
+                    accumulating.contains_key(&e.id),
                 )));
             }
         });
@@ -1805,8 +1805,8 @@ fn optional_select<'a>(operand: &Val<'a>, field: &str) -> EvalResult<'a> {
 fn fold(
     p: &Planning,
     e: &IdedExpr,
-    folded: &mut FastMap<u64, Val<'static>>,
-    members: &mut FastMap<u64, Vec<Val<'static>>>,
+    folded: &mut IdMap<Val<'static>>,
+    members: &mut IdMap<Vec<Val<'static>>>,
 ) -> Result<Option<Val<'static>>, EvalError> {
     let out = match &e.expr {
         Expr::Literal(_) => return Ok(p.consts.get(&e.id).cloned()),
