@@ -11,8 +11,7 @@ use crate::cel::library::{
 };
 #[cfg(feature = "conformance")]
 use crate::cel::library::{encoders, math};
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 /// Every function available at the environment's compatibility version.
 /// Each library gates itself on `opts.compat_minor` (apiserver `environment/base.go`).
@@ -68,11 +67,18 @@ pub fn build_base_env(options: EnvOptions) -> Env {
 
 /// The base environment (no variables) at a compatibility version, shared.
 pub fn base_env(opts: &EnvOptions) -> Arc<Env> {
-    static CACHE: OnceLock<Mutex<HashMap<EnvOptions, Arc<Env>>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-    let mut guard = match cache.lock() {
+    // A list searched in order, not a hash map: it holds one entry per (release,
+    // compatibility) pair ever asked, a few, and every expression compiled asks it (the
+    // std map's SipHash of the options cost more than the search).
+    static CACHE: Mutex<Vec<(EnvOptions, Arc<Env>)>> = Mutex::new(Vec::new());
+    let mut guard = match CACHE.lock() {
         Ok(g) => g,
         Err(p) => p.into_inner(),
     };
-    guard.entry(opts.clone()).or_insert_with(|| Arc::new(build_base_env(opts.clone()))).clone()
+    if let Some((_, env)) = guard.iter().find(|(o, _)| o == opts) {
+        return env.clone();
+    }
+    let env = Arc::new(build_base_env(opts.clone()));
+    guard.push((opts.clone(), env.clone()));
+    env
 }

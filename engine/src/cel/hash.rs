@@ -17,9 +17,7 @@ pub struct FastHasher {
 const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
 
 impl FastHasher {
-    // Always inlined: at the npm module's opt-level "z" a call per word costs more than
-    // the word's mixing.
-    #[inline(always)]
+    #[inline]
     fn add(&mut self, word: u64) {
         self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(SEED);
     }
@@ -74,30 +72,31 @@ pub type FastMap<K, V> = HashMap<K, V, FastState>;
 /// expansions next), so the table is a vector indexed by id: no hashing, no probing, no
 /// rehash as it grows, which at the npm module's opt-level "z" (nothing inlined) was a
 /// large part of a small expression's compile. An id past [`IdMap::DENSE`] (never one of
-/// the parser's: an expression that long is refused first) goes to a hash map, so a
-/// stray large id cannot make the vector huge.
+/// the parser's: an expression that long is refused first) goes to a list searched in
+/// order, so a stray large id cannot make the vector huge (a list, not a hash map: this
+/// type is instantiated for many value types, and the npm module's size budget is tight).
 #[derive(Clone, Debug)]
 pub struct IdMap<T> {
     dense: Vec<Option<T>>,
-    sparse: FastMap<u64, T>,
+    far: Vec<(u64, T)>,
     len: usize,
 }
 
 impl<T> Default for IdMap<T> {
     fn default() -> Self {
-        IdMap { dense: Vec::new(), sparse: FastMap::default(), len: 0 }
+        IdMap { dense: Vec::new(), far: Vec::new(), len: 0 }
     }
 }
 
 impl<T> IdMap<T> {
     /// Ids below this are slots of the vector.
-    pub const DENSE: u64 = 1 << 16;
+    pub const DENSE: u64 = 1 << 20;
 
     pub fn get(&self, id: &u64) -> Option<&T> {
         if *id < Self::DENSE {
             self.dense.get(*id as usize).and_then(Option::as_ref)
         } else {
-            self.sparse.get(id)
+            self.far.iter().find(|(k, _)| k == id).map(|(_, v)| v)
         }
     }
 
@@ -105,7 +104,7 @@ impl<T> IdMap<T> {
         if *id < Self::DENSE {
             self.dense.get_mut(*id as usize).and_then(Option::as_mut)
         } else {
-            self.sparse.get_mut(id)
+            self.far.iter_mut().find(|(k, _)| k == id).map(|(_, v)| v)
         }
     }
 
@@ -122,8 +121,11 @@ impl<T> IdMap<T> {
                 self.dense.resize_with((i + 1).next_power_of_two().max(16), || None);
             }
             self.dense[i].replace(v)
+        } else if let Some(slot) = self.get_mut(&id) {
+            Some(std::mem::replace(slot, v))
         } else {
-            self.sparse.insert(id, v)
+            self.far.push((id, v));
+            None
         };
         if old.is_none() {
             self.len += 1;
@@ -135,7 +137,8 @@ impl<T> IdMap<T> {
         let old = if *id < Self::DENSE {
             self.dense.get_mut(*id as usize).and_then(Option::take)
         } else {
-            self.sparse.remove(id)
+            let i = self.far.iter().position(|(k, _)| k == id);
+            i.map(|i| self.far.swap_remove(i).1)
         };
         if old.is_some() {
             self.len -= 1;
@@ -154,11 +157,11 @@ impl<T> IdMap<T> {
     /// The entries, dense ids in ascending order first.
     pub fn iter(&self) -> impl Iterator<Item = (u64, &T)> {
         let dense = self.dense.iter().enumerate().filter_map(|(i, v)| v.as_ref().map(|v| (i as u64, v)));
-        dense.chain(self.sparse.iter().map(|(k, v)| (*k, v)))
+        dense.chain(self.far.iter().map(|(k, v)| (*k, v)))
     }
 
     pub fn values_mut(&mut self) -> impl Iterator<Item = &mut T> {
-        self.dense.iter_mut().filter_map(Option::as_mut).chain(self.sparse.values_mut())
+        self.dense.iter_mut().filter_map(Option::as_mut).chain(self.far.iter_mut().map(|(_, v)| v))
     }
 }
 
@@ -204,7 +207,8 @@ mod tests {
         let far = IdMap::<&str>::DENSE + 5;
         assert_eq!(m.insert(far, "d"), None);
         assert_eq!(m.insert(u64::MAX, "e"), None);
-        assert!(m.dense.len() < 64, "{}", m.dense.len());
+        assert!(m.dense.len() < 64 && m.far.len() == 2, "{}", m.dense.len());
+        assert_eq!(m.insert(far, "d"), Some("d"));
         assert_eq!(m.len(), 4);
         assert_eq!((m.get(&3), m.get(&far), m.get(&u64::MAX), m.get(&2)), (Some(&"c"), Some(&"d"), Some(&"e"), None));
         assert!(m.contains_key(&1) && !m.contains_key(&100));
