@@ -79,12 +79,11 @@ pub type FastMap<K, V> = HashMap<K, V, FastState>;
 pub struct IdMap<T> {
     dense: Vec<Option<T>>,
     far: Vec<(u64, T)>,
-    len: usize,
 }
 
 impl<T> Default for IdMap<T> {
     fn default() -> Self {
-        IdMap { dense: Vec::new(), far: Vec::new(), len: 0 }
+        IdMap { dense: Vec::new(), far: Vec::new() }
     }
 }
 
@@ -114,7 +113,7 @@ impl<T> IdMap<T> {
 
     /// Sets the entry of `id`; the previous one, if any.
     pub fn insert(&mut self, id: u64, v: T) -> Option<T> {
-        let old = if id < Self::DENSE {
+        if id < Self::DENSE {
             let i = id as usize;
             if i >= self.dense.len() {
                 // Grown to a power of two past the id: a parse numbers nodes upwards.
@@ -126,38 +125,7 @@ impl<T> IdMap<T> {
         } else {
             self.far.push((id, v));
             None
-        };
-        if old.is_none() {
-            self.len += 1;
         }
-        old
-    }
-
-    pub fn remove(&mut self, id: &u64) -> Option<T> {
-        let old = if *id < Self::DENSE {
-            self.dense.get_mut(*id as usize).and_then(Option::take)
-        } else {
-            let i = self.far.iter().position(|(k, _)| k == id);
-            i.map(|i| self.far.swap_remove(i).1)
-        };
-        if old.is_some() {
-            self.len -= 1;
-        }
-        old
-    }
-
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The entries, dense ids in ascending order first.
-    pub fn iter(&self) -> impl Iterator<Item = (u64, &T)> {
-        let dense = self.dense.iter().enumerate().filter_map(|(i, v)| v.as_ref().map(|v| (i as u64, v)));
-        dense.chain(self.far.iter().map(|(k, v)| (*k, v)))
     }
 
     pub fn values_mut(&mut self) -> impl Iterator<Item = &mut T> {
@@ -199,32 +167,27 @@ mod tests {
     #[test]
     fn id_maps_hold_dense_and_far_ids_alike() {
         let mut m: IdMap<&str> = IdMap::default();
-        assert!(m.is_empty() && m.get(&0).is_none());
+        assert!(m.get(&0).is_none());
         assert_eq!(m.insert(3, "a"), None);
         assert_eq!(m.insert(1, "b"), None);
         assert_eq!(m.insert(3, "c"), Some("a"));
-        // Beyond the vector: a hash map, not a vector of that length.
+        // Beyond the vector: the list, not a vector of that length.
         let far = IdMap::<&str>::DENSE + 5;
         assert_eq!(m.insert(far, "d"), None);
         assert_eq!(m.insert(u64::MAX, "e"), None);
         assert!(m.dense.len() < 64 && m.far.len() == 2, "{}", m.dense.len());
         assert_eq!(m.insert(far, "d"), Some("d"));
-        assert_eq!(m.len(), 4);
+        assert_eq!(m.far.len(), 2);
         assert_eq!((m.get(&3), m.get(&far), m.get(&u64::MAX), m.get(&2)), (Some(&"c"), Some(&"d"), Some(&"e"), None));
         assert!(m.contains_key(&1) && !m.contains_key(&100));
-        let mut entries: Vec<(u64, &str)> = m.iter().map(|(k, v)| (k, *v)).collect();
-        entries.sort();
-        assert_eq!(entries, vec![(1, "b"), (3, "c"), (far, "d"), (u64::MAX, "e")]);
         for v in m.values_mut() {
             *v = "z";
         }
-        assert_eq!(m.remove(&3), Some("z"));
-        assert_eq!(m.remove(&3), None);
-        assert_eq!(m.remove(&far), Some("z"));
-        assert_eq!(m.len(), 2);
+        let all = [1, 3, far, u64::MAX].map(|id| m.get(&id).copied());
+        assert_eq!(all, [Some("z"); 4]);
         *m.get_mut(&1).unwrap() = "y";
         assert_eq!(m.get(&1), Some(&"y"));
         let mut s = IdSet::default();
-        assert!(s.add(7) && !s.add(7) && s.contains_key(&7) && s.len() == 1);
+        assert!(s.add(7) && !s.add(7) && s.contains_key(&7) && !s.contains_key(&8));
     }
 }
