@@ -72,6 +72,11 @@ test('every example shows the errors and costs its manifest expects', { timeout:
         // Compared as JS numbers: a saturated cost (2^64-1) is rounded the same way on both sides.
         assert.equal(Number(shown[1].replace(/,/g, '')), rc.estimatedCost, `${ex.id} ${rc.rule}: ${cost}`);
       }
+      // Answers outside the rules pane leave the rules out and say how many there are: the
+      // tab's count covers every version, the pane lists the chosen one's.
+      const cards = await page.locator('[data-testid=rule]').count();
+      const label = /Rules \((\d+)\)/.exec(await page.getByTestId('tab-rules').textContent());
+      assert.ok(label && cards > 0 && Number(label[1]) >= cards, `${ex.id}: tab ${label?.[0]}, ${cards} rule cards`);
       await page.screenshot({ path: path.join(shots, `${ex.id}-rules.png`) });
       await page.getByTestId('tab-results').click();
     }

@@ -202,8 +202,12 @@ pub struct App {
     analysis: Rc<Analysis>,
     /// The CRD half of the engine's last answer (an answer leaves it out when it is the same).
     crd_view: Arc<CrdView>,
-    /// `crd_view` lists its schema nodes (sent only while the rules pane is shown).
-    crd_view_nodes: bool,
+    /// `crd_view` has the rules and schema nodes (sent only while the rules pane is shown).
+    crd_view_rules: bool,
+    /// `analysis.crd` has the rules (it is a `crd_view` with them).
+    shown_rules: bool,
+    /// How many rules the CRD has (every answer says, whether or not `crd_view` has them).
+    rule_count: usize,
     /// An answer was taken in since the last render: the results on screen are for the
     /// newest texts.
     answered: bool,
@@ -409,7 +413,7 @@ impl App {
             settings: self.settings.clone(),
             edits,
             matrix,
-            nodes: self.tab == Tab::Rules,
+            rules_pane: self.tab == Tab::Rules,
             diff: self.tab == Tab::Diff && !self.old_crd.trim().is_empty(),
             suite: self.tab == Tab::Tests && !self.suite.trim().is_empty(),
             panic: crash::take_forced(),
@@ -427,8 +431,9 @@ impl App {
                 let answer = *answer;
                 if let Some(view) = answer.crd {
                     self.crd_view = Arc::new(view);
-                    self.crd_view_nodes = answer.nodes;
+                    self.crd_view_rules = answer.rules_pane;
                 }
+                self.rule_count = answer.rule_count;
                 if let Some(ms) = answer.compile_ms {
                     record_timing("compile", ms);
                 }
@@ -457,6 +462,7 @@ impl App {
                 if !fresh {
                     return false;
                 }
+                self.shown_rules = self.crd_view_rules;
                 self.analysis = Rc::new(Analysis {
                     crd: self.crd_view.clone(),
                     object: answer.object,
@@ -477,7 +483,9 @@ impl App {
                 self.crashed = Some(panic);
                 self.analysis = Rc::default();
                 self.crd_view = Arc::default();
-                self.crd_view_nodes = false;
+                self.crd_view_rules = false;
+                self.shown_rules = false;
+                self.rule_count = 0;
                 self.diff = None;
                 self.tests = None;
                 self.matrix_asked = false;
@@ -578,7 +586,9 @@ impl Component for App {
             show_old: false,
             analysis: Rc::default(),
             crd_view: Arc::default(),
-            crd_view_nodes: false,
+            crd_view_rules: false,
+            shown_rules: false,
+            rule_count: 0,
             answered: false,
             matrix_timer: None,
             matrix_asked: false,
@@ -703,8 +713,9 @@ impl Component for App {
             }
             Msg::Tab(t) => {
                 self.tab = t;
-                // The rules pane lists the schema nodes, which answers leave out until then.
-                if t == Tab::Rules && !self.crd_view_nodes && self.crashed.is_none() && self.analysis.crd.load_error.is_none() {
+                // The rules pane lists the rules and schema nodes, which answers leave out
+                // until then.
+                if t == Tab::Rules && !self.crd_view_rules && self.crashed.is_none() && self.analysis.crd.load_error.is_none() {
                     self.analyze();
                 }
                 // The diff is computed by the engine while the diff tab is shown.
@@ -836,7 +847,7 @@ impl Component for App {
             let el: web_sys::HtmlInputElement = e.target_unchecked_into();
             Msg::ShowOld(el.checked())
         });
-        let rule_count: usize = self.analysis.crd.per_version.iter().map(|v| v.rules.len()).sum();
+        let rule_count = self.rule_count;
         let error_count = self.analysis.object.as_ref().map(|o| o.errors.len()).unwrap_or(0);
         let tests_label = match self.tests.as_deref() {
             Some(Ok(v)) if !self.suite.trim().is_empty() => {
@@ -915,7 +926,7 @@ impl Component for App {
                                         <results::Results analysis={Same(self.analysis.clone())} on_reveal={cb.reveal.clone()} />
                                     },
                                     Tab::Rules => html! {
-                                        <rules::Rules crd={Same(self.analysis.crd.clone())} version={self.settings.version.clone().map(AttrValue::from)}
+                                        <rules::Rules crd={Same(self.analysis.crd.clone())} waiting={!self.shown_rules && self.analysis.crd.load_error.is_none() && !self.analysis.crd.per_version.is_empty()} version={self.settings.version.clone().map(AttrValue::from)}
                                             matrix={self.matrix.as_ref().map(|m| Same(m.1.clone()))} on_edit={cb.rule.clone()} on_reveal={cb.reveal.clone()} />
                                     },
                                     Tab::Diff => {

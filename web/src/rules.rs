@@ -19,6 +19,10 @@ use yew::prelude::*;
 #[derive(Properties, PartialEq)]
 pub struct Props {
     pub crd: Same<Arc<CrdView>>,
+    /// `crd` is an answer from before the pane was shown, without the rules (they are on
+    /// their way).
+    #[prop_or_default]
+    pub waiting: bool,
     /// The CRD version chosen in the settings (`None`: the storage version).
     pub version: Option<AttrValue>,
     /// Each rule's lowest release, once computed (`None`: still computing).
@@ -260,6 +264,9 @@ fn view(p: &Props, node: &NodeRef) -> Html {
     let matrix = p.matrix.as_ref();
     if let Some(e) = &crd.load_error {
         return html! { <div class="rules" data-testid="rules"><p class="input-error">{ format!("The CRD cannot be read: {}", e.message) }</p></div> };
+    }
+    if p.waiting {
+        return html! { <div class="rules" data-testid="rules"><p class="none" data-testid="rules-waiting">{ "Reading the rules…" }</p></div> };
     }
     let name = version.map(str::to_string).or_else(|| crd.storage_version.clone()).unwrap_or_default();
     let Some(v) = crd.per_version.iter().find(|v| v.name == name) else {

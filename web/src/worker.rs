@@ -52,10 +52,12 @@ pub struct Job {
     /// Also compute the version matrix of the compiled CRD.
     #[serde(default)]
     pub matrix: bool,
-    /// The CRD half with every schema node (the rules pane lists them; for a big CRD they
-    /// are most of the answer, so they travel only while that pane is shown).
+    /// The CRD half the rules pane shows: the rules with their cost explanations, and every
+    /// schema node. For a big CRD they are most of the answer (the postgres-operator's
+    /// rules alone are 170 KB of JSON), so they travel only while that pane is shown; other
+    /// answers carry the rule count.
     #[serde(default)]
-    pub nodes: bool,
+    pub rules_pane: bool,
     /// Also diff the old CRD (sent beside, as `oldCrd`) against the CRD (the diff tab).
     #[serde(default)]
     pub diff: bool,
@@ -74,9 +76,12 @@ pub struct Answer {
     pub seq: u64,
     /// The CRD's half; `None`: the one of the previous answer (same text and release).
     pub crd: Option<CrdView>,
-    /// `crd` lists the schema nodes ([`Job::nodes`]).
+    /// `crd` has the rules and schema nodes ([`Job::rules_pane`]).
     #[serde(default)]
-    pub nodes: bool,
+    pub rules_pane: bool,
+    /// How many rules the CRD has, over every version (with or without `rules_pane`).
+    #[serde(default)]
+    pub rule_count: usize,
     pub object: Option<ObjectView>,
     pub summary: Summary,
     pub releases: Option<Comparison>,
@@ -107,9 +112,9 @@ pub struct Engine {
     crd_seq: u64,
     /// `crd` is the text `ws` analysed last (so `ws.crd_value()` is its document).
     analysed: bool,
-    /// The CRD half the last answer carried, and whether with its schema nodes.
+    /// The CRD half the last answer carried, and whether the rules pane's.
     sent: Option<Arc<CrdView>>,
-    sent_nodes: bool,
+    sent_rules_pane: bool,
     /// The last diff, recomputed only when an input changed.
     diff: crate::diff::Cache,
     /// The last run of the tests tab's suite, repeated only when an input changed.
@@ -158,19 +163,20 @@ impl Engine {
         self.analysed = true;
         let compiled = !self.sent.as_ref().is_some_and(|s| Arc::ptr_eq(s, &view));
         let compile_ms = compiled.then(|| now() - t0);
-        let new_crd = compiled || (job.nodes && !self.sent_nodes);
+        let new_crd = compiled || (job.rules_pane && !self.sent_rules_pane);
         if new_crd {
-            self.sent_nodes = job.nodes;
+            self.sent_rules_pane = job.rules_pane;
         }
         let matrix = if job.matrix { self.ws.compiled().map(|c| rule_versions(&c)) } else { None };
         let answer = Answer {
             seq: job.seq,
             // The analysis' view has no schema nodes; the rules pane's has them.
-            crd: new_crd.then(|| match job.nodes.then(|| self.ws.crd_view_with_nodes()).flatten() {
+            crd: new_crd.then(|| match job.rules_pane.then(|| self.ws.crd_view_with_nodes()).flatten() {
                 Some(with) => (*with).clone(),
-                None => (*view).clone(),
+                None => without_rules(&view),
             }),
-            nodes: self.sent_nodes,
+            rules_pane: self.sent_rules_pane,
+            rule_count: view.per_version.iter().map(|v| v.rules.len()).sum(),
             object,
             summary,
             releases: releases.map(|r| (*r).clone()),
@@ -215,7 +221,28 @@ impl Engine {
     /// Forgets what the UI was sent (a new client).
     fn reset(&mut self) {
         self.sent = None;
-        self.sent_nodes = false;
+        self.sent_rules_pane = false;
+    }
+}
+
+/// The CRD half outside the rules pane: everything but the rules (the results pane, the
+/// summary and the editor's marks read the rest; the rule count travels beside it).
+fn without_rules(view: &CrdView) -> CrdView {
+    let CrdView { load_error, kubernetes_version, versions, storage_version, kind, group, name, errors, warnings, per_version } = view;
+    CrdView {
+        load_error: load_error.clone(),
+        kubernetes_version: kubernetes_version.clone(),
+        versions: versions.clone(),
+        storage_version: storage_version.clone(),
+        kind: kind.clone(),
+        group: group.clone(),
+        name: name.clone(),
+        errors: errors.clone(),
+        warnings: warnings.clone(),
+        per_version: per_version
+            .iter()
+            .map(|v| crdlab::view::VersionView { rules: Vec::new(), nodes: Vec::new(), name: v.name.clone(), ..*v })
+            .collect(),
     }
 }
 
@@ -770,7 +797,7 @@ impl Client {
                 edits.append(&mut p.job.edits);
                 p.job.edits = edits;
                 p.job.matrix |= old.job.matrix;
-            p.job.nodes |= old.job.nodes;
+            p.job.rules_pane |= old.job.rules_pane;
                 p.job.panic = p.job.panic.or(old.job.panic);
             }
             inner.pending = Some(p);
