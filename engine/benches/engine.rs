@@ -287,21 +287,29 @@ fn bench_crd(case: &Case, crd_text: &str, vectors: &Path, runs: usize, validatio
         report(case.name, "recompile_value", "  the edited JSON compiled through the cache alone (no nodes kept)", median(recompile_value));
 
         // The playground's CRD edit, natively: `view::Workspace::analyze` (what the worker
-        // runs) after a one-rule edit, with the CRD's view (errors and rules with their
-        // ranges, schema nodes) and no object.
-        let mut ws = crdlab::view::Workspace::new();
-        let settings = crdlab::view::Settings::default();
-        let a = ws.analyze(crd_text, "", "", &settings);
-        assert!(a.crd.load_error.is_none(), "{:?}", a.crd.load_error);
-        let mut edit = Vec::new();
-        for n in 0..runs {
-            let edited = edit_first_rule(crd_text, n + 1).expect("a rule to edit");
-            let t = Instant::now();
-            let a = ws.analyze(&edited, "", "", &settings);
-            edit.push(t.elapsed());
-            assert!(a.crd.load_error.is_none());
+        // runs) after a one-rule edit, with the CRD's view (errors, rule counts) and no
+        // object; and with the rules pane shown, which adds every rule's view (its range in
+        // the text, its cost explanation) and the schema nodes (`crd_view_full`).
+        for (metric, label, pane) in [
+            ("playground_edit", "playground CRD edit (Workspace, native)", false),
+            ("playground_edit_rules", "  the same, the rules pane shown", true),
+        ] {
+            let mut ws = crdlab::view::Workspace::new();
+            let settings = crdlab::view::Settings::default();
+            let a = ws.analyze(crd_text, "", "", &settings);
+            assert!(a.crd.load_error.is_none(), "{:?}", a.crd.load_error);
+            let mut edit = Vec::new();
+            for n in 0..runs {
+                let edited = edit_first_rule(crd_text, n + 1).expect("a rule to edit");
+                let t = Instant::now();
+                let a = ws.analyze(&edited, "", "", &settings);
+                let full = if pane { ws.crd_view_full() } else { None };
+                edit.push(t.elapsed());
+                assert!(a.crd.load_error.is_none());
+                assert_eq!(full.is_some(), pane);
+            }
+            report(case.name, metric, label, median(edit));
         }
-        report(case.name, "playground_edit", "playground CRD edit (Workspace, native)", median(edit));
     }
 
     // An example object of the vectors: the first create request against this CRD file.

@@ -29,6 +29,7 @@ const LABELS = {
   recompile: 're-compile after a one-rule edit',
   recompile_value: '↳ the edited JSON compiled through the cache alone, no nodes kept',
   playground_edit: "playground CRD edit (view::Workspace, native)",
+  playground_edit_rules: "↳ the same with the rules pane shown (its rules and schema nodes)",
   validate: 'validate an example object',
   evaluate: 'evaluate',
   program: 'evaluate, the program alone (no answer built)',

@@ -206,8 +206,6 @@ pub struct App {
     crd_view_rules: bool,
     /// `analysis.crd` has the rules (it is a `crd_view` with them).
     shown_rules: bool,
-    /// How many rules the CRD has (every answer says, whether or not `crd_view` has them).
-    rule_count: usize,
     /// An answer was taken in since the last render: the results on screen are for the
     /// newest texts.
     answered: bool,
@@ -433,7 +431,6 @@ impl App {
                     self.crd_view = Arc::new(view);
                     self.crd_view_rules = answer.rules_pane;
                 }
-                self.rule_count = answer.rule_count;
                 if let Some(ms) = answer.compile_ms {
                     record_timing("compile", ms);
                 }
@@ -485,7 +482,6 @@ impl App {
                 self.crd_view = Arc::default();
                 self.crd_view_rules = false;
                 self.shown_rules = false;
-                self.rule_count = 0;
                 self.diff = None;
                 self.tests = None;
                 self.matrix_asked = false;
@@ -588,7 +584,6 @@ impl Component for App {
             crd_view: Arc::default(),
             crd_view_rules: false,
             shown_rules: false,
-            rule_count: 0,
             answered: false,
             matrix_timer: None,
             matrix_asked: false,
@@ -847,7 +842,7 @@ impl Component for App {
             let el: web_sys::HtmlInputElement = e.target_unchecked_into();
             Msg::ShowOld(el.checked())
         });
-        let rule_count = self.rule_count;
+        let rule_count: usize = self.analysis.crd.per_version.iter().map(|v| v.rule_count).sum();
         let error_count = self.analysis.object.as_ref().map(|o| o.errors.len()).unwrap_or(0);
         let tests_label = match self.tests.as_deref() {
             Some(Ok(v)) if !self.suite.trim().is_empty() => {

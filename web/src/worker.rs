@@ -52,10 +52,11 @@ pub struct Job {
     /// Also compute the version matrix of the compiled CRD.
     #[serde(default)]
     pub matrix: bool,
-    /// The CRD half the rules pane shows: the rules with their cost explanations, and every
-    /// schema node. For a big CRD they are most of the answer (the postgres-operator's
-    /// rules alone are 170 KB of JSON), so they travel only while that pane is shown; other
-    /// answers carry the rule count.
+    /// The CRD half the rules pane shows ([`Workspace::crd_view_full`]): the rules with
+    /// their cost explanations, and every schema node. For a big CRD they are most of the
+    /// work and of the answer (the postgres-operator's rules alone are 170 KB of JSON), so
+    /// they are made and travel only while that pane is shown; other answers carry the rule
+    /// counts.
     #[serde(default)]
     pub rules_pane: bool,
     /// Also diff the old CRD (sent beside, as `oldCrd`) against the CRD (the diff tab).
@@ -79,9 +80,6 @@ pub struct Answer {
     /// `crd` has the rules and schema nodes ([`Job::rules_pane`]).
     #[serde(default)]
     pub rules_pane: bool,
-    /// How many rules the CRD has, over every version (with or without `rules_pane`).
-    #[serde(default)]
-    pub rule_count: usize,
     pub object: Option<ObjectView>,
     pub summary: Summary,
     pub releases: Option<Comparison>,
@@ -170,13 +168,13 @@ impl Engine {
         let matrix = if job.matrix { self.ws.compiled().map(|c| rule_versions(&c)) } else { None };
         let answer = Answer {
             seq: job.seq,
-            // The analysis' view has no schema nodes; the rules pane's has them.
-            crd: new_crd.then(|| match job.rules_pane.then(|| self.ws.crd_view_with_nodes()).flatten() {
-                Some(with) => (*with).clone(),
-                None => without_rules(&view),
+            // The analysis' view has the rule counts; the rules pane's has the rules and
+            // schema nodes.
+            crd: new_crd.then(|| match job.rules_pane.then(|| self.ws.crd_view_full()).flatten() {
+                Some(full) => (*full).clone(),
+                None => (*view).clone(),
             }),
             rules_pane: self.sent_rules_pane,
-            rule_count: view.per_version.iter().map(|v| v.rules.len()).sum(),
             object,
             summary,
             releases: releases.map(|r| (*r).clone()),
@@ -222,27 +220,6 @@ impl Engine {
     fn reset(&mut self) {
         self.sent = None;
         self.sent_rules_pane = false;
-    }
-}
-
-/// The CRD half outside the rules pane: everything but the rules (the results pane, the
-/// summary and the editor's marks read the rest; the rule count travels beside it).
-fn without_rules(view: &CrdView) -> CrdView {
-    let CrdView { load_error, kubernetes_version, versions, storage_version, kind, group, name, errors, warnings, per_version } = view;
-    CrdView {
-        load_error: load_error.clone(),
-        kubernetes_version: kubernetes_version.clone(),
-        versions: versions.clone(),
-        storage_version: storage_version.clone(),
-        kind: kind.clone(),
-        group: group.clone(),
-        name: name.clone(),
-        errors: errors.clone(),
-        warnings: warnings.clone(),
-        per_version: per_version
-            .iter()
-            .map(|v| crdlab::view::VersionView { rules: Vec::new(), nodes: Vec::new(), name: v.name.clone(), ..*v })
-            .collect(),
     }
 }
 

@@ -97,7 +97,8 @@ pub struct CrdView {
     /// The apiserver's create checks, located in the CRD text.
     pub errors: Vec<Diagnostic>,
     pub warnings: Vec<String>,
-    /// Per CRD version: its rules and schema nodes.
+    /// Per CRD version: its rule count (and in the rules pane's view, its rules and schema
+    /// nodes).
     pub per_version: Vec<VersionView>,
 }
 
@@ -106,6 +107,11 @@ pub struct CrdView {
 #[serde(rename_all = "camelCase")]
 pub struct VersionView {
     pub name: String,
+    /// How many `x-kubernetes-validations` rules the version has (every view says).
+    pub rule_count: usize,
+    /// The rules, their costs and the schema nodes below are in the rules pane's view only
+    /// ([`crate::view::Workspace::crd_view_full`]): for a big CRD they are most of a CRD
+    /// edit's work and of the view's size, and only that pane shows them.
     pub rules: Vec<RuleView>,
     /// The saturating sum of the rules' (and messageExpressions') estimated costs.
     pub cost_total: u64,

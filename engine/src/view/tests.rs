@@ -46,17 +46,19 @@ fn create_with_errors() {
     let a = ws.analyze(CRD, &obj("  min: 12\n  max: 3\n  bogus: 1\n  extra: {a: 1}\n"), "", &Settings::default());
     assert_eq!(a.crd.load_error, None);
     assert!(a.crd.errors.is_empty(), "{:?}", a.crd.errors);
-    let v = &a.crd.per_version[0];
-    assert_eq!(v.rules.len(), 2);
+    // The rules and schema nodes only when asked for (the rules pane); the count always.
+    let lean = &a.crd.per_version[0];
+    assert_eq!((lean.rule_count, lean.rules.len(), lean.nodes.len()), (2, 0, 0));
+    let full = ws.crd_view_full().expect("analysed");
+    let v = &full.per_version[0];
+    assert_eq!((v.rule_count, v.rules.len()), (2, 2));
     assert_eq!(v.rules[0].pointer, "/spec/versions/0/schema/openAPIV3Schema/properties/spec/x-kubernetes-validations/0");
     assert_eq!(v.rules[0].message, "min must not exceed max");
     assert_eq!(v.rules[0].range.map(|r| r.start_line), Some(20));
-    // Schema nodes only when asked for (the rules pane), else the same view.
-    assert!(v.nodes.is_empty());
-    let with = ws.crd_view_with_nodes().expect("analysed");
-    assert!(with.per_version[0].nodes.iter().any(|n| n.field == "spec.min" && n.type_name == "integer"));
-    assert_eq!(with.per_version[0].rules.iter().map(|r| &r.pointer).collect::<Vec<_>>(), v.rules.iter().map(|r| &r.pointer).collect::<Vec<_>>());
-    assert!(std::sync::Arc::ptr_eq(&with, &ws.crd_view_with_nodes().unwrap()), "made once per compiled CRD");
+    assert!(v.nodes.iter().any(|n| n.field == "spec.min" && n.type_name == "integer"));
+    assert!(v.cost_total > 0 && v.cost_total == v.rules.iter().map(|r| r.estimated_cost).sum::<u64>());
+    assert_eq!((full.errors.len(), &full.name), (a.crd.errors.len(), &a.crd.name));
+    assert!(std::sync::Arc::ptr_eq(&full, &ws.crd_view_full().unwrap()), "made once per compiled CRD");
     let o = a.object.as_ref().unwrap();
     let msgs: Vec<_> = o.errors.iter().map(|e| e.message.as_str()).collect();
     assert_eq!(
@@ -151,10 +153,11 @@ fn compile_errors_attach_to_their_rule() {
     let crd = CRD.replace("self.min <= self.max", "self.min <= self.nope");
     let mut ws = Workspace::new();
     let a = ws.analyze(&crd, "", "", &Settings::default());
-    let r = &a.crd.per_version[0].rules[0];
+    let full = ws.crd_view_full().unwrap();
+    let r = &full.per_version[0].rules[0];
     assert_eq!(r.errors.len(), 1, "{:?}", a.crd.errors);
     assert!(r.errors[0].message.contains("undefined field 'nope'"), "{}", r.errors[0].message);
-    assert!(a.crd.per_version[0].rules[1].errors.is_empty());
+    assert!(full.per_version[0].rules[1].errors.is_empty());
     assert_eq!(a.summary.verdict, kubectl::Verdict::CrdRejected);
     assert!(a.summary.lines[0].starts_with("The CustomResourceDefinition \"widgets.example.com\" is invalid: spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: "), "{:?}", a.summary.lines);
 }
@@ -187,9 +190,11 @@ fn postgres_operator_crd() {
     let mut ws = Workspace::new();
     let a = ws.analyze(&text, "apiVersion: postgres-operator.crunchydata.com/v1beta1\nkind: PostgresCluster\nmetadata: {name: hippo}\nspec: {postgresVersion: 16}\n", "", &Settings::default());
     assert!(a.crd.errors.is_empty());
-    let rules: usize = a.crd.per_version.iter().map(|v| v.rules.len()).sum();
+    let full = ws.crd_view_full().unwrap();
+    let rules: usize = full.per_version.iter().map(|v| v.rules.len()).sum();
     assert!(rules > 100, "{}", rules);
-    for v in &a.crd.per_version {
+    for (lean, v) in a.crd.per_version.iter().zip(&full.per_version) {
+        assert_eq!(lean.rule_count, v.rules.len(), "{}", v.name);
         for r in &v.rules {
             assert!(r.range.is_some(), "{} has no range", r.schema_path);
         }
@@ -249,25 +254,28 @@ fn explanations_after_edits_are_those_of_a_fresh_workspace() {
             ),
         )
     };
-    let json = |a: &Analysis| {
-        let rules: Vec<_> = a.crd.per_version.iter().flat_map(|v| v.rules.iter().map(|r| serde_json::to_value(&r.explanation).unwrap())).collect();
+    let json = |a: &CrdView| {
+        let rules: Vec<_> = a.per_version.iter().flat_map(|v| v.rules.iter().map(|r| serde_json::to_value(&r.explanation).unwrap())).collect();
         serde_json::Value::Array(rules)
     };
     let mut ws = Workspace::new();
     let settings = Settings::default();
     for (max_items, rule) in [(10, "self.size() > 0"), (10, "self.size() > 1"), (100000, "self.size() > 1"), (10, "self.size() > 0"), (10, "self.all(t, t != 'x')")] {
         let text = crd(max_items, rule);
-        let kept = ws.analyze(&text, "", "", &settings);
-        assert!(kept.crd.load_error.is_none(), "{:?}", kept.crd);
+        let a = ws.analyze(&text, "", "", &settings);
+        assert!(a.crd.load_error.is_none(), "{:?}", a.crd);
         // maxItems 100000 puts the nested loop over the limit: its explanation has fixes.
-        assert_eq!(kept.crd.errors.is_empty(), max_items == 10, "{:?}", kept.crd.errors);
-        let fresh = Workspace::new().analyze(&text, "", "", &settings);
+        assert_eq!(a.crd.errors.is_empty(), max_items == 10, "{:?}", a.crd.errors);
+        let kept = ws.crd_view_full().unwrap();
+        let mut other = Workspace::new();
+        other.analyze(&text, "", "", &settings);
+        let fresh = other.crd_view_full().unwrap();
         assert_eq!(json(&kept), json(&fresh), "maxItems {max_items}, rule {rule}");
         // And those of one explanation, which keeps no trace.
         let compiled = ws.compiled().expect("compiled");
         let single: Vec<_> = compiled.versions.iter().flat_map(|v| crate::analysis::explain::explain(&compiled, Some(&v.name)).unwrap().rules).map(|r| serde_json::to_value(&r).unwrap()).collect();
         assert_eq!(json(&kept), serde_json::Value::Array(single), "maxItems {max_items}, rule {rule}");
-        assert_eq!(kept.crd.per_version[0].rules.len(), 4);
+        assert_eq!(kept.per_version[0].rules.len(), 4);
     }
 }
 
@@ -286,7 +294,9 @@ fn each_rule_entry_is_the_one_at_its_pointer() {
             continue;
         }
         let doc = ws.crd_value().unwrap().clone();
-        for v in &a.crd.per_version {
+        let full = ws.crd_view_full().unwrap();
+        for (lean, v) in a.crd.per_version.iter().zip(&full.per_version) {
+            assert_eq!(lean.rule_count, v.rules.len(), "{}: {}", f.display(), v.name);
             for r in &v.rules {
                 let entry = doc.pointer(&r.pointer).unwrap_or_else(|| panic!("{}: {}", f.display(), r.pointer));
                 assert_eq!(entry.get("rule").and_then(Value::as_str), Some(r.rule.as_str()), "{}: {}", f.display(), r.pointer);

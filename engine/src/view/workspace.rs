@@ -34,11 +34,13 @@ struct CrdState {
     text: String,
     kube: KubeVersion,
     compiled: Option<Arc<CompiledCrd>>,
-    /// Without schema nodes: the rules pane alone lists them, and for a big CRD they were
-    /// a sixth of a CRD edit's work ([`Workspace::crd_view_with_nodes`] adds them).
+    /// Without the rules and schema nodes, with the rule counts: the rules pane alone lists
+    /// them, and for a big CRD the rules' views (their places in the text, explanations)
+    /// were a third of a CRD edit's work and the nodes a sixth ([`Workspace::crd_view_full`]
+    /// adds them).
     view: Arc<CrdView>,
-    /// `view` with every version's schema nodes, made when first asked for.
-    with_nodes: Option<Arc<CrdView>>,
+    /// `view` with every version's rules and schema nodes, made when first asked for.
+    full: Option<Arc<CrdView>>,
 }
 
 /// Keeps the compiled CRD between analyses; one per editor.
@@ -126,7 +128,7 @@ impl Workspace {
         };
         let fresh = matches!(&self.crd, Some(c) if c.kube == kube && crate::text::bytes::same(c.text.as_bytes(), crd.as_bytes()));
         if !fresh {
-            self.crd = Some(compile_crd(&mut self.engine, &mut self.traces, crd, kube));
+            self.crd = Some(compile_crd(&mut self.engine, crd, kube));
         }
         let state = self.crd.as_ref().expect("set above");
         let view = state.view.clone();
@@ -146,23 +148,40 @@ impl Workspace {
         Analysis { summary: kubectl::summary(&view, object.as_ref()), crd: view, object, releases }
     }
 
-    /// The CRD half of the last analysis with every version's schema nodes (the nodes the
-    /// rules pane can add a rule to), made once per compiled CRD; `None` before any analysis.
-    pub fn crd_view_with_nodes(&mut self) -> Option<Arc<CrdView>> {
-        let state = self.crd.as_mut()?;
-        if state.with_nodes.is_none() {
+    /// The CRD half of the last analysis as the rules pane shows it: with every version's
+    /// rules (where they stand in the text, their costs and explanations) and schema nodes
+    /// (the nodes a rule can be added to), made once per compiled CRD; `None` before any
+    /// analysis.
+    pub fn crd_view_full(&mut self) -> Option<Arc<CrdView>> {
+        let Workspace { crd, engine, traces } = self;
+        let state = crd.as_mut()?;
+        if state.full.is_none() {
             let mut view = (*state.view).clone();
             if let Some(compiled) = &state.compiled {
+                // The engine holds this text's reading unless another text was read since
+                // (the workspace reads none but the last analysis'): then it is read again.
+                let read;
+                let source = match engine.crd_source(&state.text) {
+                    Some(s) => Some(s),
+                    None => {
+                        read = Source::read_crd(&state.text).ok();
+                        read.as_ref().map(|s| (&s.value, &s.map))
+                    }
+                };
+                traces.next_round();
                 for (out, v) in view.per_version.iter_mut().zip(&compiled.versions) {
+                    if let Some((value, map)) = source {
+                        *out = version_view(compiled, v, value, map, &view.errors, traces);
+                    }
                     if let Some(schema) = &v.schema {
                         let mut pointer = format!("/spec/versions/{}/schema/openAPIV3Schema", v.index);
                         schema_nodes(schema, &mut pointer, &mut String::new(), 0, &mut out.nodes);
                     }
                 }
             }
-            state.with_nodes = Some(Arc::new(view));
+            state.full = Some(Arc::new(view));
         }
-        state.with_nodes.clone()
+        state.full.clone()
     }
 
     /// The texts answered by each release of `list`: the engine's comparison, with the
@@ -198,14 +217,14 @@ fn read_error(text: &str, message: String, line: Option<usize>, column: Option<u
     InputError { message, range }
 }
 
-fn compile_crd(engine: &mut Engine, traces: &mut explain::Traces, text: &str, kube: KubeVersion) -> CrdState {
+fn compile_crd(engine: &mut Engine, text: &str, kube: KubeVersion) -> CrdState {
     let mut view = CrdView { kubernetes_version: kube.to_string(), ..Default::default() };
     let fail = |view: CrdView| CrdState {
         text: text.to_string(),
         kube,
         compiled: None,
         view: Arc::new(view),
-        with_nodes: None,
+        full: None,
     };
     if text.trim().is_empty() {
         view.load_error = Some(InputError {
@@ -238,13 +257,12 @@ fn compile_crd(engine: &mut Engine, traces: &mut explain::Traces, text: &str, ku
     view.kind = compiled.crd.spec.names.kind.clone();
     view.group = compiled.crd.spec.group.clone();
     view.name = compiled.crd.metadata.name.clone();
-    traces.next_round();
     view.per_version = compiled
         .versions
         .iter()
-        .map(|v| version_view(&compiled, v, value, map, &view.errors, traces))
+        .map(|v| VersionView { name: v.name.clone(), rule_count: rule_count(v), ..Default::default() })
         .collect();
-    CrdState { text: text.to_string(), kube, compiled: Some(compiled), view: Arc::new(view), with_nodes: None }
+    CrdState { text: text.to_string(), kube, compiled: Some(compiled), view: Arc::new(view), full: None }
 }
 
 /// JSON pointer escaping (RFC 6901).
@@ -284,6 +302,15 @@ fn rule_errors(errors: &[Diagnostic], version_index: usize, schema_path: &str) -
         .collect()
 }
 
+/// The rules of a version: those [`explain::explain_with`] lists, one per compiled rule.
+fn rule_count(v: &crate::crd::CompiledVersion) -> usize {
+    let mut n = 0;
+    if let Some(rs) = &v.rules {
+        rs.tree.walk(&mut |_| n += 1);
+    }
+    n
+}
+
 fn version_view(
     compiled: &CompiledCrd,
     v: &crate::crd::CompiledVersion,
@@ -292,7 +319,7 @@ fn version_view(
     errors: &[Diagnostic],
     traces: &mut explain::Traces,
 ) -> VersionView {
-    let mut out = VersionView { name: v.name.clone(), ..Default::default() };
+    let mut out = VersionView { name: v.name.clone(), rule_count: rule_count(v), ..Default::default() };
     if let Ok(e) = explain::explain_with(compiled, Some(&v.name), traces) {
         out.cost_total = e.total;
         out.per_rule_limit = e.per_rule_limit;
