@@ -1046,15 +1046,15 @@ impl ExpressionHandle {
         let Ok(compiled) = &self.compiled else {
             return Ok(JsValue::NULL);
         };
-        let head = EvalResult::from_fields(compiled.head());
         let vars: Vec<Value> = compiled
             .decls()
             .iter()
             .map(|(name, t)| serde_json::json!([name, crate::wire::packed::spec(t)]))
             .collect();
+        let cost = compiled.estimated_cost();
         to_js(&serde_json::json!({
-            "outputType": head.output_type,
-            "estimatedCost": head.estimated_cost.map(|c| serde_json::json!({"min": c.min, "max": c.max})),
+            "outputType": compiled.output_type(),
+            "estimatedCost": {"min": cost.min, "max": cost.max},
             "vars": vars,
         }))
     }

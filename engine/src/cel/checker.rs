@@ -42,44 +42,59 @@ impl Checked {
     }
 }
 
+/// Each node's first and last byte, by node id, as the parser that read the text recorded
+/// them: the fast parser in a vector by id, the ANTLR one in the `cel` crate's source info.
+pub enum Offsets {
+    Ids(crate::cel::hash::IdMap<(u32, u32)>),
+    Info(cel::common::ast::SourceInfo),
+}
+
+impl Offsets {
+    pub fn get(&self, id: u64) -> Option<(u32, u32)> {
+        match self {
+            Offsets::Ids(ids) => ids.get(&id).copied(),
+            Offsets::Info(info) => info.offset_for(id),
+        }
+    }
+}
+
 /// The expression text and node offsets, for error positions.
 pub struct Source {
     pub text: String,
-    /// Code-point offsets of line starts.
-    line_starts: Vec<usize>,
     /// The parser's node offsets (UTF-8 byte offsets), read only for the few nodes an
     /// error or an explanation points at: copying them all per compile cost more than the
     /// parse.
-    info: cel::common::ast::SourceInfo,
+    offsets: Offsets,
     /// Offsets are told in code points (cel-go before v0.17 locates checker errors by
     /// code point).
     code_points: bool,
 }
 
 impl Source {
-    pub fn new(text: &str, info: cel::common::ast::SourceInfo, code_points: bool) -> Source {
-        let mut line_starts = vec![0];
-        for (i, c) in text.chars().enumerate() {
-            if c == '\n' {
-                line_starts.push(i + 1);
-            }
-        }
-        Source { text: text.to_string(), line_starts, info, code_points }
+    pub fn new(text: &str, offsets: Offsets, code_points: bool) -> Source {
+        Source { text: text.to_string(), offsets, code_points }
     }
 
-    /// 1-based line and 0-based column (code points) of a code-point offset.
+    /// 1-based line and 0-based column (code points) of a code-point offset (counted here:
+    /// only errors ask, and most compiles have none).
     pub fn location(&self, offset: usize) -> (usize, usize) {
-        let line = match self.line_starts.binary_search(&offset) {
-            Ok(i) => i,
-            Err(i) => i.saturating_sub(1),
-        };
-        (line + 1, offset - self.line_starts[line])
+        let (mut line, mut line_start) = (0, 0);
+        for (i, c) in self.text.chars().enumerate() {
+            if i >= offset {
+                break;
+            }
+            if c == '\n' {
+                line += 1;
+                line_start = i + 1;
+            }
+        }
+        (line + 1, offset - line_start)
     }
 
     /// The offset of node `id`'s start: a byte offset, or a code-point one (an offset
     /// inside a character stays as recorded).
     pub fn offset_of(&self, id: u64) -> Option<usize> {
-        let (start, _) = self.info.offset_for(id)?;
+        let (start, _) = self.offsets.get(id)?;
         let start = start as usize;
         if !self.code_points {
             return Some(start);

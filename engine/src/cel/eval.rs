@@ -252,8 +252,10 @@ fn error_answer(message: String) -> Map<String, Value> {
 /// times ([`CompiledExpression::run`]); [`evaluate`] is [`compile`] then one run.
 pub struct CompiledExpression {
     program: crate::cel::interpreter::Program,
-    /// `outputType` and `estimatedCost`, the head of every answer.
-    head: Map<String, Value>,
+    /// `outputType` and `estimatedCost`, the head of every answer (typed: a compile builds
+    /// no JSON).
+    output_type: String,
+    estimated_cost: crate::cel::cost_model::CostEstimate,
     /// The optional type's name in the release's cel-go (for `typedValue`).
     optional_name: &'static str,
     /// The declared variables, in declaration order.
@@ -308,18 +310,12 @@ pub fn compile(
         }
     };
     let optional_name = optional_type_name(&env.options);
-    out.insert(
-        "outputType".into(),
-        json!(with_optional_named(&program.checked.output_type(), optional_name).output_name(type_parameters)),
-    );
-    let est = crate::cel::cost::estimate(&program.checked, None);
-    out.insert(
-        "estimatedCost".into(),
-        json!({"min": est.min, "max": est.max}),
-    );
+    let output_type = with_optional_named(&program.checked.output_type(), optional_name).output_name(type_parameters);
+    let estimated_cost = crate::cel::cost::estimate(&program.checked, None);
     Ok(CompiledExpression {
         program,
-        head: out,
+        output_type,
+        estimated_cost,
         optional_name,
         decls: decls.to_vec(),
     })
@@ -373,7 +369,7 @@ impl CompiledExpression {
 
     /// The answer [`CompiledExpression::run`] gives for a result and its cost.
     pub fn answer(&self, result: Result<Val, crate::cel::value::EvalError>, cost: u64) -> Map<String, Value> {
-        let mut out = self.head.clone();
+        let mut out = self.head();
         match result {
             Ok(v) => {
                 out.insert("value".into(), plain_value(&v));
@@ -394,8 +390,21 @@ impl CompiledExpression {
     }
 
     /// The head of every answer: `outputType` and `estimatedCost`.
-    pub fn head(&self) -> &Map<String, Value> {
-        &self.head
+    pub fn head(&self) -> Map<String, Value> {
+        let mut out = Map::new();
+        out.insert("outputType".into(), json!(self.output_type));
+        out.insert("estimatedCost".into(), json!({"min": self.estimated_cost.min, "max": self.estimated_cost.max}));
+        out
+    }
+
+    /// The output type's name, as the answer's `outputType` gives it.
+    pub fn output_type(&self) -> &str {
+        &self.output_type
+    }
+
+    /// The estimated cost, as the answer's `estimatedCost` gives it.
+    pub fn estimated_cost(&self) -> crate::cel::cost_model::CostEstimate {
+        self.estimated_cost
     }
 
     /// The declared variables (name and CEL type), in declaration order.

@@ -16,10 +16,11 @@
 //! ANTLR path runs, so every error text stays the ANTLR path's. It never panics and never
 //! recurses deeper than [`MAX_NESTING`] nested expressions.
 
+use crate::cel::hash::IdMap;
 use crate::cel::parse_limits::MAX_NESTING;
 use cel::common::ast::{
     operators, CallExpr, ComprehensionExpr, EntryExpr, Expr, IdedEntryExpr, IdedExpr, ListExpr,
-    LiteralValue, MapEntryExpr, MapExpr, SelectExpr, SourceInfo,
+    LiteralValue, MapEntryExpr, MapExpr, SelectExpr,
 };
 
 /// The accumulator of the standard macros' comprehensions (crdlab's `standard_macros`).
@@ -84,7 +85,7 @@ pub(crate) struct Options {
 }
 
 /// Parses `text`; `None` when the ANTLR path must (see the module doc).
-pub(crate) fn parse(text: &str, opts: Options) -> Option<(IdedExpr, SourceInfo)> {
+pub(crate) fn parse(text: &str, opts: Options) -> Option<(IdedExpr, IdMap<(u32, u32)>)> {
     // Offsets are u32 in the source info.
     if text.len() >= u32::MAX as usize {
         return None;
@@ -95,7 +96,7 @@ pub(crate) fn parse(text: &str, opts: Options) -> Option<(IdedExpr, SourceInfo)>
         toks,
         pos: 0,
         next_id: 1,
-        info: SourceInfo::default(),
+        offsets: IdMap::default(),
         depth: 0,
         optional: opts.optional_syntax,
         opts,
@@ -104,8 +105,7 @@ pub(crate) fn parse(text: &str, opts: Options) -> Option<(IdedExpr, SourceInfo)>
     if p.peek() != T::Eof {
         return None;
     }
-    p.info.source = text.to_string();
-    Some((e, p.info))
+    Some((e, p.offsets))
 }
 
 // ------------------------------------------------------------------------ lexer
@@ -473,7 +473,10 @@ struct Parser<'a> {
     pos: usize,
     /// The next node id (the crate's `ParserHelper::next_id`).
     next_id: u64,
-    info: SourceInfo,
+    /// Each node's first and last byte (what the crate's parser records in its
+    /// `SourceInfo`; a vector by id here, as ids are dense: a tree map's inserts were a
+    /// tenth of a small parse).
+    offsets: IdMap<(u32, u32)>,
     /// Nested `expr` rules entered.
     depth: usize,
     optional: bool,
@@ -521,7 +524,7 @@ impl<'a> Parser<'a> {
     fn id(&mut self, t: Tok) -> u64 {
         let id = self.next_id;
         self.next_id += 1;
-        self.info.add_offset(id, t.start, t.end.saturating_sub(1));
+        self.offsets.insert(id, (t.start, t.end.saturating_sub(1)));
         id
     }
 
@@ -537,8 +540,8 @@ impl<'a> Parser<'a> {
     fn id_for(&mut self, at: u64) -> u64 {
         let id = self.next_id;
         self.next_id += 1;
-        let (start, stop) = self.info.offset_for(at).unwrap_or((0, 0));
-        self.info.add_offset(id, start, stop);
+        let at = self.offsets.get(&at).copied().unwrap_or((0, 0));
+        self.offsets.insert(id, at);
         id
     }
 
@@ -832,7 +835,7 @@ impl<'a> Parser<'a> {
                 let optional = self.optional_mark()?;
                 let key = self.expr()?;
                 let col = self.expect(T::Colon)?;
-                self.info.add_offset(entry, col.start, col.end.saturating_sub(1));
+                self.offsets.insert(entry, (col.start, col.end.saturating_sub(1)));
                 let value = self.expr()?;
                 entries.push(IdedEntryExpr {
                     id: entry,

@@ -17,7 +17,9 @@ use crate::cel::checker::{node_ids, Source};
 use crate::cel::env::EnvOptions;
 use crate::cel::parse_limits;
 use crate::version::Feature;
-use cel::common::ast::{IdedExpr, SourceInfo};
+use cel::common::ast::IdedExpr;
+use crate::cel::checker::Offsets;
+use crate::cel::hash::IdMap;
 
 /// Parses an expression; errors come formatted as cel-go prints them.
 ///
@@ -28,17 +30,17 @@ pub fn parse(opts: &EnvOptions, text: &str) -> Result<(IdedExpr, Source), String
     if let Some(msg) = parse_limits::exceeded(text) {
         return Err(format!("ERROR: <input>:-1:0: {}", msg));
     }
-    let (expr, info) = match fast(opts, text) {
-        Some(parsed) => parsed,
-        None => antlr::parse(opts, text)?,
+    let (expr, offsets) = match fast(opts, text) {
+        Some((e, ids)) => (e, Offsets::Ids(ids)),
+        None => antlr::parse(opts, text).map(|(e, info)| (e, Offsets::Info(info)))?,
     };
-    let source = source_of(opts, text, info);
+    let source = source_of(opts, text, offsets);
     Ok((expr, source))
 }
 
 /// The fast parser, for the release's grammar: optional syntax only where the release's
 /// grammar has it and the environment enables it.
-fn fast(opts: &EnvOptions, text: &str) -> Option<(IdedExpr, SourceInfo)> {
+fn fast(opts: &EnvOptions, text: &str) -> Option<(IdedExpr, IdMap<(u32, u32)>)> {
     descent::parse(text, descent_options(opts))
 }
 
@@ -55,9 +57,10 @@ pub(crate) fn descent_options(opts: &EnvOptions) -> descent::Options {
 }
 
 /// The node offsets of a parsed expression, as code points before cel-go v0.17.
-fn source_of(opts: &EnvOptions, text: &str, info: SourceInfo) -> Source {
-    Source::new(text, info, !Feature::CheckerByteColumns.enabled_at(opts.release_minor))
+fn source_of(opts: &EnvOptions, text: &str, offsets: Offsets) -> Source {
+    Source::new(text, offsets, !Feature::CheckerByteColumns.enabled_at(opts.release_minor))
 }
+
 
 /// One parser's result, in a form tests outside the crate compare: the AST, every id's
 /// recorded offsets (start, stop), the source text the info holds, and the offsets the
@@ -88,20 +91,24 @@ pub fn parse_with(backend: Backend, opts: &EnvOptions, text: &str) -> Result<Opt
     if let Some(msg) = parse_limits::exceeded(text) {
         return Err(format!("ERROR: <input>:-1:0: {}", msg));
     }
-    let (expr, info) = match backend {
+    let (expr, info, info_source) = match backend {
         Backend::Fast => match fast(opts, text) {
-            Some(p) => p,
+            // The crate's parser keeps the text in its source info.
+            Some((e, ids)) => (e, Offsets::Ids(ids), text.to_string()),
             None => return Ok(None),
         },
-        Backend::Antlr => antlr::parse(opts, text)?,
+        Backend::Antlr => {
+            let (e, info) = antlr::parse(opts, text)?;
+            let source = info.source.clone();
+            (e, Offsets::Info(info), source)
+        }
     };
-    let info_source = info.source.clone();
     let mut ids = Vec::new();
     node_ids(&expr, &mut ids);
     let max = ids.iter().copied().max().unwrap_or(0);
     // Ids are handed out densely from 1; the ones a macro drops are still recorded.
     let info_offsets = (0..=max.saturating_mul(2) + 64)
-        .filter_map(|id| info.offset_for(id).map(|(s, e)| (id, s, e)))
+        .filter_map(|id| info.get(id).map(|(s, e)| (id, s, e)))
         .collect();
     let source = source_of(opts, text, info);
     let source_offsets = ids.iter().map(|&id| (id, source.offset_of(id))).collect();
