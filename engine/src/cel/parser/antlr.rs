@@ -49,7 +49,7 @@ pub(crate) fn parse(
     let env = parser_env(opts);
     // (line, 0-based column, message) of every error, sorted by position as cel-go prints.
     let mut errors: Vec<(usize, usize, String)> = Vec::new();
-    let plain = Source::new(text, crate::cel::checker::Offsets::Info(cel::common::ast::SourceInfo::default()), false);
+    let plain = Source::new(text, super::Offsets::Info(cel::common::ast::SourceInfo::default()), false);
     // An older release's grammar reports some input itself (backquotes before cel-go
     // v0.23, optional syntax before v0.14); the crate parses what its recovery leaves.
     let old = parse_limits::old_grammar(

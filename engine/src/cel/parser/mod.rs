@@ -13,13 +13,12 @@ pub(crate) mod descent;
 #[cfg(test)]
 mod tests;
 
-use crate::cel::checker::{node_ids, Source};
+use crate::cel::checker::{node_ids, Offsets, Source};
 use crate::cel::env::EnvOptions;
+use crate::cel::hash::IdMap;
 use crate::cel::parse_limits;
 use crate::version::Feature;
 use cel::common::ast::IdedExpr;
-use crate::cel::checker::Offsets;
-use crate::cel::hash::IdMap;
 
 /// Parses an expression; errors come formatted as cel-go prints them.
 ///
@@ -91,7 +90,7 @@ pub fn parse_with(backend: Backend, opts: &EnvOptions, text: &str) -> Result<Opt
     if let Some(msg) = parse_limits::exceeded(text) {
         return Err(format!("ERROR: <input>:-1:0: {}", msg));
     }
-    let (expr, info, info_source) = match backend {
+    let (expr, offsets, info_source) = match backend {
         Backend::Fast => match fast(opts, text) {
             // The crate's parser keeps the text in its source info.
             Some((e, ids)) => (e, Offsets::Ids(ids), text.to_string()),
@@ -108,9 +107,9 @@ pub fn parse_with(backend: Backend, opts: &EnvOptions, text: &str) -> Result<Opt
     let max = ids.iter().copied().max().unwrap_or(0);
     // Ids are handed out densely from 1; the ones a macro drops are still recorded.
     let info_offsets = (0..=max.saturating_mul(2) + 64)
-        .filter_map(|id| info.get(id).map(|(s, e)| (id, s, e)))
+        .filter_map(|id| offsets.get(id).map(|(s, e)| (id, s, e)))
         .collect();
-    let source = source_of(opts, text, info);
+    let source = source_of(opts, text, offsets);
     let source_offsets = ids.iter().map(|&id| (id, source.offset_of(id))).collect();
     Ok(Some(Parsed { expr, info_offsets, info_source, source_offsets }))
 }
